@@ -1,0 +1,84 @@
+/**
+ * The read side of an index: what scoring, expansion, hover and completion need.
+ * Implemented by the on-disk index (server/engine/index/) and by the in-memory index
+ * used in tests; both must give identical answers for the same corpus.
+ *
+ * Conventions
+ * - Documents are numbered 0..numDocs-1 in ingest order (`doc`); `docno` is the
+ *   external id from the corpus (`_id`, `<DOCNO>`, file path).
+ * - A document is one token stream: its fields concatenated in a fixed order (title
+ *   first, then text, then any other field), with positions counted after stopping
+ *   (positions of removed stopwords are not kept, as in Terrier: a stopword does not
+ *   break an adjacent phrase). `docLength` = tokens after stopping (SPECS §4.1).
+ * - Field restriction (`term.title`, `title:term`) keeps the occurrences whose
+ *   position lies inside an extent of that field.
+ * - Terms are the analysed forms (after lowercasing, stopping and stemming).
+ */
+import type { Analyzer } from '../analysis/analyzer.js';
+
+export interface CollectionStats {
+  /** Number of documents (N). */
+  numDocs: number;
+  /** Sum of document lengths in tokens (|C|). */
+  totalTokens: number;
+  /** totalTokens / numDocs. */
+  avgDocLength: number;
+}
+
+export interface TermStats {
+  /** Documents containing the term (in the field, when restricted). */
+  df: number;
+  /** Total occurrences (in the field, when restricted). */
+  cf: number;
+}
+
+/**
+ * A posting list in document order. `positions` holds the positions of doc i at
+ * positions[posStart[i] .. posStart[i] + tfs[i]). Arrays are read-only views.
+ */
+export interface PostingList {
+  docs: Int32Array;
+  tfs: Int32Array;
+  posStart: Int32Array;
+  positions: Int32Array;
+}
+
+/** Half-open token interval [begin, end) of one field occurrence within a document. */
+export interface Extent {
+  begin: number;
+  end: number;
+}
+
+export interface StoredDocument {
+  docno: string;
+  title: string;
+  /** All non-title fields, as ingested, by name ('text' for BEIR/TREC bodies). */
+  fields: Record<string, string>;
+}
+
+export interface IndexReader {
+  readonly analyzer: Analyzer;
+  /** The profile name the index was built with ('terrier' | 'lucene'). */
+  readonly profile: string;
+  stats(): CollectionStats;
+  /** Names of indexed fields, in stream order. */
+  fields(): string[];
+  docno(doc: number): string;
+  /** undefined when no such document. */
+  docByDocno(docno: string): number | undefined;
+  docLength(doc: number): number;
+  /** Extents of `field` in `doc` (empty when the document has no such field). */
+  fieldExtents(doc: number, field: string): Extent[];
+  /** Statistics of an analysed term over whole documents, or undefined if absent. */
+  termStats(term: string): TermStats | undefined;
+  /** Postings of an analysed term over whole documents, or undefined if absent. */
+  postings(term: string): PostingList | undefined;
+  /** Vocabulary terms in lexicographic order, optionally those starting with `prefix`. */
+  vocabulary(prefix?: string): Iterable<string>;
+  /** Number of distinct terms. */
+  vocabularySize(): number;
+  /** The document's terms with their frequencies (direct index, for Bo1/RM3). */
+  docVector(doc: number): { terms: string[]; tfs: Int32Array };
+  /** Stored title and text for snippets. */
+  document(doc: number): StoredDocument;
+}
