@@ -18,8 +18,8 @@ export interface Analyzer {
   /** Tokenise, lowercase, stop and stem a text; positions start at `firstPosition`. */
   analyze(text: string, firstPosition?: number): AnalyzedToken[];
   /**
-   * Analyse a single query term. Returns null when the term is a stopword or has no
-   * letters or digits. `raw` terms (Indri "quoted") are only lowercased, never stemmed.
+   * Analyse a single query term. Returns an empty array (never null) when the term is a
+   * stopword or has no letters or digits. `raw` terms (Indri "quoted") are only lowercased, never stemmed.
    * A term that tokenises into several tokens returns them all (e.g. `U.S.` -> u, s).
    */
   analyzeTerm(term: string, options?: { raw?: boolean }): string[];
