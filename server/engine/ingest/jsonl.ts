@@ -1,0 +1,42 @@
+/**
+ * BEIR JSONL: one `{"_id": ..., "title": ..., "text": ...}` object a line. Any other string
+ * field becomes a field too; non-string values (metadata objects, numbers) are not text
+ * and are left out. Blank lines are allowed.
+ */
+import { readLines } from './files.js';
+import { IngestError, type IngestDocument } from './types.js';
+
+export async function* readJsonl(
+  file: string,
+  onRead?: (bytes: number) => void,
+): AsyncGenerator<IngestDocument | IngestError> {
+  for await (const { line, lineNo } of readLines(file, onRead)) {
+    const text = lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
+    if (text.trim() === '') continue;
+    yield parseRecord(text, file, lineNo);
+  }
+}
+
+function parseRecord(text: string, file: string, line: number): IngestDocument | IngestError {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return new IngestError(file, `invalid JSON (${(err as Error).message})`, line);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return new IngestError(file, 'expected a JSON object with "_id"', line);
+  }
+  const record = value as Record<string, unknown>;
+  const id = record._id;
+  if (!((typeof id === 'string' && id.length > 0) || (typeof id === 'number' && Number.isFinite(id)))) {
+    return new IngestError(file, 'record has no "_id" (a non-empty string)', line);
+  }
+  const fields: Record<string, string> = {};
+  if (typeof record.title === 'string') fields.title = record.title;
+  for (const [key, v] of Object.entries(record)) {
+    if (key === '_id' || key === 'title' || typeof v !== 'string') continue;
+    fields[key] = v;
+  }
+  return { docno: String(id), fields, source: { file, line } };
+}

@@ -1,0 +1,129 @@
+/**
+ * TREC SGML: `<DOC><DOCNO>id</DOCNO> ... </DOC>`, many documents a file, plain or gzip.
+ * `<TITLE>`, `<HEAD>` and `<HEADLINE>` contents become the title (joined by a space);
+ * everything else but the DOCNO (`<TEXT>` and any other element) becomes `text`, with the
+ * tags removed and the common character entities decoded.
+ *
+ * The file is scanned in chunks; only the current document is held in memory.
+ */
+import { readChunks } from './files.js';
+import { IngestError, type IngestDocument } from './types.js';
+
+const DOC_OPEN = /<DOC(?:\s[^>]*)?>/i;
+const DOC_CLOSE = /<\/DOC>/i;
+
+export async function* readTrec(
+  file: string,
+  onRead?: (bytes: number) => void,
+): AsyncGenerator<IngestDocument | IngestError> {
+  let buf = '';
+  /** Line number of buf[0]. */
+  let bufLine = 1;
+  let eof = false;
+  const chunks = readChunks(file, onRead);
+
+  const consume = (n: number): void => {
+    bufLine += countNewlines(buf, 0, n);
+    buf = buf.slice(n);
+  };
+
+  // Stray text between documents is reported once per run, not once per chunk.
+  let strayReported = false;
+  for (;;) {
+    const open = DOC_OPEN.exec(buf);
+    if (!open) {
+      // Keep a tail in case a tag is split across chunks.
+      const keep = eof ? buf.length : Math.max(0, buf.length - 16);
+      const dropped = buf.slice(0, keep);
+      if (!strayReported && dropped.trim() !== '') {
+        strayReported = true;
+        yield new IngestError(file, 'text outside <DOC>…</DOC>', bufLine + leadingNewlines(dropped));
+      }
+      if (eof) return;
+      consume(keep);
+      const more = await chunks.next();
+      if (more.done) eof = true;
+      else buf += more.value;
+      continue;
+    }
+    const before = buf.slice(0, open.index);
+    if (!strayReported && before.trim() !== '') {
+      yield new IngestError(file, 'text outside <DOC>…</DOC>', bufLine + leadingNewlines(before));
+    }
+    strayReported = false;
+    consume(open.index);
+    const docLine = bufLine;
+    // Now buf starts with the <DOC> tag.
+    const afterOpen = buf.indexOf('>') + 1;
+    const close = DOC_CLOSE.exec(buf.slice(afterOpen));
+    const nextOpen = DOC_OPEN.exec(buf.slice(afterOpen));
+    if (nextOpen && (!close || nextOpen.index < close.index)) {
+      yield new IngestError(file, '<DOC> has no </DOC> before the next <DOC>', docLine);
+      consume(afterOpen + nextOpen.index);
+      continue;
+    }
+    if (!close) {
+      if (eof) {
+        yield new IngestError(file, '<DOC> has no </DOC> before the end of the file', docLine);
+        return;
+      }
+      const more = await chunks.next();
+      if (more.done) eof = true;
+      else buf += more.value;
+      continue;
+    }
+    const body = buf.slice(afterOpen, afterOpen + close.index);
+    yield parseDoc(body, file, docLine);
+    consume(afterOpen + close.index + close[0].length);
+  }
+}
+
+function parseDoc(body: string, file: string, line: number): IngestDocument | IngestError {
+  const docnos = [...body.matchAll(/<DOCNO>([\s\S]*?)<\/DOCNO>/gi)];
+  if (docnos.length === 0) return new IngestError(file, '<DOC> without a <DOCNO>', line);
+  if (docnos.length > 1) return new IngestError(file, '<DOC> with more than one <DOCNO>', line);
+  const docno = docnos[0]![1]!.trim();
+  if (docno === '') return new IngestError(file, 'empty <DOCNO>', line);
+
+  let rest = body.replace(/<DOCNO>[\s\S]*?<\/DOCNO>/i, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
+  const titles: string[] = [];
+  rest = rest.replace(/<(TITLE|HEAD|HEADLINE)(?:\s[^>]*)?>([\s\S]*?)<\/\1>/gi, (_m, _tag, inner: string) => {
+    titles.push(inner);
+    return ' ';
+  });
+  const fields: Record<string, string> = {};
+  const title = clean(titles.join(' '));
+  if (title !== '') fields.title = title;
+  fields.text = clean(rest);
+  return { docno, fields, source: { file, line } };
+}
+
+/** Tags out, entities decoded, whitespace runs collapsed. */
+function clean(sgml: string): string {
+  return decodeEntities(sgml.replace(/<[^>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    }
+    return NAMED_ENTITIES[e.toLowerCase()] ?? m;
+  });
+}
+
+function countNewlines(s: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = s.indexOf('\n', from); i !== -1 && i < to; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function leadingNewlines(s: string): number {
+  const firstText = s.search(/\S/);
+  return firstText < 0 ? 0 : countNewlines(s, 0, firstText);
+}
