@@ -1,0 +1,206 @@
+/**
+ * Configuration: `querylens.json` at the workspace root, overridden key by key by the
+ * client's `querylens.*` settings. Both have the same shape (docs/LSP_EXTENSIONS.md), so
+ * merging is a shallow override per section. Reading never throws: every problem becomes a
+ * `ConfigProblem` the server shows to the user.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export const CONFIG_FILE_NAME = 'querylens.json';
+
+export type ScorerName = 'bm25' | 'ql';
+export type ExpansionMethod = 'none' | 'bo1';
+export type Device = 'auto' | 'cpu' | 'cuda';
+
+export interface ScorerConfig {
+  name?: ScorerName;
+  /** BM25 term-frequency saturation. */
+  k1?: number;
+  /** BM25 length normalisation. */
+  b?: number;
+  /** Query-likelihood Dirichlet prior. */
+  mu?: number;
+}
+
+export interface ExpansionConfig {
+  method?: ExpansionMethod;
+  /** Feedback documents. */
+  fbDocs?: number;
+  /** Expansion terms to add. */
+  fbTerms?: number;
+}
+
+export interface FormattingConfig {
+  /** Line width the formatters wrap at. */
+  width?: number;
+}
+
+/** The settings as written (every key optional). */
+export interface QuerylensConfig {
+  corpus?: string;
+  index?: string;
+  qrels?: string;
+  scorer?: ScorerConfig;
+  expansion?: ExpansionConfig;
+  model?: string;
+  device?: Device;
+  formatting?: FormattingConfig;
+}
+
+/** Settings with defaults applied and paths made absolute. */
+export interface ResolvedConfig {
+  corpus: string | null;
+  index: string | null;
+  qrels: string | null;
+  scorer: Required<ScorerConfig>;
+  expansion: Required<ExpansionConfig>;
+  model: string | null;
+  device: Device;
+  formatting: Required<FormattingConfig>;
+  /** Folder relative paths were resolved against (null without a workspace). */
+  root: string | null;
+}
+
+export interface ConfigProblem {
+  /** Where the problem is: `querylens.json` or `settings`. */
+  source: 'querylens.json' | 'settings';
+  message: string;
+}
+
+export const DEFAULTS = {
+  scorer: { name: 'bm25', k1: 1.2, b: 0.75, mu: 2500 } as Required<ScorerConfig>,
+  expansion: { method: 'none', fbDocs: 3, fbTerms: 10 } as Required<ExpansionConfig>,
+  device: 'auto' as Device,
+  formatting: { width: 80 } as Required<FormattingConfig>,
+};
+
+type FieldCheck = 'string' | 'number' | 'positiveInt' | readonly string[];
+
+const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
+  corpus: 'string',
+  index: 'string',
+  qrels: 'string',
+  model: 'string',
+  device: ['auto', 'cpu', 'cuda'],
+  scorer: { name: ['bm25', 'ql'], k1: 'number', b: 'number', mu: 'number' },
+  expansion: { method: ['none', 'bo1'], fbDocs: 'positiveInt', fbTerms: 'positiveInt' },
+  formatting: { width: 'positiveInt' },
+};
+
+function checkValue(value: unknown, check: FieldCheck): string | null {
+  if (Array.isArray(check)) {
+    return typeof value === 'string' && check.includes(value) ? null : `must be one of ${check.map((c) => `"${c}"`).join(', ')}`;
+  }
+  switch (check) {
+    case 'string':
+      return typeof value === 'string' ? null : 'must be a string';
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
+    case 'positiveInt':
+      return Number.isInteger(value) && (value as number) > 0 ? null : 'must be a positive integer';
+  }
+  return null;
+}
+
+/**
+ * Keeps the well-typed keys of `raw` and reports the rest. Empty strings and nulls mean
+ * "not set" (VS Code's defaults for unset path settings), so they are dropped silently.
+ */
+export function validateConfig(raw: unknown, source: ConfigProblem['source']): { config: QuerylensConfig; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const config: Record<string, unknown> = {};
+  if (raw === null || raw === undefined) return { config, problems };
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    problems.push({ source, message: 'the configuration must be a JSON object' });
+    return { config, problems };
+  }
+  for (const [key, value] of Object.entries(raw as Record<string, unknown>)) {
+    if (value === null || value === '') continue;
+    const check = TOP_LEVEL[key];
+    if (!check) {
+      problems.push({ source, message: `unknown key "${key}" (known: ${Object.keys(TOP_LEVEL).join(', ')})` });
+      continue;
+    }
+    if (typeof check === 'string' || Array.isArray(check)) {
+      const error = checkValue(value, check as FieldCheck);
+      if (error) problems.push({ source, message: `"${key}" ${error}` });
+      else config[key] = value;
+      continue;
+    }
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      problems.push({ source, message: `"${key}" must be an object with keys ${Object.keys(check).join(', ')}` });
+      continue;
+    }
+    const section: Record<string, unknown> = {};
+    for (const [sub, subValue] of Object.entries(value as Record<string, unknown>)) {
+      if (subValue === null || subValue === '') continue;
+      const subCheck = (check as Record<string, FieldCheck>)[sub];
+      if (!subCheck) {
+        problems.push({ source, message: `unknown key "${key}.${sub}" (known: ${Object.keys(check).join(', ')})` });
+        continue;
+      }
+      const error = checkValue(subValue, subCheck);
+      if (error) problems.push({ source, message: `"${key}.${sub}" ${error}` });
+      else section[sub] = subValue;
+    }
+    if (Object.keys(section).length) config[key] = section;
+  }
+  return { config: config as QuerylensConfig, problems };
+}
+
+/** Parses the text of a `querylens.json`. */
+export function parseConfigFile(text: string): { config: QuerylensConfig; problems: ConfigProblem[] } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    return { config: {}, problems: [{ source: 'querylens.json', message: `not valid JSON: ${reason}` }] };
+  }
+  return validateConfig(raw, 'querylens.json');
+}
+
+/** Client settings win over the file, key by key (inside sections too). */
+export function mergeConfig(file: QuerylensConfig, settings: QuerylensConfig): QuerylensConfig {
+  return {
+    ...file,
+    ...settings,
+    scorer: { ...file.scorer, ...settings.scorer },
+    expansion: { ...file.expansion, ...settings.expansion },
+    formatting: { ...file.formatting, ...settings.formatting },
+  };
+}
+
+export function resolveConfig(config: QuerylensConfig, root: string | null): ResolvedConfig {
+  const path = (p: string | undefined): string | null => {
+    if (!p) return null;
+    if (isAbsolute(p) || !root) return resolve(p);
+    return join(root, p);
+  };
+  return {
+    corpus: path(config.corpus),
+    index: path(config.index),
+    qrels: path(config.qrels),
+    model: path(config.model),
+    scorer: { ...DEFAULTS.scorer, ...config.scorer },
+    expansion: { ...DEFAULTS.expansion, ...config.expansion },
+    device: config.device ?? DEFAULTS.device,
+    formatting: { ...DEFAULTS.formatting, ...config.formatting },
+    root,
+  };
+}
+
+/** Reads `querylens.json` from `root`; a missing file is not a problem (everything is optional). */
+export async function readConfigFile(root: string | null): Promise<{ config: QuerylensConfig; problems: ConfigProblem[]; found: boolean }> {
+  if (!root) return { config: {}, problems: [], found: false };
+  let text: string;
+  try {
+    text = await readFile(join(root, CONFIG_FILE_NAME), 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { config: {}, problems: [], found: false };
+    return { config: {}, problems: [{ source: 'querylens.json', message: `cannot be read: ${(err as Error).message}` }], found: true };
+  }
+  return { ...parseConfigFile(text), found: true };
+}

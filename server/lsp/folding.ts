@@ -1,0 +1,46 @@
+/**
+ * Folding ranges: operators whose arguments span several lines (the closing line stays
+ * visible when there is room), multi-line queries, and blocks of two or more `//` comment
+ * lines.
+ */
+import { FoldingRangeKind, type FoldingRange } from 'vscode-languageserver';
+import { walk } from '../../grammar/ast.js';
+import { isCommentLine } from '../../grammar/sources/line-file.js';
+import { fileOffset, type QueryDocument } from './documents.js';
+
+/** Formats whose files may hold `//` comment lines (grammar/sources/line-file.ts). */
+const COMMENTED_FORMATS = new Set(['lines']);
+
+export function foldingRanges(doc: QueryDocument): FoldingRange[] {
+  const out: FoldingRange[] = [];
+  const seen = new Set<string>();
+  const add = (startLine: number, endLine: number, kind?: FoldingRangeKind): void => {
+    // Keep the last line (usually the closing parenthesis) visible when the fold still hides something.
+    const end = endLine - 1 > startLine ? endLine - 1 : endLine;
+    if (end <= startLine) return;
+    const key = `${startLine}:${end}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push(kind ? { startLine, endLine: end, kind } : { startLine, endLine: end });
+  };
+  for (const entry of doc.source.entries) {
+    const lineOf = (queryOffset: number): number => doc.document.positionAt(fileOffset(entry, queryOffset)).line;
+    walk(entry.result.ast.root, (node) => {
+      if (node.range.end <= node.range.start) return;
+      add(lineOf(node.range.start), lineOf(node.range.end - 1));
+    });
+  }
+  if (COMMENTED_FORMATS.has(doc.source.format)) {
+    const lines = doc.document.getText().split('\n');
+    let blockStart = -1;
+    for (let i = 0; i <= lines.length; i++) {
+      const comment = i < lines.length && isCommentLine(lines[i]);
+      if (comment && blockStart < 0) blockStart = i;
+      if (!comment && blockStart >= 0) {
+        if (i - 1 > blockStart) out.push({ startLine: blockStart, endLine: i - 1, kind: FoldingRangeKind.Comment });
+        blockStart = -1;
+      }
+    }
+  }
+  return out.sort((a, b) => a.startLine - b.startLine || b.endLine - a.endLine);
+}

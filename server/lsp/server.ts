@@ -1,0 +1,353 @@
+/**
+ * The querylens language server: LSP plumbing only. Each feature lives in its own module
+ * (diagnostics.ts, hover.ts, …) and works on the parsed-document cache (documents.ts);
+ * hover, completion, code actions, diagnostics and code lenses fan out to `FeatureModule`s
+ * so that engine features plug in through an `EngineProvider` without touching this file.
+ *
+ * Invariant: no request handler throws to the client because of user input, a missing
+ * index/model or a broken querylens.json; those become diagnostics, status notifications
+ * or messages.
+ */
+import { fileURLToPath } from 'node:url';
+import {
+  CancellationToken,
+  CodeActionKind,
+  DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  MessageType,
+  ProposedFeatures,
+  TextDocumentSyncKind,
+  TextDocuments,
+  createConnection,
+  type CodeAction,
+  type CompletionItem,
+  type Connection,
+  type Diagnostic,
+  type InitializeParams,
+  type InitializeResult,
+  type MarkupContent,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { grammarCodeActionsModule, CONVERT_ACTION_KIND } from './code-actions.js';
+import { operatorCompletionModule } from './completion.js';
+import {
+  CONFIG_FILE_NAME,
+  mergeConfig,
+  readConfigFile,
+  resolveConfig,
+  validateConfig,
+  type ConfigProblem,
+  type ResolvedConfig,
+} from './config.js';
+import { convertDocument, otherDialect, type ConvertResult, type ConvertTarget } from './convert.js';
+import { grammarDiagnosticsModule } from './diagnostics.js';
+import { LANGUAGE_IDS, QueryDocuments, entryAt, type QueryDocument } from './documents.js';
+import { ResourceCheckProvider, type EngineProvider, type EngineStatus, type ResourceStatus } from './engine.js';
+import type { FeatureHost, FeatureModule } from './features.js';
+import { foldingRanges } from './folding.js';
+import { formattingEdits } from './formatting.js';
+import { operatorHoverModule } from './hover.js';
+import { SEMANTIC_TOKENS_LEGEND, semanticTokens } from './semantic-tokens.js';
+import { documentSymbols } from './symbols.js';
+
+/** Custom protocol (docs/LSP_EXTENSIONS.md). */
+export const STATUS_NOTIFICATION = 'querylens/status';
+export const STATUS_REQUEST = 'querylens/status';
+export const CONVERT_REQUEST = 'querylens/convert';
+
+export interface ConvertParams {
+  uri: string;
+  /** Target dialect; default: the other one. */
+  to?: ConvertTarget;
+}
+
+/** Payload of `querylens/status`: engine state plus configuration problems. */
+export interface ServerStatus extends EngineStatus {
+  configFile: string | null;
+  configProblems: ConfigProblem[];
+}
+
+export interface ServerOptions {
+  /** The engine; default ResourceCheckProvider (no engine features). */
+  engine?: EngineProvider;
+  /** Extra feature modules (tests, experiments). */
+  features?: FeatureModule[];
+}
+
+const GRAMMAR_FEATURES: FeatureModule[] = [grammarDiagnosticsModule, operatorHoverModule, operatorCompletionModule, grammarCodeActionsModule];
+
+function rootOf(params: InitializeParams): string | null {
+  const uri = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? null;
+  if (uri?.startsWith('file:')) return fileURLToPath(uri);
+  return params.rootPath ?? null;
+}
+
+export function startLanguageServer(options: ServerOptions = {}, connection: Connection = createConnection(ProposedFeatures.all)): Connection {
+  const documents = new TextDocuments(TextDocument);
+  const parsed = new QueryDocuments();
+  const engine = options.engine ?? new ResourceCheckProvider();
+  let modules: FeatureModule[] = [...GRAMMAR_FEATURES, ...(options.features ?? [])];
+
+  let root: string | null = null;
+  let canAskConfiguration = false;
+  let canWatchFiles = false;
+  let resourceOperations = false;
+  let initializationSettings: unknown = undefined;
+  let config: ResolvedConfig = resolveConfig({}, null);
+  let status: ServerStatus = { ...engine.status(), configFile: null, configProblems: [] };
+  const shownMessages = new Set<string>();
+
+  const registered = new Set<FeatureModule>();
+  /** Lets modules (engine ones arrive after configuration) add their custom requests, once. */
+  function registerModules(): void {
+    for (const module of modules) {
+      if (registered.has(module)) continue;
+      registered.add(module);
+      module.register?.(connection, host);
+    }
+  }
+
+  const host: FeatureHost = {
+    config: () => config,
+    refreshDiagnostics: () => documents.all().forEach((d) => scheduleValidation(d)),
+  };
+
+  const parsedDocument = (uri: string): QueryDocument | undefined => {
+    const document = documents.get(uri);
+    return document ? parsed.get(document) : undefined;
+  };
+
+  /** Runs one module call; a failing module is logged and skipped, never fatal. */
+  async function safely<T>(module: FeatureModule, what: string, call: () => Promise<T> | T): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (err) {
+      connection.console.error(`querylens: ${module.id} failed in ${what}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      return undefined;
+    }
+  }
+
+  // ---- Diagnostics (pushed, so that every client, Neovim 0.7 included, receives them) ----
+  const pending = new Map<string, NodeJS.Timeout>();
+  function scheduleValidation(document: TextDocument): void {
+    clearTimeout(pending.get(document.uri));
+    // Coalesce bursts of keystrokes; a short delay keeps typing responsive on big files.
+    pending.set(
+      document.uri,
+      setTimeout(() => {
+        pending.delete(document.uri);
+        void validate(document);
+      }, 30),
+    );
+  }
+
+  async function validate(document: TextDocument): Promise<void> {
+    const doc = parsed.get(document);
+    if (!doc) return;
+    const token = CancellationToken.None;
+    const diagnostics: Diagnostic[] = [];
+    for (const module of modules) {
+      if (!module.diagnostics) continue;
+      const found = await safely(module, 'diagnostics', () => module.diagnostics!(doc, token));
+      if (found) diagnostics.push(...found);
+    }
+    // A newer version may have arrived while engine modules were busy: publish only the latest.
+    if (documents.get(document.uri)?.version !== document.version) return;
+    await connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
+  }
+
+  // ---- Configuration and engine status ----
+  function showOnce(type: MessageType, message: string): void {
+    if (shownMessages.has(message)) return;
+    shownMessages.add(message);
+    if (type === MessageType.Error) void connection.window.showErrorMessage(message);
+    else if (type === MessageType.Warning) void connection.window.showWarningMessage(message);
+    else void connection.window.showInformationMessage(message);
+  }
+
+  function explain(what: string, resource: ResourceStatus): void {
+    if (resource.state === 'missing' || resource.state === 'error') {
+      showOnce(MessageType.Warning, `querylens ${what}: ${resource.message}${resource.fix ? ` ${resource.fix}` : ''}`);
+    }
+  }
+
+  async function reloadConfiguration(): Promise<void> {
+    try {
+      const file = await readConfigFile(root);
+      let settingsRaw: unknown = initializationSettings;
+      if (canAskConfiguration) {
+        try {
+          settingsRaw = await connection.workspace.getConfiguration('querylens');
+        } catch {
+          settingsRaw = initializationSettings;
+        }
+      }
+      const settings = validateConfig(settingsRaw, 'settings');
+      config = resolveConfig(mergeConfig(file.config, settings.config), root);
+      const problems = [...file.problems, ...settings.problems];
+      for (const p of problems) showOnce(MessageType.Warning, `querylens: ${p.source}: ${p.message}`);
+      const engineStatus = await engine.configure(config);
+      explain('index', engineStatus.index);
+      explain('model', engineStatus.model);
+      status = { ...engineStatus, configFile: file.found && root ? `${root}/${CONFIG_FILE_NAME}` : null, configProblems: problems };
+      modules = [...GRAMMAR_FEATURES, ...(options.features ?? []), ...engine.features()];
+      registerModules();
+    } catch (err) {
+      // Reading configuration must never take the server down.
+      showOnce(MessageType.Error, `querylens: could not load the configuration: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    await connection.sendNotification(STATUS_NOTIFICATION, status);
+    host.refreshDiagnostics();
+  }
+
+  connection.onInitialize((params: InitializeParams): InitializeResult => {
+    root = rootOf(params);
+    const caps = params.capabilities;
+    canAskConfiguration = !!caps.workspace?.configuration;
+    canWatchFiles = !!caps.workspace?.didChangeWatchedFiles?.dynamicRegistration;
+    resourceOperations = !!caps.workspace?.workspaceEdit?.resourceOperations?.includes('create');
+    const init = params.initializationOptions as { settings?: unknown } | undefined;
+    initializationSettings = init?.settings;
+    return {
+      capabilities: {
+        textDocumentSync: TextDocumentSyncKind.Incremental,
+        hoverProvider: true,
+        completionProvider: { triggerCharacters: ['#'], resolveProvider: false },
+        documentFormattingProvider: true,
+        documentSymbolProvider: true,
+        foldingRangeProvider: true,
+        semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true, range: false },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CONVERT_ACTION_KIND] },
+        // Answered by engine feature modules; empty until one is plugged in.
+        codeLensProvider: { resolveProvider: false },
+      },
+      serverInfo: { name: 'querylens', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(async () => {
+    if (canAskConfiguration) {
+      void connection.client.register(DidChangeConfigurationNotification.type, { section: 'querylens' }).catch(() => undefined);
+    }
+    if (canWatchFiles) {
+      void connection.client
+        .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: `**/${CONFIG_FILE_NAME}` }] })
+        .catch(() => undefined);
+    }
+    await reloadConfiguration();
+  });
+
+  connection.onDidChangeConfiguration((change) => {
+    const settings = (change.settings as { querylens?: unknown } | undefined)?.querylens;
+    if (!canAskConfiguration && settings !== undefined) initializationSettings = settings;
+    void reloadConfiguration();
+  });
+
+  connection.onDidChangeWatchedFiles((change) => {
+    if (change.changes.some((c) => c.uri.endsWith(`/${CONFIG_FILE_NAME}`))) void reloadConfiguration();
+  });
+
+  connection.onRequest(STATUS_REQUEST, (): ServerStatus => status);
+
+  connection.onRequest(CONVERT_REQUEST, (params: ConvertParams): ConvertResult | null => {
+    const doc = parsedDocument(params.uri);
+    if (!doc) return null;
+    const to = params.to ?? otherDialect(doc.dialect);
+    return to ? convertDocument(doc, to) : null;
+  });
+
+  // ---- Documents ----
+  documents.onDidChangeContent((e) => scheduleValidation(e.document));
+  documents.onDidClose((e) => {
+    clearTimeout(pending.get(e.document.uri));
+    pending.delete(e.document.uri);
+    parsed.forget(e.document.uri);
+    void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+  });
+
+  // ---- Grammar-level requests ----
+  connection.onDocumentSymbol((params) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    return doc ? documentSymbols(doc) : [];
+  });
+
+  connection.onFoldingRanges((params) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    return doc ? foldingRanges(doc) : [];
+  });
+
+  connection.languages.semanticTokens.on((params) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    return doc ? semanticTokens(doc) : { data: [] };
+  });
+
+  connection.onDocumentFormatting((params) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    return doc ? formattingEdits(doc, config.formatting.width) : [];
+  });
+
+  // ---- Fan-out requests ----
+  connection.onHover(async (params, token) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    const located = doc && entryAt(doc, params.position);
+    if (!doc || !located) return null;
+    const sections: MarkupContent[] = [];
+    for (const module of modules) {
+      if (!module.hover) continue;
+      const section = await safely(module, 'hover', () => module.hover!({ doc, ...located }, token));
+      if (section) sections.push(section);
+    }
+    if (sections.length === 0) return null;
+    return { contents: { kind: 'markdown', value: sections.map((s) => s.value).join('\n\n---\n\n') } };
+  });
+
+  connection.onCompletion(async (params, token) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    const located = doc && entryAt(doc, params.position);
+    if (!doc || !located) return [];
+    const items: CompletionItem[] = [];
+    for (const module of modules) {
+      if (!module.completion) continue;
+      const found = await safely(module, 'completion', () => module.completion!({ doc, ...located }, token));
+      if (found) items.push(...found);
+    }
+    return items;
+  });
+
+  connection.onCodeAction(async (params, token) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    if (!doc) return [];
+    const actions: CodeAction[] = [];
+    const request = { doc, range: params.range, context: params.context, clientCapabilities: { resourceOperations } };
+    for (const module of modules) {
+      if (!module.codeActions) continue;
+      const found = await safely(module, 'code actions', () => module.codeActions!(request, token));
+      if (found) actions.push(...found);
+    }
+    return actions;
+  });
+
+  connection.onCodeLens(async (params, token) => {
+    const doc = parsedDocument(params.textDocument.uri);
+    if (!doc) return [];
+    const lenses = [];
+    for (const module of modules) {
+      if (!module.codeLenses) continue;
+      const found = await safely(module, 'code lenses', () => module.codeLenses!(doc, token));
+      if (found) lenses.push(...found);
+    }
+    return lenses;
+  });
+
+  registerModules();
+
+  connection.onShutdown(async () => {
+    await engine.dispose();
+  });
+
+  documents.listen(connection);
+  connection.listen();
+  return connection;
+}
+
+export { LANGUAGE_IDS };
