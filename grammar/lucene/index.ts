@@ -1,0 +1,217 @@
+/**
+ * Public API of the Lucene classic dialect (SPECS §3).
+ *
+ * parseLucene is total: it never throws, always returns an AST and reports every problem
+ * as a diagnostic with a stable code:
+ * - `syntax/missing-close` (data {insert, offset}), `syntax/unexpected-token`,
+ *   `syntax/expected-clause`, `syntax/empty-group`, `syntax/too-deep`,
+ *   `syntax/unexpected-character`
+ * - `lucene/mixed-and-or`, `lucene/only-negative`, `lucene/lowercase-operator`
+ *   (data {replacement}), `lucene/leading-wildcard`, `lucene/bad-boost`, `lucene/zero-boost`,
+ *   `lucene/bad-fuzzy`, `lucene/fuzzy-too-far`, `lucene/ignored-fuzzy`, `lucene/bad-field`,
+ *   `lucene/range-expected-to`, `lucene/range-bound`, `lucene/empty-phrase`,
+ *   `lucene/wildcard-in-phrase`, `lucene/bare-operator`, `lucene/dangling-escape`,
+ *   `lucene/control-character`, `lucene/lone-surrogate`
+ * - `internal/parser-failure` when something inside the parser throws.
+ *
+ * The root is null only for an empty (whitespace-only) text; otherwise it is a BooleanNode
+ * with `grouped: false`, even for a single clause (see visitor.ts for the rules).
+ */
+import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
+import type { BooleanNode, QueryAst } from '../ast.js';
+import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
+import { lexLucene } from './lexer.js';
+import { describeToken, splitCodedMessage } from './messages.js';
+import { luceneParser } from './parser.js';
+import * as T from './tokens.js';
+import { LuceneAstBuilder } from './visitor.js';
+
+export interface LuceneParseOptions {
+  /** Lucene's default operator between clauses with no AND/OR (QueryParser default: OR). */
+  defaultOperator?: 'OR' | 'AND';
+}
+
+/**
+ * Deepest `(` nesting the recursive-descent parser is allowed to see. Each level costs a
+ * dozen stack frames in Chevrotain and in the visitor; 1,000 levels parse comfortably on
+ * Node's default stack, and no hand-written query comes near it.
+ */
+export const MAX_NESTING_DEPTH = 1000;
+
+/** Parser errors beyond this are dropped (garbage input would otherwise flood the editor). */
+const MAX_PARSER_ERRORS = 100;
+const MAX_TEXT_DIAGNOSTICS = 20;
+
+const astBuilder = new LuceneAstBuilder();
+
+const ONLY_SPACE = /^[ \t\n\r\u3000]*$/;
+
+export function parseLucene(text: string, options?: LuceneParseOptions): ParseResult {
+  const range = { start: 0, end: text.length };
+  const ast: QueryAst = { dialect: 'lucene', root: null, range };
+  try {
+    if (ONLY_SPACE.test(text)) return { ast, diagnostics: textChecks(text) };
+    const deep = findTooDeep(text);
+    if (deep >= 0) {
+      ast.root = errorRoot(text);
+      return {
+        ast,
+        diagnostics: [
+          {
+            code: 'syntax/too-deep',
+            severity: 'error',
+            message: `parentheses are nested more than ${MAX_NESTING_DEPTH} levels deep; the query was not parsed`,
+            range: { start: deep, end: deep + 1 },
+          },
+        ],
+      };
+    }
+    return parseChecked(text, options?.defaultOperator ?? 'OR', ast);
+  } catch (e) {
+    ast.root = errorRoot(text);
+    return {
+      ast,
+      diagnostics: [
+        {
+          code: 'internal/parser-failure',
+          severity: 'error',
+          message: `internal error in the Lucene parser: ${e instanceof Error ? e.message : String(e)}`,
+          range,
+        },
+      ],
+    };
+  }
+}
+
+function errorRoot(text: string): BooleanNode {
+  const range = { start: 0, end: text.length };
+  return { kind: 'boolean', grouped: false, range, clauses: [{ occur: 'should', via: 'default', node: { kind: 'error', text, range } }] };
+}
+
+function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst): ParseResult {
+  const diagnostics: QueryDiagnostic[] = [];
+  const lexed = lexLucene(text);
+  for (const err of lexed.errors.slice(0, MAX_PARSER_ERRORS)) {
+    // Every character is some token in tokens.ts, so this is a safety net only.
+    diagnostics.push({
+      code: 'syntax/unexpected-character',
+      severity: 'error',
+      message: `unexpected character '${text.substr(err.offset, 1)}'`,
+      range: { start: err.offset, end: err.offset + Math.max(1, err.length) },
+    });
+  }
+  luceneParser.deletedTokens.clear();
+  luceneParser.input = lexed.tokens;
+  const cst = luceneParser.topQuery();
+  const parserErrors = luceneParser.errors;
+  astBuilder.reset(text, defaultOperator);
+  const root = astBuilder.visit(cst, { field: undefined }) as BooleanNode;
+  ast.root = root;
+  for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexed.tokens));
+  diagnostics.push(...astBuilder.diagnostics.slice(0, MAX_PARSER_ERRORS));
+  diagnostics.push(...textChecks(text));
+  diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+  return { ast, diagnostics: dedupe(diagnostics) };
+}
+
+function dedupe(list: QueryDiagnostic[]): QueryDiagnostic[] {
+  const seen = new Set<string>();
+  return list.filter((d) => {
+    const key = `${d.code}|${d.range.start}|${d.range.end}|${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function toDiagnostic(e: IRecognitionException, text: string, tokens: IToken[]): QueryDiagnostic {
+  const token = e.token;
+  const atEnd = !token || token.tokenType === EOF || Number.isNaN(token.startOffset);
+  const prev = (e as { previousToken?: IToken }).previousToken;
+  const prevEnd = prev && !Number.isNaN(prev.startOffset) && prev.tokenType !== EOF ? prev.startOffset + prev.image.length : text.length;
+  const range = atEnd ? { start: Math.min(prevEnd, text.length), end: Math.min(prevEnd, text.length) } : { start: token.startOffset, end: token.startOffset + token.image.length };
+  let { code, message } = splitCodedMessage(e.message);
+  const deletedInsteadOf = !atEnd ? luceneParser.deletedTokens.get(token.startOffset) : undefined;
+  if (deletedInsteadOf && e.name === 'MismatchedTokenException') {
+    // Single-token deletion: the token was skipped, nothing is missing.
+    return {
+      code: 'syntax/unexpected-token',
+      severity: 'error',
+      message: `unexpected ${describeToken(token)} before ${deletedInsteadOf.LABEL ?? deletedInsteadOf.name}; it was skipped`,
+      range,
+    };
+  }
+  const d: QueryDiagnostic = { code, severity: 'error', message, range };
+  if (code === 'syntax/missing-close') {
+    const offset = atEnd ? range.start : prevEnd;
+    d.data = { insert: closingFor(tokens, offset, message), offset };
+  }
+  return d;
+}
+
+/** `)` for a group; for a range, the bracket that matches the nearest opening one. */
+function closingFor(tokens: IToken[], offset: number, message: string): string {
+  if (message.includes("')'")) return ')';
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const t = tokens[i];
+    if (t.startOffset >= offset) continue;
+    if (t.tokenType === T.RangeInStart) return ']';
+    if (t.tokenType === T.RangeExStart) return '}';
+  }
+  return ']';
+}
+
+/**
+ * Offset of the first `(` that opens level MAX_NESTING_DEPTH + 1, or -1. Checked before
+ * parsing so that a pathological text cannot overflow the stack. Escapes and quoted
+ * phrases are skipped; counting a `(` inside a regex or a range only errs on the safe side.
+ */
+export function findTooDeep(text: string): number {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 /* \ */) i++;
+    else if (c === 34 /* " */) {
+      for (i++; i < text.length; i++) {
+        const q = text.charCodeAt(i);
+        if (q === 92) i++;
+        else if (q === 34) break;
+      }
+    } else if (c === 40 /* ( */) {
+      if (++depth > MAX_NESTING_DEPTH) return i;
+    } else if (c === 41 /* ) */ && depth > 0) depth--;
+  }
+  return -1;
+}
+
+// Control characters (NUL included) are term characters to Lucene but almost always a
+// paste accident; unpaired surrogates are not valid UTF-16 and will not match anything.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]+/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+function textChecks(text: string): QueryDiagnostic[] {
+  const out: QueryDiagnostic[] = [];
+  for (const m of text.matchAll(CONTROL)) {
+    if (out.length >= MAX_TEXT_DIAGNOSTICS) break;
+    const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+    out.push({
+      code: 'lucene/control-character',
+      severity: 'warning',
+      message: `control character U+${code} in the query; it becomes part of a term`,
+      range: { start: m.index!, end: m.index! + m[0].length },
+    });
+  }
+  let lone = 0;
+  for (const m of text.matchAll(LONE_SURROGATE)) {
+    if (lone++ >= MAX_TEXT_DIAGNOSTICS) break;
+    out.push({
+      code: 'lucene/lone-surrogate',
+      severity: 'warning',
+      message: `unpaired surrogate U+${m[0].charCodeAt(0).toString(16).toUpperCase()}: the text is not valid Unicode here`,
+      range: { start: m.index!, end: m.index! + 1 },
+    });
+  }
+  return out;
+}
+
+export { unescapeLucene } from './visitor.js';

@@ -1,0 +1,658 @@
+/**
+ * CST → AST for the Lucene classic syntax (SPECS §3).
+ *
+ * Rules this visitor keeps (documented here because printers and tests rely on them):
+ * - Every `Query` production becomes a BooleanNode, even with a single clause: the root is
+ *   `grouped: false`, each `( ... )` is `grouped: true`. Lucene itself collapses a
+ *   one-clause query to the clause; the meaning is the same and the tree stays uniform.
+ * - Clause flags follow `QueryParserBase.addClause` exactly (SPECS §3 "precedence
+ *   pitfall"); `via` says which token decided the flag, `coerced-by-*` marks a clause
+ *   whose flag a *later* AND / OR rewrote.
+ * - `field:` is kept on the leaf (`fields: [field]`); a `field:( ... )` group also records
+ *   `field` on its BooleanNode (only where the user wrote it) and every leaf inside that
+ *   has no field of its own gets it.
+ * - Leaf ranges include the `field:` prefix; a BoostNode's range covers its child and the
+ *   `^N`; a group's range runs from the field (or `(`) to `)`.
+ * - TermNode.text and FuzzyNode.text are unescaped. WildcardNode.pattern keeps `\*`, `\?`
+ *   and `\\` escaped (literal star, question mark, backslash), as Lucene's WildcardQuery
+ *   reads them; every other escape is removed.
+ * - Stray tokens (a `)` with no `(`, `]`, `^`, `~`, `:` or a trailing `\`) become ErrorNode
+ *   clauses, so the tree still shows where they were.
+ */
+import type { IToken } from 'chevrotain';
+import type {
+  BooleanClause,
+  BooleanNode,
+  BoostNode,
+  ErrorNode,
+  Occur,
+  PhraseNode,
+  QueryNode,
+  RangeNode,
+  SourceRange,
+  TermNode,
+} from '../ast.js';
+import type { QueryDiagnostic, Severity } from '../diagnostics.js';
+import { luceneParser, type CstNode } from './parser.js';
+import * as T from './tokens.js';
+
+type CstElement = CstNode | IToken;
+type Children = Record<string, CstElement[] | undefined>;
+
+interface Ctx {
+  /** The field in force: written on this clause, or inherited from an enclosing `field:( )`. */
+  field: string | undefined;
+  /** Where the `field:` prefix of this clause starts, so the leaf range can include it. */
+  start?: number;
+}
+
+interface ClauseItem {
+  conj?: IToken;
+  mod?: IToken;
+  node: QueryNode;
+  start: number;
+}
+
+const BaseVisitor = luceneParser.getBaseCstVisitorConstructor<Ctx, unknown>();
+
+function isToken(e: CstElement): e is IToken {
+  return (e as IToken).tokenType !== undefined;
+}
+
+function real(token: IToken | undefined): token is IToken {
+  return token !== undefined && !token.isInsertedInRecovery && !Number.isNaN(token.startOffset);
+}
+
+function tok(ch: Children, name: string, i = 0): IToken | undefined {
+  const e = ch[name]?.[i];
+  return e && isToken(e) ? e : undefined;
+}
+
+function sub(ch: Children, name: string, i = 0): CstNode | undefined {
+  const e = ch[name]?.[i];
+  return e && !isToken(e) ? e : undefined;
+}
+
+/** The lexer tracks start offsets only (faster); every token is its image long. */
+function tokEnd(t: IToken): number {
+  return t.startOffset + t.image.length;
+}
+
+/** Offset one past the last real token inside a CST element (NaN when it has none). */
+function lastEnd(e: CstElement): number {
+  if (isToken(e)) return real(e) ? tokEnd(e) : Number.NaN;
+  let best = Number.NaN;
+  for (const list of Object.values(e.children)) {
+    for (const c of list ?? []) {
+      const v = lastEnd(c);
+      if (!Number.isNaN(v) && !(v <= best)) best = v;
+    }
+  }
+  return best;
+}
+
+/** Offset of the first real token inside a CST element (NaN when it has none). */
+function firstStart(e: CstElement): number {
+  if (isToken(e)) return real(e) ? e.startOffset : Number.NaN;
+  let best = Number.NaN;
+  for (const list of Object.values(e.children)) {
+    for (const c of list ?? []) {
+      const v = firstStart(c);
+      if (!Number.isNaN(v) && !(v >= best)) best = v;
+    }
+  }
+  return best;
+}
+
+/** Lucene's discardEscapeChar: `\x` → `x`. */
+export function unescapeLucene(s: string): string {
+  if (s.indexOf('\\') < 0) return s;
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === '\\' && i + 1 < s.length) {
+      out += s[i + 1];
+      i++;
+    } else out += c;
+  }
+  return out;
+}
+
+interface WordInfo {
+  text: string;
+  pattern: string;
+  wildcard: boolean;
+  leadingWildcard: boolean;
+}
+
+function classifyWord(image: string): WordInfo {
+  let text = '';
+  let pattern = '';
+  let wildcard = false;
+  for (let i = 0; i < image.length; i++) {
+    const c = image[i];
+    if (c === '\\' && i + 1 < image.length) {
+      const n = image[i + 1];
+      text += n;
+      pattern += n === '*' || n === '?' || n === '\\' ? `\\${n}` : n;
+      i++;
+    } else {
+      if (c === '*' || c === '?') wildcard = true;
+      text += c;
+      pattern += c;
+    }
+  }
+  return { text, pattern, wildcard, leadingWildcard: image[0] === '*' || image[0] === '?' };
+}
+
+const BOOST_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
+
+function isLuceneSpace(c: string): boolean {
+  return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\u3000';
+}
+
+function slice(text: string, r: SourceRange, max = 40): string {
+  const s = text.slice(r.start, r.end).replace(/[ \t\n\r\u3000]+/g, ' ');
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+}
+
+function listWords(words: string[]): string {
+  if (words.length <= 1) return words.join('');
+  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+}
+
+export class LuceneAstBuilder extends BaseVisitor {
+  text = '';
+  defaultOperator: 'OR' | 'AND' = 'OR';
+  diagnostics: QueryDiagnostic[] = [];
+
+  constructor() {
+    super();
+    this.validateVisitor();
+  }
+
+  reset(text: string, defaultOperator: 'OR' | 'AND'): void {
+    this.text = text;
+    this.defaultOperator = defaultOperator;
+    this.diagnostics = [];
+  }
+
+  private report(code: string, severity: Severity, message: string, range: SourceRange, data?: unknown): void {
+    const d: QueryDiagnostic = { code, severity, message, range };
+    if (data !== undefined) d.data = data;
+    this.diagnostics.push(d);
+  }
+
+  // ---- queries and clauses -------------------------------------------------------------
+
+  topQuery(ch: Children, ctx: Ctx): BooleanNode {
+    const range = { start: 0, end: this.text.length };
+    const node: BooleanNode = { kind: 'boolean', clauses: this.clauses(ch, ctx), grouped: false, range };
+    this.checkClauses(node);
+    return node;
+  }
+
+  /** Returns the clauses of a group's inside; group() wraps them. */
+  query(ch: Children, ctx: Ctx): BooleanClause[] {
+    return this.clauses(ch, ctx);
+  }
+
+  private clauses(ch: Children, ctx: Ctx): BooleanClause[] {
+    const items: ClauseItem[] = [];
+    for (const e of ch.clauseItem ?? []) {
+      const item = this.visit(e as CstNode, ctx) as ClauseItem | null;
+      if (item) items.push(item);
+    }
+    for (const e of ch.stray ?? []) items.push(this.strayItem(e as CstNode));
+    for (const e of ch.strayRParen ?? []) {
+      const t = e as IToken;
+      const range = { start: t.startOffset, end: tokEnd(t) };
+      this.report('syntax/unexpected-token', 'error', "unexpected ')': there is no '(' for it to close", range);
+      items.push({ node: { kind: 'error', text: t.image, range }, start: t.startOffset });
+    }
+    items.sort((a, b) => a.start - b.start);
+    return this.addClauses(items);
+  }
+
+  /** QueryParserBase.addClause, clause by clause (SPECS §3). */
+  private addClauses(items: ClauseItem[]): BooleanClause[] {
+    const out: BooleanClause[] = [];
+    const orDefault = this.defaultOperator === 'OR';
+    items.forEach((item, i) => {
+      const conj = item.conj ? (item.conj.tokenType === T.And ? 'AND' : 'OR') : undefined;
+      const mod = item.mod?.tokenType;
+      if (i === 0 && item.conj) {
+        this.report(
+          'syntax/unexpected-token',
+          'error',
+          `'${item.conj.image}' at the start has nothing before it to join`,
+          { start: item.conj.startOffset, end: tokEnd(item.conj) },
+        );
+      }
+      const prev = out[out.length - 1];
+      if (prev && conj === 'AND' && prev.occur !== 'mustNot' && prev.occur !== 'must') {
+        prev.occur = 'must';
+        prev.via = 'coerced-by-AND';
+      }
+      if (prev && !orDefault && conj === 'OR' && prev.occur !== 'mustNot' && prev.occur !== 'should') {
+        prev.occur = 'should';
+        prev.via = 'coerced-by-OR';
+      }
+      const prohibited = mod === T.Minus || mod === T.Not;
+      const required = orDefault ? mod === T.Plus || (conj === 'AND' && !prohibited) : !prohibited && conj !== 'OR';
+      const occur: Occur = prohibited ? 'mustNot' : required ? 'must' : 'should';
+      let via: BooleanClause['via'];
+      if (mod === T.Minus) via = 'minus';
+      else if (mod === T.Not) via = 'NOT';
+      else if (mod === T.Plus) via = 'plus';
+      else if (conj === 'AND') via = 'AND';
+      else if (conj === 'OR') via = 'OR';
+      else via = 'default';
+      const clause: BooleanClause = { occur, node: item.node, via };
+      const first = item.conj ?? item.mod;
+      const last = item.mod ?? item.conj;
+      if (first && last) clause.operatorRange = { start: first.startOffset, end: tokEnd(last) };
+      out.push(clause);
+    });
+    return out;
+  }
+
+  private strayItem(node: CstNode): ClauseItem {
+    const t = Object.values(node.children)[0]![0] as IToken;
+    const range = { start: t.startOffset, end: tokEnd(t) };
+    switch (t.tokenType) {
+      case T.DanglingEscape:
+        this.report('lucene/dangling-escape', 'error', "a '\\' at the end escapes nothing; write '\\\\' for a backslash", range);
+        break;
+      case T.StrayClose:
+        this.report('syntax/unexpected-token', 'error', `unexpected '${t.image}': no range is open`, range);
+        break;
+      case T.Caret:
+        this.report('syntax/unexpected-token', 'error', "'^' must follow a term, phrase or group (as in term^2)", range);
+        break;
+      case T.FuzzySlop:
+        this.report('syntax/unexpected-token', 'error', `'${t.image}' must follow a term or a phrase (as in roam~1)`, range);
+        break;
+      default:
+        this.report('syntax/unexpected-token', 'error', `'${t.image}' must follow a field name (as in title:term)`, range);
+    }
+    return { node: { kind: 'error', text: t.image, range }, start: t.startOffset };
+  }
+
+  stray(): never {
+    throw new Error('stray nodes are handled by clauses()');
+  }
+
+  conjunction(): never {
+    throw new Error('conjunctions are read by clauseItem()');
+  }
+
+  modifier(): never {
+    throw new Error('modifiers are read by clauseItem()');
+  }
+
+  clauseItem(ch: Children, ctx: Ctx): ClauseItem {
+    const conjNode = sub(ch, 'conjunction');
+    const modNode = sub(ch, 'modifier');
+    const conj = conjNode ? (Object.values(conjNode.children)[0]![0] as IToken) : undefined;
+    const mod = modNode ? (Object.values(modNode.children)[0]![0] as IToken) : undefined;
+    const clauseNode = sub(ch, 'clause');
+    let node = clauseNode ? (this.visit(clauseNode, ctx) as QueryNode | null) : null;
+    if (!node) {
+      // Recovery left the clause empty (`a AND` at the end): an empty placeholder after
+      // the last token we have.
+      const at = [clauseNode, modNode, conjNode].reduce((acc, n) => (n && !Number.isNaN(lastEnd(n)) ? Math.max(acc, lastEnd(n)) : acc), 0);
+      node = { kind: 'error', text: '', range: { start: at, end: at } } satisfies ErrorNode;
+    }
+    const starts = [conj?.startOffset, mod?.startOffset, node.range.start].filter((v): v is number => v !== undefined && !Number.isNaN(v));
+    return { conj: real(conj) ? conj : undefined, mod: real(mod) ? mod : undefined, node, start: Math.min(...starts) };
+  }
+
+  clause(ch: Children, ctx: Ctx): QueryNode | null {
+    const fieldTok = tok(ch, 'field');
+    let inner: Ctx = ctx;
+    if (real(fieldTok)) {
+      const info = classifyWord(fieldTok.image);
+      const range = { start: fieldTok.startOffset, end: tokEnd(fieldTok) };
+      // `*:*` is the only place a wildcard may stand for a field.
+      if (info.wildcard && fieldTok.image !== '*') {
+        this.report('lucene/bad-field', 'error', `a field name cannot contain wildcards: '${fieldTok.image}'`, range);
+      }
+      inner = { field: info.text, start: fieldTok.startOffset };
+      if (fieldTok.image === '*') {
+        const matchAll = this.matchAll(ch, fieldTok);
+        if (matchAll) return matchAll;
+      }
+    }
+    const g = sub(ch, 'group');
+    if (g) return this.visit(g, { ...inner, start: inner.start }) as QueryNode;
+    const t = sub(ch, 'term');
+    if (t) return this.visit(t, inner) as QueryNode | null;
+    return null;
+  }
+
+  /** `*:*` (optionally boosted) → MatchAllNode. */
+  private matchAll(ch: Children, fieldTok: IToken): QueryNode | null {
+    const term = sub(ch, 'term');
+    const word = term && sub(term.children as Children, 'wordTerm');
+    if (!word) return null;
+    const wch = word.children as Children;
+    const w = tok(wch, 'Word');
+    if (!real(w) || w.image !== '*') return null;
+    const fuzzy = tok(wch, 'FuzzySlop');
+    if (fuzzy) this.report('lucene/ignored-fuzzy', 'warning', "'~' has no effect on *:*", { start: fuzzy.startOffset, end: tokEnd(fuzzy) });
+    const node: QueryNode = { kind: 'matchAll', range: { start: fieldTok.startOffset, end: tokEnd(w) } };
+    return this.withBoost(node, sub(wch, 'boost'));
+  }
+
+  group(ch: Children, ctx: Ctx): QueryNode {
+    const lp = tok(ch, 'LParen')!;
+    const rp = tok(ch, 'RParen');
+    const q = sub(ch, 'query');
+    const clauses = q ? (this.visit(q, { field: ctx.field }) as BooleanClause[]) : [];
+    const start = ctx.start ?? lp.startOffset;
+    let end: number;
+    if (real(rp)) end = tokEnd(rp);
+    else {
+      const inside = q ? lastEnd(q) : Number.NaN;
+      end = Number.isNaN(inside) ? tokEnd(lp) : inside;
+    }
+    const node: BooleanNode = { kind: 'boolean', clauses, grouped: true, range: { start, end } };
+    if (ctx.start !== undefined && ctx.field !== undefined) node.field = ctx.field;
+    if (clauses.length === 0 && real(rp)) {
+      this.report('syntax/empty-group', 'error', "empty group '()': Lucene needs at least one clause inside parentheses", { start: lp.startOffset, end });
+    }
+    this.checkClauses(node);
+    return this.withBoost(node, sub(ch, 'boost'));
+  }
+
+  term(ch: Children, ctx: Ctx): QueryNode | null {
+    for (const name of ['wordTerm', 'phrase', 'regex', 'range', 'bareOperator']) {
+      const n = sub(ch, name);
+      if (n) return this.visit(n, ctx) as QueryNode | null;
+    }
+    return null;
+  }
+
+  // ---- leaves --------------------------------------------------------------------------
+
+  private fieldsOf(ctx: Ctx): { fields?: string[] } {
+    return ctx.field !== undefined ? { fields: [ctx.field] } : {};
+  }
+
+  wordTerm(ch: Children, ctx: Ctx): QueryNode | null {
+    const w = tok(ch, 'Word');
+    if (!real(w)) return null;
+    const slops = (ch.FuzzySlop ?? []) as IToken[];
+    const boost = sub(ch, 'boost');
+    const start = ctx.start ?? w.startOffset;
+    const beforeBoost = slops.filter((s) => !boost || s.startOffset < firstStart(boost));
+    const end = beforeBoost.length ? tokEnd(beforeBoost[0]) : tokEnd(w);
+    const range = { start, end };
+    const info = classifyWord(w.image);
+    const slop = slops[0];
+    if (slops.length > 1) {
+      const extra = slops[1];
+      this.report('lucene/ignored-fuzzy', 'warning', `a second '~' is ignored`, { start: extra.startOffset, end: tokEnd(extra) });
+    }
+    let node: QueryNode;
+    if (info.wildcard) {
+      node = { kind: 'wildcard', pattern: info.pattern, form: 'lucene', range, ...this.fieldsOf(ctx) };
+      if (info.leadingWildcard) {
+        this.report(
+          'lucene/leading-wildcard',
+          'warning',
+          `Lucene rejects a term that starts with '${w.image[0]}' unless allowLeadingWildcard is set (and such a query scans every term)`,
+          { start: w.startOffset, end: tokEnd(w) },
+        );
+      }
+      if (slop) {
+        this.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is ignored on a wildcard term`, { start: slop.startOffset, end: tokEnd(slop) });
+      }
+    } else if (slop) {
+      node = { kind: 'fuzzy', text: info.text, ...this.fuzzyEdits(slop, info.text), range, ...this.fieldsOf(ctx) };
+    } else {
+      node = { kind: 'term', text: info.text, raw: false, range, ...this.fieldsOf(ctx) };
+    }
+    return this.withBoost(node, boost);
+  }
+
+  /** handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3). */
+  private fuzzyEdits(slop: IToken, text: string): { maxEdits: number; explicit: boolean } {
+    const digits = slop.image.slice(1);
+    if (digits === '') return { maxEdits: 2, explicit: false };
+    const v = Number(digits);
+    const range = { start: slop.startOffset, end: tokEnd(slop) };
+    if (v >= 1 && !Number.isInteger(v)) {
+      this.report('lucene/bad-fuzzy', 'error', `fractional edit distances are not allowed: use ~1 or ~2, not ${slop.image}`, range);
+      return { maxEdits: Math.min(Math.floor(v), 2), explicit: true };
+    }
+    if (v > 2) {
+      this.report('lucene/fuzzy-too-far', 'warning', `Lucene allows at most 2 edits; ${slop.image} acts as ~2`, range);
+      return { maxEdits: 2, explicit: true };
+    }
+    if (v >= 1 || v === 0) return { maxEdits: v, explicit: true };
+    // Legacy similarity in (0, 1): edits = (1 - similarity) * length, at most 2.
+    const length = [...text].length;
+    return { maxEdits: Math.min(Math.floor((1 - v) * length), 2), explicit: true };
+  }
+
+  phrase(ch: Children, ctx: Ctx): QueryNode {
+    const q = (tok(ch, 'Quoted') ?? tok(ch, 'QuotedUnclosed'))!;
+    const closed = q.tokenType === T.Quoted;
+    const slop = tok(ch, 'FuzzySlop');
+    const start = ctx.start ?? q.startOffset;
+    const end = slop ? tokEnd(slop) : tokEnd(q);
+    if (!closed) {
+      this.report('syntax/missing-close', 'error', 'missing closing \'"\' for this phrase', { start: q.startOffset, end: tokEnd(q) }, {
+        insert: '"',
+        offset: tokEnd(q),
+      });
+    }
+    const innerStart = q.startOffset + 1;
+    const innerEnd = closed ? tokEnd(q) - 1 : tokEnd(q);
+    const terms = this.phraseTerms(innerStart, innerEnd);
+    let slopValue = 0;
+    let explicitSlop = false;
+    if (slop && slop.image.length > 1) {
+      // Lucene: (int) Float.parseFloat(...).
+      slopValue = Math.trunc(Number(slop.image.slice(1)));
+      explicitSlop = true;
+    }
+    const node: PhraseNode = { kind: 'phrase', terms, slop: slopValue, explicitSlop, range: { start, end }, ...this.fieldsOf(ctx) };
+    if (terms.length === 0) {
+      this.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: q.startOffset, end: tokEnd(q) });
+    }
+    for (const t of terms) {
+      if (/[*?]/.test(t.text)) {
+        this.report('lucene/wildcard-in-phrase', 'info', `wildcards are not expanded inside a phrase: '${t.text}' is searched as written`, t.range);
+      }
+    }
+    return this.withBoost(node, sub(ch, 'boost'));
+  }
+
+  /** Splits the phrase body on (unescaped or escaped) whitespace, as the analyzer would. */
+  private phraseTerms(from: number, to: number): TermNode[] {
+    const terms: TermNode[] = [];
+    let text = '';
+    let termStart = -1;
+    let termEnd = -1;
+    const flush = (): void => {
+      if (termStart >= 0) terms.push({ kind: 'term', text, raw: false, range: { start: termStart, end: termEnd } });
+      text = '';
+      termStart = -1;
+    };
+    for (let i = from; i < to; i++) {
+      let c = this.text[i];
+      const at = i;
+      if (c === '\\') {
+        if (i + 1 >= to) break; // a dangling backslash in an unclosed phrase
+        c = this.text[++i];
+      }
+      if (isLuceneSpace(c)) {
+        flush();
+        continue;
+      }
+      if (termStart < 0) termStart = at;
+      text += c;
+      termEnd = i + 1;
+    }
+    flush();
+    return terms;
+  }
+
+  regex(ch: Children, ctx: Ctx): QueryNode {
+    const r = (tok(ch, 'Regex') ?? tok(ch, 'RegexUnclosed'))!;
+    const closed = r.tokenType === T.Regex;
+    if (!closed) {
+      this.report('syntax/missing-close', 'error', "missing closing '/' for this regular expression", { start: r.startOffset, end: tokEnd(r) }, {
+        insert: '/',
+        offset: tokEnd(r),
+      });
+    }
+    const pattern = closed ? r.image.slice(1, -1) : r.image.slice(1);
+    const node: QueryNode = { kind: 'regex', pattern, range: { start: ctx.start ?? r.startOffset, end: tokEnd(r) }, ...this.fieldsOf(ctx) };
+    return this.withBoost(node, sub(ch, 'boost'));
+  }
+
+  range(ch: Children, ctx: Ctx): QueryNode {
+    const open = (tok(ch, 'RangeInStart') ?? tok(ch, 'RangeExStart'))!;
+    const close = tok(ch, 'RangeEnd');
+    const includeLower = open.tokenType === T.RangeInStart;
+    const lowerNode = sub(ch, 'lower');
+    const upperNode = sub(ch, 'upper');
+    const lower = lowerNode ? (this.visit(lowerNode, ctx) as string | null) : null;
+    const upper = upperNode ? (this.visit(upperNode, ctx) as string | null) : null;
+    let end: number;
+    let includeUpper: boolean;
+    if (real(close)) {
+      end = tokEnd(close);
+      includeUpper = close.tokenType === T.RangeInEnd;
+    } else {
+      const candidates = [lastEnd({ name: 'range', children: { ...ch, boost: [] } } as unknown as CstNode), tokEnd(open)].filter((v) => !Number.isNaN(v));
+      end = Math.max(...candidates);
+      includeUpper = includeLower;
+    }
+    const node: RangeNode = {
+      kind: 'range',
+      lower,
+      upper,
+      includeLower,
+      includeUpper,
+      range: { start: ctx.start ?? open.startOffset, end },
+      ...this.fieldsOf(ctx),
+    };
+    return this.withBoost(node, sub(ch, 'boost'));
+  }
+
+  rangeBound(ch: Children): string | null {
+    const goop = tok(ch, 'RangeGoop');
+    if (real(goop)) return goop.image === '*' ? null : unescapeLucene(goop.image);
+    const q = tok(ch, 'RangeQuoted');
+    if (real(q)) return unescapeLucene(q.image.slice(1, -1));
+    const u = tok(ch, 'RangeQuotedUnclosed');
+    if (real(u)) {
+      this.report('syntax/missing-close', 'error', 'missing closing \'"\' for this range bound', { start: u.startOffset, end: tokEnd(u) }, {
+        insert: '"',
+        offset: tokEnd(u),
+      });
+      const body = u.image.endsWith('\\') && !u.image.endsWith('\\\\') ? u.image.slice(1, -1) : u.image.slice(1);
+      return unescapeLucene(body);
+    }
+    return null;
+  }
+
+  bareOperator(ch: Children, ctx: Ctx): QueryNode {
+    const t = tok(ch, 'BareOperator')!;
+    const range = { start: t.startOffset, end: tokEnd(t) };
+    this.report(
+      'lucene/bare-operator',
+      'warning',
+      `'${t.image}' followed by a space is searched as the term '${t.image}'; write ${t.image}term with no space to use it as an operator`,
+      range,
+    );
+    const node: TermNode = { kind: 'term', text: t.image, raw: false, range: { start: ctx.start ?? t.startOffset, end: range.end }, ...this.fieldsOf(ctx) };
+    return this.withBoost(node, sub(ch, 'boost'));
+  }
+
+  boost(): never {
+    throw new Error('boosts are read by withBoost()');
+  }
+
+  private withBoost(node: QueryNode, boostNode: CstNode | undefined): QueryNode {
+    if (!boostNode) return node;
+    const ch = boostNode.children as Children;
+    const caret = tok(ch, 'Caret');
+    const value = tok(ch, 'value');
+    if (!real(value)) return node; // the parser already reported the missing number
+    const range = { start: real(caret) ? caret.startOffset : value.startOffset, end: tokEnd(value) };
+    if (!BOOST_NUMBER.test(value.image)) {
+      this.report('lucene/bad-boost', 'error', `a boost must be a number such as 2 or 0.5, not '${value.image}'`, range);
+      return node;
+    }
+    const boost = Number(value.image);
+    if (boost === 0) {
+      this.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', range);
+    }
+    const out: BoostNode = { kind: 'boost', boost, child: node, range: { start: node.range.start, end: range.end } };
+    return out;
+  }
+
+  // ---- checks over one clause list (SPECS §3 precedence pitfall) -------------------------
+
+  private checkClauses(node: BooleanNode): void {
+    const clauses = node.clauses;
+    if (clauses.length === 0) return;
+    const listRange = {
+      start: Math.min(...clauses.map((c) => c.operatorRange?.start ?? c.node.range.start)),
+      end: Math.max(...clauses.map((c) => c.node.range.end)),
+    };
+    this.checkMixedAndOr(clauses, listRange);
+    if (clauses.every((c) => c.occur === 'mustNot')) {
+      this.report(
+        'lucene/only-negative',
+        'warning',
+        'a query made only of negative clauses matches nothing in Lucene; add what to match, e.g. *:* ' + slice(this.text, listRange),
+        listRange,
+      );
+    }
+    for (let i = 1; i + 1 < clauses.length; i++) {
+      const c = clauses[i];
+      if (c.node.kind !== 'term' || c.via !== 'default' || c.operatorRange) continue;
+      const written = this.text.slice(c.node.range.start, c.node.range.end);
+      const upper = written.toUpperCase();
+      if ((upper === 'AND' || upper === 'OR' || upper === 'NOT') && written !== upper) {
+        this.report('lucene/lowercase-operator', 'info', `'${written}' is searched as a word; did you mean ${upper}? (Lucene operators must be upper case)`, c.node.range, {
+          replacement: upper,
+        });
+      }
+    }
+  }
+
+  private checkMixedAndOr(clauses: BooleanClause[], listRange: SourceRange): void {
+    let hasAnd = false;
+    let hasOr = false;
+    for (const c of clauses) {
+      if (!c.operatorRange) continue;
+      const op = this.text.slice(c.operatorRange.start, c.operatorRange.end);
+      if (/^(AND|&&)/.test(op)) hasAnd = true;
+      if (/^(OR|\|\|)/.test(op)) hasOr = true;
+    }
+    if (!hasAnd || !hasOr) return;
+    const word = (c: BooleanClause): string => slice(this.text, c.node.range, 24);
+    const meaning = clauses.map((c) => (c.occur === 'must' ? '+' : c.occur === 'mustNot' ? '-' : '') + word(c)).join(' ');
+    const parts: string[] = [];
+    const required = clauses.filter((c) => c.occur === 'must').map(word);
+    const optional = clauses.filter((c) => c.occur === 'should').map(word);
+    const excluded = clauses.filter((c) => c.occur === 'mustNot').map(word);
+    if (required.length) parts.push(`${listWords(required)} required`);
+    if (optional.length) parts.push(`${listWords(optional)} optional`);
+    if (excluded.length) parts.push(`${listWords(excluded)} excluded`);
+    this.report(
+      'lucene/mixed-and-or',
+      'warning',
+      `"${slice(this.text, listRange, 80)}" means ${meaning} in Lucene (${parts.join(', ')}); add parentheses to say what you mean`,
+      listRange,
+    );
+  }
+}
