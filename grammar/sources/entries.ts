@@ -1,0 +1,73 @@
+import type { Dialect, SourceRange } from '../ast.js';
+import type { QueryDiagnostic, Severity } from '../diagnostics.js';
+import { parseQuerySafely } from './parse-query.js';
+import { mapToFile, positionAt, type OffsetMap } from './positions.js';
+import type { QueryEntry, SourceDiagnostic } from './types.js';
+
+/** Parses `text` and records where it sits in the file. */
+export function makeEntry(qid: string, text: string, map: OffsetMap, dialect: Dialect, starts: readonly number[]): QueryEntry {
+  const offset = mapToFile(map, 0);
+  const { line, column } = positionAt(starts, offset);
+  return { qid, text, dialect, line, column, offset, map, result: parseQuerySafely(text, dialect) };
+}
+
+/** A diagnostic at file offsets [start, end). */
+export function fileDiagnostic(
+  starts: readonly number[],
+  code: string,
+  severity: Severity,
+  message: string,
+  range: SourceRange,
+  qid?: string,
+): SourceDiagnostic {
+  const s = positionAt(starts, range.start);
+  const e = positionAt(starts, range.end);
+  const d: SourceDiagnostic = { code, severity, message, range, line: s.line, column: s.column, endLine: e.line, endColumn: e.column };
+  if (qid !== undefined) d.qid = qid;
+  return d;
+}
+
+/** Moves a query diagnostic (query offsets) into the file. */
+export function toFileDiagnostic(entry: QueryEntry, d: QueryDiagnostic, starts: readonly number[]): SourceDiagnostic {
+  const start = mapToFile(entry.map, d.range.start);
+  // An empty range stays empty; otherwise map the last character and step past it, so a
+  // range ending right after an entity does not stretch over the entity's remaining bytes.
+  const end = d.range.end > d.range.start ? mapToFile(entry.map, d.range.end - 1) + 1 : start;
+  const s = positionAt(starts, start);
+  const e = positionAt(starts, end);
+  const out: SourceDiagnostic = {
+    ...d,
+    range: { start, end },
+    line: s.line,
+    column: s.column,
+    endLine: e.line,
+    endColumn: e.column,
+    qid: entry.qid,
+  };
+  return out;
+}
+
+/** Reports every qid seen twice, at the second and later occurrences. */
+export function duplicateQidDiagnostics(entries: readonly QueryEntry[], starts: readonly number[], qidRanges: Map<QueryEntry, SourceRange>): SourceDiagnostic[] {
+  const first = new Map<string, QueryEntry>();
+  const out: SourceDiagnostic[] = [];
+  for (const entry of entries) {
+    const seen = first.get(entry.qid);
+    if (!seen) {
+      first.set(entry.qid, entry);
+      continue;
+    }
+    const range = qidRanges.get(entry) ?? { start: entry.offset, end: entry.offset };
+    out.push(
+      fileDiagnostic(
+        starts,
+        'source/duplicate-qid',
+        'error',
+        `Query id '${entry.qid}' is used again (first on line ${seen.line + 1}); runs and trec_eval key results by query id.`,
+        range,
+        entry.qid,
+      ),
+    );
+  }
+  return out;
+}
