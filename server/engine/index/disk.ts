@@ -1,0 +1,666 @@
+/**
+ * The on-disk index: build (streamed ingest → inversion → versioned, checksummed files,
+ * moved into place atomically) and open (verify every checksum, decode the small tables,
+ * decode postings / document vectors / stored documents on demand). The byte layout is
+ * specified in docs/INDEX_FORMAT.md; keep the two in step.
+ */
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import cliProgress from 'cli-progress';
+import { isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
+import { readCorpus, IngestError } from '../ingest/index.js';
+import { listFiles } from '../ingest/folder.js';
+import { IndexAccumulator, type InvertedIndex } from './accumulator.js';
+import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
+import { GrowableInt32 } from './growable.js';
+import type { IndexReader, PostingList, StoredDocument } from './reader.js';
+import { SourceIndexReader, type IndexSource } from './source-reader.js';
+
+/** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
+export const FORMAT_VERSION = 1;
+
+const MAGIC = 'QLIX';
+const HEADER_BYTES = 32;
+
+/** Index files and the 4-byte kind tag in each header. meta.bin is written last. */
+const FILE_KINDS = {
+  'store.bin': 'STOR',
+  'lexicon.bin': 'LEXI',
+  'postings.bin': 'POST',
+  'docs.bin': 'DOCS',
+  'direct.bin': 'DIRE',
+  'meta.bin': 'META',
+} as const;
+type IndexFileName = keyof typeof FILE_KINDS;
+export const INDEX_FILES = Object.keys(FILE_KINDS) as IndexFileName[];
+
+/** A problem with an index on disk: missing, corrupt, or from another format version. */
+export class IndexError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexError';
+  }
+}
+
+export interface BuildIndexOptions {
+  profile?: AnalyzerProfile;
+  /** Skip malformed records (counted in the summary) instead of stopping at the first. */
+  skipBad?: boolean;
+  /** Draw a progress bar on stderr (only when stderr is a terminal). */
+  progress?: boolean;
+  /** Called after each indexed document; throwing from it aborts the build (nothing is left at outDir). */
+  onProgress?: (p: BuildProgress) => void;
+  /** Called for each skipped record (with skipBad). */
+  onBad?: (error: IngestError) => void;
+}
+
+export interface BuildProgress {
+  docs: number;
+  bytesRead: number;
+  totalBytes: number;
+}
+
+export interface BuildSummary {
+  outDir: string;
+  profile: AnalyzerProfile;
+  docs: number;
+  terms: number;
+  tokens: number;
+  postings: number;
+  /** Malformed records skipped (skipBad). */
+  skipped: number;
+  /** The first few skip messages (file:line: reason). */
+  skippedExamples: string[];
+  seconds: number;
+  /** Total size of the index files in bytes. */
+  bytesOnDisk: number;
+  files: Record<string, number>;
+}
+
+interface MetaJson {
+  format: 'querylens-index';
+  formatVersion: number;
+  profile: AnalyzerProfile;
+  numDocs: number;
+  numTerms: number;
+  numPostings: number;
+  totalTokens: number;
+  fields: string[];
+  createdAt: string;
+  inputs: string[];
+}
+
+// ---------------------------------------------------------------------------------------
+// Build
+
+export async function buildIndex(inputs: string[], outDir: string, options: BuildIndexOptions = {}): Promise<BuildSummary> {
+  const started = performance.now();
+  const profile = options.profile ?? 'terrier';
+  if (!isAnalyzerProfile(profile)) throw new IndexError(`unknown profile '${String(profile)}' (expected terrier or lucene)`);
+  const target = resolve(outDir);
+  checkReplaceable(target);
+  const parent = dirname(target);
+  mkdirSync(parent, { recursive: true });
+  removeStaleTempDirs(target);
+  const tmp = join(parent, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(tmp);
+
+  const totalBytes = await inputBytes(inputs);
+  let bytesRead = 0;
+  let skipped = 0;
+  const skippedExamples: string[] = [];
+  const bar = options.progress && process.stderr.isTTY ? startBar(totalBytes) : undefined;
+  try {
+    const store = new StoreFileWriter(join(tmp, 'store.bin'));
+    const acc = new IndexAccumulator(profile, (_doc, s) => store.add(s));
+    const corpus = readCorpus(inputs, {
+      skipBad: options.skipBad,
+      onBad: (e) => {
+        skipped++;
+        if (skippedExamples.length < 10) skippedExamples.push(e.message);
+        options.onBad?.(e);
+      },
+      onRead: (n) => (bytesRead += n),
+    });
+    for await (const doc of corpus) {
+      acc.add(doc);
+      const docs = acc.numDocs;
+      options.onProgress?.({ docs, bytesRead, totalBytes });
+      if (bar && (docs & 63) === 0) bar.update(Math.min(bytesRead, totalBytes), { docs });
+    }
+    bar?.update(totalBytes, { docs: acc.numDocs });
+    store.finish();
+    const inv = acc.finish();
+    writeIndexFiles(tmp, inv, store.recordLengths(), inputs);
+    fsyncDir(tmp);
+    swapIntoPlace(tmp, target);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  } finally {
+    bar?.stop();
+  }
+
+  const files: Record<string, number> = {};
+  let bytesOnDisk = 0;
+  for (const name of INDEX_FILES) {
+    files[name] = statSync(join(target, name)).size;
+    bytesOnDisk += files[name]!;
+  }
+  const meta = JSON.parse(decodeUtf8(readFileSync(join(target, 'meta.bin')).subarray(HEADER_BYTES))) as MetaJson;
+  return {
+    outDir: target,
+    profile,
+    docs: meta.numDocs,
+    terms: meta.numTerms,
+    tokens: meta.totalTokens,
+    postings: meta.numPostings,
+    skipped,
+    skippedExamples,
+    seconds: (performance.now() - started) / 1000,
+    bytesOnDisk,
+    files,
+  };
+}
+
+/** Refuses to replace a path that exists and is not a querylens index (never delete a user's folder). */
+function checkReplaceable(target: string): void {
+  if (!existsSync(target)) return;
+  const info = statSync(target);
+  if (!info.isDirectory()) throw new IndexError(`${target} exists and is not a folder: choose another --out`);
+  const entries = readdirSync(target);
+  if (entries.length === 0) return;
+  const meta = join(target, 'meta.bin');
+  let ours = false;
+  if (existsSync(meta)) {
+    const fd = openSync(meta, 'r');
+    try {
+      const head = Buffer.alloc(4);
+      ours = readFileHead(fd, head) && head.toString('ascii') === MAGIC;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  if (!ours || entries.some((e) => !(INDEX_FILES as string[]).includes(e))) {
+    throw new IndexError(`${target} exists and is not a querylens index: refusing to replace it (choose another --out)`);
+  }
+}
+
+/** Reads exactly `into.length` bytes from the start of the file; false if it is shorter. */
+function readFileHead(fd: number, into: Buffer): boolean {
+  let got = 0;
+  while (got < into.length) {
+    const n = readSync(fd, into, got, into.length - got, got);
+    if (n === 0) return false;
+    got += n;
+  }
+  return true;
+}
+
+/** Removes temp folders of earlier builds of the same target whose process is gone. */
+function removeStaleTempDirs(target: string): void {
+  const prefix = `.${basename(target)}.tmp-`;
+  const parent = dirname(target);
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!Number.isInteger(pid) || processAlive(pid)) continue;
+    rmSync(join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Puts the finished temp folder at `target`. A rename cannot replace a non-empty folder,
+ * so an existing index is first renamed aside, then the new one renamed in, then the old
+ * one deleted: at every instant `target` is either the complete old index, absent (for
+ * the moment between two renames), or the complete new one — never a partial index.
+ */
+function swapIntoPlace(tmp: string, target: string): void {
+  const parent = dirname(target);
+  if (existsSync(target)) {
+    const old = join(parent, `.${basename(target)}.old-${process.pid}-${randomBytes(4).toString('hex')}`);
+    renameSync(target, old);
+    try {
+      renameSync(tmp, target);
+    } catch (err) {
+      renameSync(old, target);
+      throw err;
+    }
+    fsyncDir(parent);
+    rmSync(old, { recursive: true, force: true });
+  } else {
+    renameSync(tmp, target);
+    fsyncDir(parent);
+  }
+}
+
+function fsyncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function inputBytes(inputs: string[]): Promise<number> {
+  let total = 0;
+  for (const path of inputs) {
+    try {
+      const info = statSync(path);
+      if (info.isDirectory()) for (const f of await listFiles(path)) total += statSync(f).size;
+      else total += info.size;
+    } catch {
+      // A missing path is reported by readCorpus with a proper message.
+    }
+  }
+  return total;
+}
+
+function startBar(totalBytes: number): cliProgress.SingleBar {
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: 'indexing |{bar}| {percentage}% | {docs} docs | {speed} docs/s | ETA {eta_formatted}',
+      hideCursor: true,
+      clearOnComplete: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const t0 = performance.now();
+  bar.start(Math.max(1, totalBytes), 0, { docs: 0, speed: 0 });
+  const update = bar.update.bind(bar);
+  bar.update = ((value: number, payload?: { docs: number }) => {
+    const seconds = (performance.now() - t0) / 1000;
+    const speed = payload && seconds > 0 ? Math.round(payload.docs / seconds) : 0;
+    update(value, { ...payload, speed });
+  }) as typeof bar.update;
+  return bar;
+}
+
+/** store.bin is written while documents stream in, so their text is never all in memory. */
+class StoreFileWriter {
+  private readonly fd: number;
+  private crc = 0;
+  private payloadBytes = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private readonly lengths = new GrowableInt32(1024);
+
+  constructor(private readonly path: string) {
+    this.fd = openSync(path, 'w');
+    writeAll(this.fd, Buffer.alloc(HEADER_BYTES), 0);
+  }
+
+  add(doc: StoredDocument): void {
+    const record = Buffer.from(JSON.stringify([doc.docno, doc.title, doc.fields]), 'utf8');
+    this.lengths.push(record.length);
+    this.pending.push(record);
+    this.pendingBytes += record.length;
+    if (this.pendingBytes >= 1 << 20) this.flush();
+  }
+
+  private flush(): void {
+    if (this.pendingBytes === 0) return;
+    const chunk = Buffer.concat(this.pending, this.pendingBytes);
+    this.crc = crc32(chunk, this.crc);
+    writeAll(this.fd, chunk, HEADER_BYTES + this.payloadBytes);
+    this.payloadBytes += chunk.length;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+
+  finish(): void {
+    this.flush();
+    writeAll(this.fd, fileHeader(FILE_KINDS['store.bin'], this.payloadBytes, this.crc), 0);
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+  }
+
+  recordLengths(): Int32Array {
+    return this.lengths.view();
+  }
+}
+
+function writeAll(fd: number, data: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < data.length) done += writeSync(fd, data, done, data.length - done, position + done);
+}
+
+function fileHeader(kind: string, payloadLength: number, payloadCrc: number): Buffer {
+  const h = Buffer.alloc(HEADER_BYTES);
+  h.write(MAGIC, 0, 'ascii');
+  h.writeUInt32LE(FORMAT_VERSION, 4);
+  h.write(kind, 8, 'ascii');
+  h.writeBigUInt64LE(BigInt(payloadLength), 12);
+  h.writeUInt32LE(payloadCrc >>> 0, 20);
+  h.writeUInt32LE(crc32(h.subarray(0, 24)) >>> 0, 24);
+  return h;
+}
+
+function writeIndexFile(dir: string, name: IndexFileName, payload: Uint8Array): void {
+  const fd = openSync(join(dir, name), 'w');
+  try {
+    writeAll(fd, fileHeader(FILE_KINDS[name], payload.length, crc32(payload)), 0);
+    writeAll(fd, payload, HEADER_BYTES);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Array, inputs: string[]): void {
+  const numTerms = inv.terms.length;
+  const numDocs = inv.docnos.length;
+
+  // postings.bin, remembering each term's block length for the lexicon.
+  const postings = new ByteWriter(1 << 20);
+  const blockBytes = new Float64Array(numTerms);
+  for (let t = 0; t < numTerms; t++) {
+    const before = postings.length;
+    const posBase = inv.termPosStart[t]!;
+    let prevDoc = 0;
+    for (let p = inv.termDocStart[t]!; p < inv.termDocStart[t + 1]!; p++) {
+      const doc = inv.pDocs[p]!;
+      const tf = inv.pTfs[p]!;
+      postings.varint(doc - prevDoc);
+      prevDoc = doc;
+      postings.varint(tf);
+      let prevPos = 0;
+      const first = posBase + inv.pPosStart[p]!;
+      for (let k = first; k < first + tf; k++) {
+        const pos = inv.positions[k]!;
+        postings.varint(pos - prevPos);
+        prevPos = pos;
+      }
+    }
+    blockBytes[t] = postings.length - before;
+  }
+  writeIndexFile(dir, 'postings.bin', postings.view());
+
+  // lexicon.bin: front-coded sorted terms with df, cf and postings block length.
+  const lexicon = new ByteWriter(1 << 16);
+  lexicon.varint(numTerms);
+  let prev = '';
+  for (let t = 0; t < numTerms; t++) {
+    const term = inv.terms[t]!;
+    let shared = 0;
+    const max = Math.min(prev.length, term.length);
+    while (shared < max && prev.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
+    // Never split a surrogate pair: the suffix must be valid UTF-16 to survive UTF-8.
+    if (shared > 0 && isHighSurrogate(term.charCodeAt(shared - 1))) shared--;
+    lexicon.varint(shared);
+    lexicon.string(term.slice(shared));
+    lexicon.varint(inv.df[t]!);
+    lexicon.varint(inv.cf[t]!);
+    lexicon.varint(blockBytes[t]!);
+    prev = term;
+  }
+  writeIndexFile(dir, 'lexicon.bin', lexicon.view());
+
+  // direct.bin: per document, term-id gaps and tfs.
+  const direct = new ByteWriter(1 << 20);
+  const directBytes = new Float64Array(numDocs);
+  for (let d = 0; d < numDocs; d++) {
+    const before = direct.length;
+    const a = inv.dvStart[d]!;
+    const b = inv.dvStart[d + 1]!;
+    direct.varint(b - a);
+    let prevTerm = 0;
+    for (let i = a; i < b; i++) {
+      direct.varint(inv.dvTerms[i]! - prevTerm);
+      prevTerm = inv.dvTerms[i]!;
+      direct.varint(inv.dvTfs[i]!);
+    }
+    directBytes[d] = direct.length - before;
+  }
+  writeIndexFile(dir, 'direct.bin', direct.view());
+
+  // docs.bin: the document table.
+  const docs = new ByteWriter(1 << 16);
+  docs.varint(numDocs);
+  for (let d = 0; d < numDocs; d++) {
+    docs.string(inv.docnos[d]!);
+    docs.varint(inv.docLengths[d]!);
+    const a = inv.extStart[d]!;
+    const b = inv.extStart[d + 1]!;
+    docs.varint(b - a);
+    let prevEnd = 0;
+    for (let e = a; e < b; e++) {
+      docs.varint(inv.extField[e]!);
+      docs.varint(inv.extBegin[e]! - prevEnd);
+      docs.varint(inv.extEnd[e]! - inv.extBegin[e]!);
+      prevEnd = inv.extEnd[e]!;
+    }
+    docs.varint(directBytes[d]!);
+    docs.varint(storeLengths[d]!);
+  }
+  writeIndexFile(dir, 'docs.bin', docs.view());
+
+  // meta.bin last: an index is only complete once it exists.
+  const meta: MetaJson = {
+    format: 'querylens-index',
+    formatVersion: FORMAT_VERSION,
+    profile: inv.profile,
+    numDocs,
+    numTerms,
+    numPostings: inv.pDocs.length,
+    totalTokens: inv.totalTokens,
+    fields: inv.fields,
+    createdAt: new Date().toISOString(),
+    inputs: inputs.map((p) => resolve(p)),
+  };
+  writeIndexFile(dir, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+// ---------------------------------------------------------------------------------------
+// Open
+
+/** Opens an index folder written by buildIndex. Throws IndexError with a message to act on. */
+export function openIndex(dir: string): IndexReader {
+  const root = resolve(dir);
+  const rebuild = `rebuild with \`querylens index CORPUS… --out ${dir}\``;
+  if (!existsSync(root)) throw new IndexError(`no index at ${dir}: build one with \`querylens index CORPUS… --out ${dir}\``);
+  if (!statSync(root).isDirectory()) throw new IndexError(`${dir} is not an index folder`);
+  if (!existsSync(join(root, 'meta.bin'))) {
+    throw new IndexError(`${dir} is not a querylens index (no meta.bin): build one with \`querylens index CORPUS… --out ${dir}\``);
+  }
+
+  const payloads = {} as Record<IndexFileName, Uint8Array>;
+  // meta.bin first, so that a version mismatch is reported as such rather than as damage elsewhere.
+  for (const name of ['meta.bin', ...INDEX_FILES.filter((n) => n !== 'meta.bin')] as IndexFileName[]) {
+    payloads[name] = readIndexFile(root, name, rebuild);
+  }
+
+  try {
+    const meta = JSON.parse(decodeUtf8(payloads['meta.bin'])) as MetaJson;
+    if (meta.formatVersion !== FORMAT_VERSION) {
+      throw new IndexError(`index built with format ${meta.formatVersion}, this querylens reads format ${FORMAT_VERSION}: ${rebuild}`);
+    }
+    if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
+    return new SourceIndexReader(decodeSource(meta, payloads));
+  } catch (err) {
+    if (err instanceof IndexError) throw err;
+    // Checksums passed, so this is a writer bug or a hand-made file; still never wrong results.
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new IndexError(`index at ${dir} is inconsistent (${reason}): ${rebuild}`);
+  }
+}
+
+function readIndexFile(root: string, name: IndexFileName, rebuild: string): Uint8Array {
+  const path = join(root, name);
+  const corrupt = (why: string) => new IndexError(`index file ${name} is corrupt (${why}): ${rebuild}`);
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch {
+    throw new IndexError(`index file ${name} is missing: ${rebuild}`);
+  }
+  if (data.length < HEADER_BYTES) throw corrupt(`truncated: ${data.length} bytes, shorter than its header`);
+  if (data.toString('ascii', 0, 4) !== MAGIC) throw corrupt('not a querylens index file');
+  if (data.readUInt32LE(24) !== crc32(data.subarray(0, 24)) >>> 0) throw corrupt('header checksum mismatch');
+  const version = data.readUInt32LE(4);
+  if (version !== FORMAT_VERSION) {
+    throw new IndexError(`index built with format ${version}, this querylens reads format ${FORMAT_VERSION}: ${rebuild}`);
+  }
+  if (data.toString('ascii', 8, 12) !== FILE_KINDS[name]) throw corrupt('wrong file kind');
+  const length = Number(data.readBigUInt64LE(12));
+  if (data.length !== HEADER_BYTES + length) {
+    throw corrupt(
+      data.length < HEADER_BYTES + length
+        ? `truncated: ${data.length - HEADER_BYTES} of ${length} payload bytes`
+        : `${data.length - HEADER_BYTES - length} unexpected bytes at the end`,
+    );
+  }
+  const payload = data.subarray(HEADER_BYTES);
+  if (crc32(payload) >>> 0 !== data.readUInt32LE(20)) throw corrupt('checksum mismatch');
+  return payload;
+}
+
+function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>): IndexSource {
+  const profile = meta.profile;
+
+  // Lexicon.
+  const lex = new ByteReader(files['lexicon.bin']);
+  const numTerms = lex.varint();
+  if (numTerms !== meta.numTerms) throw new DecodeError('lexicon size differs from meta');
+  const terms = new Array<string>(numTerms);
+  const df = new Int32Array(numTerms);
+  const cf = new Float64Array(numTerms);
+  const postingsOffset = new Float64Array(numTerms + 1);
+  let prev = '';
+  for (let t = 0; t < numTerms; t++) {
+    const shared = lex.varint();
+    const term = prev.slice(0, shared) + lex.string();
+    terms[t] = term;
+    df[t] = lex.varint();
+    cf[t] = lex.varint();
+    postingsOffset[t + 1] = postingsOffset[t]! + lex.varint();
+    prev = term;
+  }
+  if (!lex.atEnd) throw new DecodeError('trailing bytes in lexicon');
+  const postingsBuf = files['postings.bin'];
+  if (postingsOffset[numTerms] !== postingsBuf.length) throw new DecodeError('postings size differs from lexicon');
+
+  // Document table.
+  const dt = new ByteReader(files['docs.bin']);
+  const numDocs = dt.varint();
+  if (numDocs !== meta.numDocs) throw new DecodeError('document table size differs from meta');
+  const docnos = new Array<string>(numDocs);
+  const docLengths = new Int32Array(numDocs);
+  const extStart = new Int32Array(numDocs + 1);
+  const extField = new GrowableInt32(numDocs * 2 + 16);
+  const extBegin = new GrowableInt32(numDocs * 2 + 16);
+  const extEnd = new GrowableInt32(numDocs * 2 + 16);
+  const directOffset = new Float64Array(numDocs + 1);
+  const storeOffset = new Float64Array(numDocs + 1);
+  let totalTokens = 0;
+  for (let d = 0; d < numDocs; d++) {
+    docnos[d] = dt.string();
+    docLengths[d] = dt.varint();
+    totalTokens += docLengths[d]!;
+    const n = dt.varint();
+    let prevEnd = 0;
+    for (let e = 0; e < n; e++) {
+      extField.push(dt.varint());
+      const begin = prevEnd + dt.varint();
+      const end = begin + dt.varint();
+      extBegin.push(begin);
+      extEnd.push(end);
+      prevEnd = end;
+    }
+    extStart[d + 1] = extField.length;
+    directOffset[d + 1] = directOffset[d]! + dt.varint();
+    storeOffset[d + 1] = storeOffset[d]! + dt.varint();
+  }
+  if (!dt.atEnd) throw new DecodeError('trailing bytes in document table');
+  if (totalTokens !== meta.totalTokens) throw new DecodeError('document lengths do not add up to the token count');
+  const directBuf = files['direct.bin'];
+  const storeBuf = files['store.bin'];
+  if (directOffset[numDocs] !== directBuf.length) throw new DecodeError('direct index size differs from document table');
+  if (storeOffset[numDocs] !== storeBuf.length) throw new DecodeError('document store size differs from document table');
+
+  return {
+    profile,
+    fields: meta.fields,
+    docnos,
+    docLengths,
+    totalTokens,
+    extStart,
+    extField: extField.toArray(),
+    extBegin: extBegin.toArray(),
+    extEnd: extEnd.toArray(),
+    terms,
+    df,
+    cf,
+    loadPostings(t: number): PostingList {
+      const n = df[t]!;
+      const docs = new Int32Array(n);
+      const tfs = new Int32Array(n);
+      const posStart = new Int32Array(n);
+      const positions = new Int32Array(cf[t]!);
+      const r = new ByteReader(postingsBuf, postingsOffset[t]!, postingsOffset[t + 1]!);
+      let doc = 0;
+      let k = 0;
+      for (let i = 0; i < n; i++) {
+        doc += r.varint();
+        docs[i] = doc;
+        const tf = r.varint();
+        tfs[i] = tf;
+        posStart[i] = k;
+        let pos = 0;
+        for (let j = 0; j < tf; j++) {
+          pos += r.varint();
+          positions[k++] = pos;
+        }
+      }
+      return { docs, tfs, posStart, positions };
+    },
+    loadDocVector(doc: number) {
+      const r = new ByteReader(directBuf, directOffset[doc]!, directOffset[doc + 1]!);
+      const n = r.varint();
+      const termIds = new Int32Array(n);
+      const tfs = new Int32Array(n);
+      let term = 0;
+      for (let i = 0; i < n; i++) {
+        term += r.varint();
+        termIds[i] = term;
+        tfs[i] = r.varint();
+      }
+      return { termIds, tfs };
+    },
+    loadDocument(doc: number): StoredDocument {
+      const record = storeBuf.subarray(storeOffset[doc]!, storeOffset[doc + 1]!);
+      const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
+      return { docno, title, fields };
+    },
+  };
+}

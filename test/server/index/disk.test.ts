@@ -1,0 +1,227 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIndex, FORMAT_VERSION, INDEX_FILES, IndexError, openIndex } from '../../../server/engine/index/disk.js';
+import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
+import type { IndexReader } from '../../../server/engine/index/reader.js';
+import { loadJsonl } from './naive.js';
+
+const CRANFIELD = '/work/shared/data/cranfield/corpus.jsonl';
+const work = mkdtempSync(join(tmpdir(), 'querylens-disk-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function openError(dir: string): IndexError {
+  try {
+    openIndex(dir);
+  } catch (err) {
+    expect(err).toBeInstanceOf(IndexError);
+    return err as IndexError;
+  }
+  throw new Error(`expected ${dir} not to open`);
+}
+
+/** Every answer of the two readers, compared exhaustively. */
+function expectSameIndex(a: IndexReader, b: IndexReader): void {
+  expect(b.profile).toBe(a.profile);
+  expect(b.stats()).toEqual(a.stats());
+  expect(b.fields()).toEqual(a.fields());
+  const vocab = [...a.vocabulary()];
+  expect([...b.vocabulary()]).toEqual(vocab);
+  expect(b.vocabularySize()).toBe(a.vocabularySize());
+  for (const prefix of ['a', 'flo', 'zz', '1']) expect([...b.vocabulary(prefix)]).toEqual([...a.vocabulary(prefix)]);
+  for (const term of vocab) {
+    expect(b.termStats(term)).toEqual(a.termStats(term));
+    const pa = a.postings(term)!;
+    const pb = b.postings(term)!;
+    expect(Array.from(pb.docs)).toEqual(Array.from(pa.docs));
+    expect(Array.from(pb.tfs)).toEqual(Array.from(pa.tfs));
+    expect(Array.from(pb.posStart)).toEqual(Array.from(pa.posStart));
+    expect(Array.from(pb.positions)).toEqual(Array.from(pa.positions));
+  }
+  const n = a.stats().numDocs;
+  for (let d = 0; d < n; d++) {
+    expect(b.docno(d)).toBe(a.docno(d));
+    expect(b.docByDocno(a.docno(d))).toBe(d);
+    expect(b.docLength(d)).toBe(a.docLength(d));
+    const va = a.docVector(d);
+    const vb = b.docVector(d);
+    expect(vb.terms).toEqual(va.terms);
+    expect(Array.from(vb.tfs)).toEqual(Array.from(va.tfs));
+    for (const f of a.fields()) expect(b.fieldExtents(d, f)).toEqual(a.fieldExtents(d, f));
+    expect(b.document(d)).toEqual(a.document(d));
+  }
+}
+
+describe('on-disk index: Cranfield', () => {
+  for (const profile of ['terrier', 'lucene'] as const) {
+    it(`answers exactly as the in-memory index (${profile})`, async () => {
+      const out = join(work, `cran-${profile}`);
+      const summary = await buildIndex([CRANFIELD], out, { profile });
+      expect(summary.docs).toBe(1400);
+      expect(summary.skipped).toBe(0);
+      const disk = openIndex(out);
+      const memory = buildMemoryIndex(loadJsonl(CRANFIELD), { profile });
+      expect(summary.terms).toBe(memory.vocabularySize());
+      expect(summary.tokens).toBe(memory.stats().totalTokens);
+      expect(summary.bytesOnDisk).toBe(Object.values(summary.files).reduce((x, y) => x + y, 0));
+      expect(disk.stats().numDocs).toBe(1400);
+      expectSameIndex(memory, disk);
+    });
+  }
+
+  it('keeps non-ASCII terms intact through front coding (surrogate pairs too)', async () => {
+    const corpus = join(work, 'unicode.jsonl');
+    const texts = ['𝐀𝐁𝐂 𝐀𝐁𝐃 𝐀x', 'naïve naïf Москва Московский 東京 東京都', 'éa éb e\u0301c'];
+    writeFileSync(corpus, texts.map((t, i) => JSON.stringify({ _id: `u${i}`, title: '', text: t })).join('\n'));
+    await buildIndex([corpus], join(work, 'unicode'), {});
+    const disk = openIndex(join(work, 'unicode'));
+    const memory = buildMemoryIndex(texts.map((t, i) => ({ docno: `u${i}`, fields: { title: '', text: t } })));
+    expectSameIndex(memory, disk);
+    expect([...disk.vocabulary()]).toContain('𝐀𝐁𝐃');
+  });
+});
+
+describe('on-disk index: damage and versions', () => {
+  const pristine = join(work, 'pristine');
+  beforeAll(async () => {
+    await buildIndex([CRANFIELD], pristine, {});
+  });
+
+  function copyIndex(name: string): string {
+    const dir = join(work, name);
+    mkdirSync(dir);
+    for (const f of INDEX_FILES) writeFileSync(join(dir, f), readFileSync(join(pristine, f)));
+    return dir;
+  }
+
+  for (const file of INDEX_FILES) {
+    it(`rejects a truncated ${file}`, () => {
+      const dir = copyIndex(`trunc-${file}`);
+      const size = readFileSync(join(dir, file)).length;
+      truncateSync(join(dir, file), size - 7);
+      const err = openError(dir);
+      expect(err.message).toMatch(new RegExp(`^index file ${file.replace('.', '\\.')} is corrupt \\(truncated`));
+      expect(err.message).toMatch(/rebuild with `querylens index .* --out /);
+    });
+
+    it(`rejects ${file} with one flipped payload byte (checksum mismatch)`, () => {
+      const dir = copyIndex(`flip-${file}`);
+      const data = readFileSync(join(dir, file));
+      const at = 32 + Math.floor((data.length - 32) / 2);
+      data[at]! ^= 0x10;
+      writeFileSync(join(dir, file), data);
+      expect(openError(dir).message).toMatch(new RegExp(`^index file ${file.replace('.', '\\.')} is corrupt \\(checksum mismatch\\): rebuild`));
+    });
+  }
+
+  it('rejects a flipped header byte', () => {
+    const dir = copyIndex('flip-header');
+    const data = readFileSync(join(dir, 'postings.bin'));
+    data[14]! ^= 0x01; // inside the payload length
+    writeFileSync(join(dir, 'postings.bin'), data);
+    expect(openError(dir).message).toMatch(/^index file postings\.bin is corrupt \(header checksum mismatch\)/);
+  });
+
+  it('rejects a missing file', () => {
+    const dir = copyIndex('missing');
+    rmSync(join(dir, 'direct.bin'));
+    expect(openError(dir).message).toMatch(/^index file direct\.bin is missing: rebuild/);
+  });
+
+  it('names both format versions when the index is from another version', () => {
+    const dir = copyIndex('version');
+    for (const file of INDEX_FILES) {
+      const data = readFileSync(join(dir, file));
+      data.writeUInt32LE(FORMAT_VERSION + 1, 4);
+      data.writeUInt32LE(crc32(data.subarray(0, 24)) >>> 0, 24);
+      writeFileSync(join(dir, file), data);
+    }
+    expect(openError(dir).message).toBe(
+      `index built with format ${FORMAT_VERSION + 1}, this querylens reads format ${FORMAT_VERSION}: rebuild with \`querylens index CORPUS… --out ${dir}\``,
+    );
+  });
+
+  it('says clearly when there is no index', () => {
+    expect(openError(join(work, 'nothing-here')).message).toMatch(/^no index at .*nothing-here: build one/);
+    mkdirSync(join(work, 'empty-dir'));
+    expect(openError(join(work, 'empty-dir')).message).toMatch(/is not a querylens index \(no meta\.bin\)/);
+  });
+});
+
+describe('on-disk index: atomic builds', () => {
+  const small = join(work, 'small.jsonl');
+  beforeAll(() => {
+    writeFileSync(small, ['{"_id":"s1","text":"alpha beta"}', '{"_id":"s2","text":"gamma"}'].join('\n'));
+  });
+
+  const leftovers = (name: string) => readdirSync(work).filter((f) => f.startsWith(`.${name}.`));
+
+  it('an aborted first build leaves nothing at outDir and no temp folder', async () => {
+    const out = join(work, 'aborted-first');
+    await expect(
+      buildIndex([CRANFIELD], out, {
+        onProgress: ({ docs }) => {
+          if (docs === 700) throw new Error('interrupted');
+        },
+      }),
+    ).rejects.toThrow('interrupted');
+    expect(existsSync(out)).toBe(false);
+    expect(leftovers('aborted-first')).toEqual([]);
+  });
+
+  it('an aborted rebuild keeps the previous index intact', async () => {
+    const out = join(work, 'aborted-rebuild');
+    await buildIndex([small], out, {});
+    await expect(
+      buildIndex([CRANFIELD], out, {
+        onProgress: ({ docs }) => {
+          if (docs === 1000) throw new Error('interrupted');
+        },
+      }),
+    ).rejects.toThrow('interrupted');
+    expect(openIndex(out).stats().numDocs).toBe(2);
+    expect(leftovers('aborted-rebuild')).toEqual([]);
+    // And a completed rebuild replaces it.
+    await buildIndex([CRANFIELD], out, {});
+    expect(openIndex(out).stats().numDocs).toBe(1400);
+    expect(leftovers('aborted-rebuild')).toEqual([]);
+  });
+
+  it('a build killed with SIGKILL keeps the previous index; the next build clears the debris', async () => {
+    const out = join(work, 'killed');
+    await buildIndex([small], out, {});
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/kill-build.ts'), CRANFIELD, out, '900'], {
+      cwd: process.cwd(),
+      encoding: 'utf8',
+    });
+    expect(child.signal).toBe('SIGKILL');
+    expect(openIndex(out).stats().numDocs).toBe(2);
+    const debris = leftovers('killed');
+    expect(debris).toHaveLength(1);
+    expect(() => openIndex(join(work, debris[0]!))).toThrow(IndexError); // the partial build never opens
+    await buildIndex([small], out, {});
+    expect(leftovers('killed')).toEqual([]);
+  });
+
+  it('refuses to replace a folder that is not an index', async () => {
+    const out = join(work, 'user-folder');
+    mkdirSync(out);
+    writeFileSync(join(out, 'notes.txt'), 'precious');
+    await expect(buildIndex([small], out, {})).rejects.toThrow(/is not a querylens index: refusing to replace it/);
+    expect(readFileSync(join(out, 'notes.txt'), 'utf8')).toBe('precious');
+  });
+
+  it('counts skipped records with skipBad and stops without it', async () => {
+    const bad = join(work, 'bad.jsonl');
+    writeFileSync(bad, ['{"_id":"a","text":"x"}', 'not json', '{"_id":"a","text":"dup"}', '{"_id":"b","text":"y"}'].join('\n'));
+    const summary = await buildIndex([bad], join(work, 'skip'), { skipBad: true });
+    expect(summary.docs).toBe(2);
+    expect(summary.skipped).toBe(2);
+    expect(summary.skippedExamples[0]).toMatch(/bad\.jsonl:2: invalid JSON/);
+    await expect(buildIndex([bad], join(work, 'noskip'), {})).rejects.toThrow(/bad\.jsonl:2: invalid JSON/);
+    expect(existsSync(join(work, 'noskip'))).toBe(false);
+  });
+});
