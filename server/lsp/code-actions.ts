@@ -13,8 +13,7 @@ import {
   type TextEdit,
   type WorkspaceEdit,
 } from 'vscode-languageserver';
-import type { DiagnosticDataByCode } from '../../grammar/diagnostics.js';
-import type { QueryEntry } from '../../grammar/sources/types.js';
+import type { DiagnosticDataByCode, QueryEntry } from '../../grammar/index.js';
 import { convertDocument, describeConversion, otherDialect, siblingUri } from './convert.js';
 import { entryAt, fileOffset, type QueryDocument } from './documents.js';
 import type { CodeActionRequest, FeatureModule } from './features.js';

@@ -10,8 +10,7 @@ import {
   type CompletionItem,
   type TextEdit,
 } from 'vscode-languageserver';
-import { walk, type QueryNode } from '../../grammar/ast.js';
-import type { QueryEntry } from '../../grammar/sources/types.js';
+import { walk, type QueryNode, type QueryEntry } from '../../grammar/index.js';
 import { rangeInFile } from './documents.js';
 import type { FeatureModule, QueryPosition } from './features.js';
 import { operatorHoverMarkdown } from './hover.js';

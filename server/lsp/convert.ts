@@ -4,10 +4,7 @@
  * the target dialect; every approximation the translator reports is written as a `//`
  * comment line above its query, so the user sees what changed in meaning.
  */
-import type { Dialect } from '../../grammar/ast.js';
-import { hasErrors } from '../../grammar/diagnostics.js';
-import { COMMENT_PREFIX } from '../../grammar/sources/line-file.js';
-import { translate } from '../../grammar/translate.js';
+import { type Dialect, hasErrors, COMMENT_PREFIX, translate } from '../../grammar/index.js';
 import { fileNameOf, type QueryDocument } from './documents.js';
 
 export type ConvertTarget = 'indri' | 'lucene';

@@ -5,8 +5,7 @@
  * build its edit from `data` and the query's position alone.
  */
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
-import type { QueryDiagnostic, Severity } from '../../grammar/diagnostics.js';
-import type { QueryEntry, SourceDiagnostic } from '../../grammar/sources/types.js';
+import type { QueryDiagnostic, Severity, QueryEntry, SourceDiagnostic } from '../../grammar/index.js';
 import { rangeInFile, type QueryDocument } from './documents.js';
 import type { FeatureModule } from './features.js';
 

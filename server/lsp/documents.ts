@@ -5,10 +5,7 @@
  */
 import type { Position, Range } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { childrenOf, type Dialect, type QueryNode } from '../../grammar/ast.js';
-import { parseQueryFile } from '../../grammar/sources/index.js';
-import { mapToFile } from '../../grammar/sources/positions.js';
-import type { QueryEntry, QuerySourceResult } from '../../grammar/sources/types.js';
+import { childrenOf, type Dialect, type QueryNode, parseQueryFile, mapToFile, type QueryEntry, type QuerySourceResult } from '../../grammar/index.js';
 
 /** The LSP language ids the server handles, one per dialect. */
 export const LANGUAGE_IDS = ['indri', 'lucene'] as const;

@@ -18,7 +18,7 @@ import type {
   MarkupContent,
   Range,
 } from 'vscode-languageserver';
-import type { QueryEntry } from '../../grammar/sources/types.js';
+import type { QueryEntry } from '../../grammar/index.js';
 import type { ResolvedConfig } from './config.js';
 import type { QueryDocument } from './documents.js';
 

@@ -4,8 +4,7 @@
  * lines.
  */
 import { FoldingRangeKind, type FoldingRange } from 'vscode-languageserver';
-import { walk } from '../../grammar/ast.js';
-import { isCommentLine } from '../../grammar/sources/line-file.js';
+import { walk, isCommentLine } from '../../grammar/index.js';
 import { fileOffset, type QueryDocument } from './documents.js';
 
 /** Formats whose files may hold `//` comment lines (grammar/sources/line-file.ts). */

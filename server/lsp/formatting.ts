@@ -5,9 +5,7 @@
  * one query per line; elsewhere (Indri parameter files) long queries wrap at the width.
  */
 import type { TextEdit } from 'vscode-languageserver';
-import { hasErrors } from '../../grammar/diagnostics.js';
-import { formatIndri } from '../../grammar/format/indri.js';
-import { formatLucene } from '../../grammar/format/lucene.js';
+import { hasErrors, formatIndri, formatLucene } from '../../grammar/index.js';
 import { entryEnd, isVerbatim, type QueryDocument } from './documents.js';
 
 const LINE_FORMATS = new Set(['lines', 'tsv']);

@@ -5,8 +5,7 @@
  * sloppy phrase), because `-` and `+` are term characters inside a term.
  */
 import { MarkupKind, type MarkupContent } from 'vscode-languageserver';
-import { walk, type QueryNode, type SourceRange } from '../../grammar/ast.js';
-import type { QueryEntry } from '../../grammar/sources/types.js';
+import { walk, type QueryNode, type SourceRange, type QueryEntry } from '../../grammar/index.js';
 import type { FeatureModule, QueryPosition } from './features.js';
 import { indriOperator, luceneOperator, type OperatorInfo } from './operators.js';
 

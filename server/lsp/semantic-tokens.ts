@@ -5,9 +5,7 @@
  * the AST keeps field names but not where they were written.
  */
 import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend } from 'vscode-languageserver';
-import { walk, type QueryNode } from '../../grammar/ast.js';
-import { isCommentLine } from '../../grammar/sources/line-file.js';
-import type { QueryEntry } from '../../grammar/sources/types.js';
+import { walk, type QueryNode, isCommentLine, type QueryEntry } from '../../grammar/index.js';
 import { fileOffset, type QueryDocument } from './documents.js';
 
 export const TOKEN_TYPES = ['operator', 'weight', 'field', 'term', 'string', 'number', 'regexp', 'comment', 'keyword'] as const;

@@ -1,0 +1,77 @@
+/**
+ * The querylens VS Code extension: starts the bundled language server and adds what only
+ * the editor can do — a status bar item for the index/model state and the commands that
+ * work today (format, convert). Everything about the queries themselves lives in the
+ * server, so other editors get the same features over `querylens lsp --stdio`.
+ */
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { StatusItem, type ServerStatus } from './status';
+
+/** Same names as server/lsp/server.ts (documented in docs/LSP_EXTENSIONS.md). */
+const STATUS_NOTIFICATION = 'querylens/status';
+const CONVERT_REQUEST = 'querylens/convert';
+
+interface ConvertResult {
+  to: 'indri' | 'lucene';
+  text: string;
+  approximations: number;
+  skipped: number;
+}
+
+const LANGUAGES = ['indri', 'lucene'];
+
+let client: LanguageClient | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const serverModule = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module: serverModule, transport: TransportKind.ipc },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    // A filter without `scheme` matches every scheme: files, untitled documents and
+    // notebook cells alike (a file-only selector is a classic bug of query-language servers).
+    documentSelector: LANGUAGES.map((language) => ({ language })),
+    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/querylens.json') },
+    outputChannelName: 'querylens',
+  };
+  client = new LanguageClient('querylens', 'querylens', serverOptions, clientOptions);
+
+  const status = new StatusItem();
+  context.subscriptions.push(status);
+  context.subscriptions.push(client.onNotification(STATUS_NOTIFICATION, (s: ServerStatus) => status.update(s)));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('querylens.format', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || !LANGUAGES.includes(editor.document.languageId)) {
+        void vscode.window.showInformationMessage('querylens: open an Indri or Lucene query file to format it.');
+        return;
+      }
+      await vscode.commands.executeCommand('editor.action.formatDocument');
+    }),
+    vscode.commands.registerCommand('querylens.convert', async () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor || !LANGUAGES.includes(editor.document.languageId) || !client) {
+        void vscode.window.showInformationMessage('querylens: open an Indri or Lucene query file to convert it.');
+        return;
+      }
+      const result = await client.sendRequest<ConvertResult | null>(CONVERT_REQUEST, { uri: editor.document.uri.toString() });
+      if (!result) return;
+      const doc = await vscode.workspace.openTextDocument({ language: result.to, content: result.text });
+      await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside });
+      const notes: string[] = [];
+      if (result.approximations) notes.push(`${result.approximations} approximation(s), noted as // comments`);
+      if (result.skipped) notes.push(`${result.skipped} query(ies) with errors not converted`);
+      if (notes.length) void vscode.window.showWarningMessage(`querylens: converted to ${result.to} with ${notes.join('; ')}.`);
+    }),
+  );
+
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}
