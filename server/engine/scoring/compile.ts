@@ -1,0 +1,345 @@
+/**
+ * Compiles a query AST (any dialect) into concepts and a match/score plan.
+ *
+ * Semantics by scorer:
+ * - `bm25` (Terrier): the query is a weighted bag of concepts (Terrier matchop semantics,
+ *   SPECS §2.2). Weights multiply down the tree: `#weight`/`#wand`/`#wsum` items by their
+ *   weights, `#combine` items by 1, Lucene `^` boosts by the boost. We deliberately do NOT
+ *   normalise `#weight` by Σ|w| as Indri does (SPECS §1.5): under Terrier nested weights are
+ *   plain multipliers, and since every concept weight is finally divided by the largest one
+ *   (normaliseTermWeights, SPECS §2.1), a single top-level #weight ranks the same either way.
+ *   A concept met twice accumulates its weights (query term frequency). The plan tree only
+ *   decides WHICH documents match (Lucene must/should/mustNot, #filreq/#filrej); every present
+ *   scored concept contributes its full BM25 weight.
+ * - `bm25-lucene`: the plan is scored as Lucene scores a BooleanQuery: the sum of the matching
+ *   clauses' scores, boosts multiplying the term weight (SPECS §3, §4.2). Indri belief
+ *   operators act as all-SHOULD groups whose item weights are boosts.
+ * - `ql`: Indri's inference network (SPECS §1.5, §1.6): the plan's groups are belief operators.
+ */
+import type { BeliefOp, Occur, QueryAst, QueryNode, SourceRange, TermNode } from '../../../grammar/ast.js';
+import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
+import type { IndexReader } from '../index/reader.js';
+import { ConceptEvaluator, conceptKey, conceptLabel, isWindowLike, type ConceptSpec } from './concepts.js';
+import {
+  DEFAULT_MAX_EXPANSIONS,
+  DEFAULT_MAX_FUZZY_EXPANSIONS,
+  matchFuzzy,
+  matchRange,
+  matchRegex,
+  matchWildcard,
+  type VocabularyMatch,
+} from './vocabulary-match.js';
+
+export type ScorerName = 'bm25' | 'bm25-lucene' | 'ql';
+export const SCORER_NAMES: readonly ScorerName[] = ['bm25', 'bm25-lucene', 'ql'];
+
+export type PlanGroupOp = BeliefOp | 'bool';
+
+export interface PlanItem {
+  /** Local weight of the item (Indri weight, Lucene boost); 1 when none. */
+  weight: number;
+  occur: Occur;
+  plan: Plan;
+}
+
+export type Plan =
+  /** A scored concept. */
+  | { kind: 'leaf'; concept: number }
+  /** Lucene constant-score multi-term query (wildcard/prefix/regex/range rewrite, SPECS §3). */
+  | { kind: 'constant'; concept: number }
+  /** Lucene `*:*`. */
+  | { kind: 'all' }
+  | { kind: 'group'; op: PlanGroupOp; items: PlanItem[]; label: string }
+  | { kind: 'filter'; mode: 'require' | 'reject'; filter: Plan; scored: Plan; label: string };
+
+export interface CompiledConcept {
+  index: number;
+  key: string;
+  label: string;
+  spec: ConceptSpec;
+  /** Every source range where the query names this concept. */
+  ranges: SourceRange[];
+  /** True when some occurrence is scored (not only inside a filter or a prohibited clause). */
+  scored: boolean;
+  /** bm25: accumulated weight, Σ of the weight products of its scored occurrences. */
+  weight: number;
+}
+
+export interface CompileOptions {
+  scorer: ScorerName;
+  maxExpansions?: number;
+  maxFuzzyExpansions?: number;
+}
+
+export interface CompiledPlan {
+  root: Plan | null;
+  concepts: CompiledConcept[];
+  warnings: QueryDiagnostic[];
+  evaluator: ConceptEvaluator;
+}
+
+interface Ctx {
+  reader: IndexReader;
+  ast: QueryAst;
+  options: CompileOptions;
+  concepts: CompiledConcept[];
+  byKey: Map<string, number>;
+  warnings: QueryDiagnostic[];
+  warned: Set<string>;
+}
+
+export function compileQuery(reader: IndexReader, ast: QueryAst, options: CompileOptions, evaluator = new ConceptEvaluator(reader)): CompiledPlan {
+  const ctx: Ctx = { reader, ast, options, concepts: [], byKey: new Map(), warnings: [], warned: new Set() };
+  const items = ast.root ? compileNode(ast.root, ctx, undefined) : [];
+  let root: Plan | null = null;
+  if (items.length === 1 && items[0]!.weight === 1) root = items[0]!.plan;
+  else if (items.length > 0) root = { kind: 'group', op: 'combine', items, label: '#combine' };
+  if (root && ast.dialect === 'text' && options.scorer === 'bm25-lucene') root = mergeRepeatedLeaves(root);
+  if (!root) warn(ctx, 'engine/empty-query', 'The query has nothing to score.', ast.range);
+  if (root) accumulateWeights(root, ctx.concepts, 1, true);
+  return { root, concepts: ctx.concepts, warnings: ctx.warnings, evaluator };
+}
+
+function warn(ctx: Ctx, code: string, message: string, range: SourceRange): void {
+  const id = `${code}@${range.start}:${range.end}`;
+  if (ctx.warned.has(id)) return;
+  ctx.warned.add(id);
+  ctx.warnings.push({ code, severity: 'warning', message, range });
+}
+
+function conceptIndex(ctx: Ctx, spec: ConceptSpec, range: SourceRange): number {
+  const key = conceptKey(spec);
+  let i = ctx.byKey.get(key);
+  if (i === undefined) {
+    i = ctx.concepts.length;
+    ctx.byKey.set(key, i);
+    ctx.concepts.push({ index: i, key, label: conceptLabel(spec), spec, ranges: [], scored: false, weight: 0 });
+  }
+  ctx.concepts[i]!.ranges.push(range);
+  return i;
+}
+
+const one = (plan: Plan, weight = 1): PlanItem => ({ plan, weight, occur: 'should' });
+
+/** Compiles a node in scoring position; a node may yield several items (text multi-token words) or none. */
+function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): PlanItem[] {
+  const lucene = ctx.options.scorer === 'bm25-lucene';
+  switch (node.kind) {
+    case 'term': {
+      const tokens = analyzeTerm(node, ctx);
+      const f = node.fields ?? fields;
+      if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation .(${node.context.join(',')}) is not supported; the term is scored over the whole document.`, node.range);
+      if (ctx.ast.dialect === 'text' && tokens.length > 1)
+        return tokens.map((t) => one({ kind: 'leaf', concept: conceptIndex(ctx, withFields({ kind: 'term', term: t }, f), node.range) }));
+      return [one({ kind: 'leaf', concept: conceptIndex(ctx, termSpec(tokens, node, f), node.range) })];
+    }
+    case 'wildcard':
+    case 'regex':
+    case 'range': {
+      const spec = specOf(node, ctx, fields);
+      const c = conceptIndex(ctx, spec, node.range);
+      return [one(lucene ? { kind: 'constant', concept: c } : { kind: 'leaf', concept: c })];
+    }
+    case 'fuzzy':
+    case 'window':
+    case 'phrase':
+    case 'synonym':
+    case 'band':
+    case 'any':
+    case 'numericCompare':
+    case 'dateCompare':
+      return [one({ kind: 'leaf', concept: conceptIndex(ctx, specOf(node, ctx, fields), node.range) })];
+    case 'matchAll':
+      return [one({ kind: 'all' })];
+    case 'belief': {
+      if (node.restriction) warn(ctx, 'engine/unsupported', `Extent restriction on #${node.op} is not supported; it is scored over the whole document.`, node.range);
+      if (node.op === 'not' && ctx.options.scorer !== 'ql') {
+        warn(ctx, 'engine/unsupported', `#not has no meaning under ${ctx.options.scorer}: it is ignored (use a Lucene NOT or #filrej to exclude documents).`, node.range);
+        return [];
+      }
+      if ((node.op === 'or' || node.op === 'max') && ctx.options.scorer !== 'ql')
+        warn(ctx, 'engine/approximate', `#${node.op} is scored as a sum of its items under ${ctx.options.scorer}.`, node.range);
+      const items: PlanItem[] = [];
+      for (const it of node.items)
+        for (const sub of compileNode(it.node, ctx, fields)) items.push({ plan: sub.plan, weight: sub.weight * (it.weight ?? 1), occur: 'should' });
+      if (items.length === 0) return [];
+      return [one({ kind: 'group', op: node.op, items, label: `#${node.op}` })];
+    }
+    case 'filter': {
+      const filter = compileNode(node.filter, ctx, fields);
+      const scored = compileNode(node.scored, ctx, fields);
+      if (scored.length === 0) return [];
+      const filterPlan: Plan = filter.length === 1 ? filter[0]!.plan : { kind: 'group', op: 'combine', items: filter, label: '#combine' };
+      const scoredPlan: Plan = scored.length === 1 ? scored[0]!.plan : { kind: 'group', op: 'combine', items: scored, label: '#combine' };
+      return [{ plan: { kind: 'filter', mode: node.mode, filter: filterPlan, scored: scoredPlan, label: `#${node.form}` }, weight: scored.length === 1 ? scored[0]!.weight : 1, occur: 'should' }];
+    }
+    case 'prior':
+      warn(ctx, 'engine/unsupported', `#prior(${node.name}): the index has no priors; it is ignored.`, node.range);
+      return [];
+    case 'boolean': {
+      const groupFields = node.field ? [node.field] : fields;
+      const items: PlanItem[] = [];
+      for (const clause of node.clauses)
+        for (const sub of compileNode(clause.node, ctx, groupFields)) items.push({ plan: sub.plan, weight: sub.weight, occur: clause.occur });
+      if (items.length === 0) return [];
+      if (items.length === 1 && items[0]!.occur !== 'mustNot') return [{ plan: items[0]!.plan, weight: items[0]!.weight, occur: 'should' }];
+      return [one({ kind: 'group', op: 'bool', items, label: 'boolean' })];
+    }
+    case 'boost':
+      return compileNode(node.child, ctx, fields).map((it) => ({ ...it, weight: it.weight * node.boost }));
+    case 'error':
+      return [];
+  }
+}
+
+function withFields<T extends ConceptSpec>(spec: T, fields: string[] | undefined): T {
+  return fields?.length && spec.kind !== 'missing' && spec.kind !== 'any' ? { ...spec, fields } : spec;
+}
+
+function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
+  const tokens = ctx.reader.analyzer.analyzeTerm(node.text, { raw: node.raw });
+  if (tokens.length === 0) {
+    if (ctx.reader.analyzer.isStopword(node.text.toLowerCase()))
+      warn(ctx, 'engine/stopword', `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it contributes nothing under BM25.`, node.range);
+    else warn(ctx, 'engine/empty-term', `"${node.text}" has no indexable characters; it is ignored.`, node.range);
+  } else {
+    for (const t of tokens)
+      if (!ctx.reader.termStats(t)) warn(ctx, 'engine/oov', `"${t}" does not occur in the index.`, node.range);
+  }
+  return tokens;
+}
+
+/** A term as a concept: one token, an exact phrase of several (e.g. "U.S." → #1(u s)), or nothing. */
+function termSpec(tokens: string[], node: TermNode, fields: string[] | undefined): ConceptSpec {
+  if (tokens.length === 0) return { kind: 'missing', text: node.text };
+  if (tokens.length === 1) return withFields({ kind: 'term', term: tokens[0]! }, fields);
+  return withFields({ kind: 'window', ordered: true, size: 1, children: tokens.map((t) => ({ kind: 'term', term: t }) as ConceptSpec) }, fields);
+}
+
+function expansionSpec(ctx: Ctx, node: QueryNode, what: string, m: VocabularyMatch, cap: number, fields: string[] | undefined): ConceptSpec {
+  if (m.capped)
+    warn(ctx, 'engine/expansion-cap', `${what} matches more than ${cap} index terms; only the first ${cap} are used.`, node.range);
+  if (m.terms.length === 0) {
+    warn(ctx, 'engine/no-expansion', `${what} matches no index term.`, node.range);
+    return { kind: 'missing', text: what };
+  }
+  if (m.terms.length === 1) return withFields({ kind: 'term', term: m.terms[0]! }, fields);
+  return withFields({ kind: 'syn', items: m.terms.map((term) => ({ kind: 'term', term }) as ConceptSpec), form: 'expansion' }, fields);
+}
+
+/** Compiles an extent-producing node (a window child, a synonym item, a leaf). */
+function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): ConceptSpec {
+  const cap = ctx.options.maxExpansions ?? DEFAULT_MAX_EXPANSIONS;
+  switch (node.kind) {
+    case 'term':
+      return termSpec(analyzeTerm(node, ctx), node, node.fields ?? fields);
+    case 'wildcard':
+      return expansionSpec(ctx, node, `Wildcard ${node.pattern}`, matchWildcard(ctx.reader, node.pattern, cap), cap, node.fields ?? fields);
+    case 'regex': {
+      try {
+        return expansionSpec(ctx, node, `Regex /${node.pattern}/`, matchRegex(ctx.reader, node.pattern, cap), cap, node.fields ?? fields);
+      } catch {
+        warn(ctx, 'engine/invalid-regex', `/${node.pattern}/ is not a regular expression the engine can run; it matches nothing.`, node.range);
+        return { kind: 'missing', text: `/${node.pattern}/` };
+      }
+    }
+    case 'range': {
+      const text = `${node.includeLower ? '[' : '{'}${node.lower ?? '*'} TO ${node.upper ?? '*'}${node.includeUpper ? ']' : '}'}`;
+      return expansionSpec(ctx, node, `Range ${text}`, matchRange(ctx.reader, node.lower, node.upper, node.includeLower, node.includeUpper, cap), cap, node.fields ?? fields);
+    }
+    case 'fuzzy': {
+      const fcap = ctx.options.maxFuzzyExpansions ?? DEFAULT_MAX_FUZZY_EXPANSIONS;
+      return expansionSpec(ctx, node, `Fuzzy ${node.text}~${node.maxEdits}`, matchFuzzy(ctx.reader, node.text, node.maxEdits, fcap), fcap, node.fields ?? fields);
+    }
+    case 'window': {
+      if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation is not supported; the window is scored over the whole document.`, node.range);
+      const children = node.children.map((c) => specOf(c, ctx, undefined));
+      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: ctx.ast.range ? textOf(ctx, node.range) : 'window' };
+      return withFields({ kind: 'window', ordered: node.ordered, size: node.size, children }, node.fields ?? fields);
+    }
+    case 'phrase': {
+      // Stopwords drop out of the phrase; the index keeps no positions for them either.
+      const terms = node.terms.flatMap((t) => analyzeTerm(t, ctx));
+      const f = node.fields ?? fields;
+      if (terms.length === 0) return { kind: 'missing', text: textOf(ctx, node.range) };
+      if (terms.length === 1) return withFields({ kind: 'term', term: terms[0]! }, f);
+      if (node.slop === 0)
+        return withFields({ kind: 'window', ordered: true, size: 1, phrase: true, children: terms.map((term) => ({ kind: 'term', term }) as ConceptSpec) }, f);
+      return withFields({ kind: 'sloppy', terms, slop: node.slop }, f);
+    }
+    case 'synonym': {
+      const items = node.items.map((it) => specOf(it.node, ctx, undefined)).filter((s) => s.kind !== 'missing');
+      if (items.length === 0) return { kind: 'missing', text: textOf(ctx, node.range) };
+      const weights = node.form === 'wsyn' ? node.items.filter((_, i) => specOf(node.items[i]!.node, ctx, undefined).kind !== 'missing').map((it) => it.weight ?? 1) : undefined;
+      return withFields({ kind: 'syn', items, weights, form: node.form === 'wsyn' ? 'wsyn' : 'syn' }, node.fields ?? fields);
+    }
+    case 'band': {
+      const children = node.children.map((c) => specOf(c, ctx, undefined));
+      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(ctx, node.range) };
+      return withFields({ kind: 'band', children }, node.fields ?? fields);
+    }
+    case 'any':
+      return { kind: 'any', field: node.field };
+    case 'numericCompare':
+    case 'dateCompare':
+      warn(ctx, 'engine/unsupported', `The index has no numeric or date fields; ${textOf(ctx, node.range)} matches nothing.`, node.range);
+      return { kind: 'missing', text: textOf(ctx, node.range) };
+    default:
+      warn(ctx, 'engine/unsupported', `A ${node.kind} cannot be used inside an extent operator; it matches nothing.`, node.range);
+      return { kind: 'missing', text: textOf(ctx, node.range) };
+  }
+}
+
+function textOf(_ctx: Ctx, range: SourceRange): string {
+  return `query[${range.start}:${range.end}]`;
+}
+
+/**
+ * Walks the plan with the product of weights along the path and adds it to each scored
+ * concept (Terrier's query term frequency, SPECS §2.1). Prohibited clauses, filters and
+ * #not are not scored.
+ */
+function accumulateWeights(plan: Plan, concepts: CompiledConcept[], w: number, scored: boolean): void {
+  switch (plan.kind) {
+    case 'leaf':
+    case 'constant':
+      if (scored) {
+        concepts[plan.concept]!.weight += w;
+        concepts[plan.concept]!.scored = true;
+      }
+      return;
+    case 'all':
+      return;
+    case 'group':
+      for (const it of plan.items) accumulateWeights(it.plan, concepts, w * it.weight, scored && it.occur !== 'mustNot' && plan.op !== 'not');
+      return;
+    case 'filter':
+      accumulateWeights(plan.filter, concepts, w, false);
+      accumulateWeights(plan.scored, concepts, w, scored);
+      return;
+  }
+}
+
+/**
+ * Anserini's bag-of-words query (BagOfWordsQueryGenerator): a word repeated in the topic is
+ * one clause boosted by its count, not several clauses.
+ */
+function mergeRepeatedLeaves(root: Plan): Plan {
+  if (root.kind !== 'group' || (root.op !== 'combine' && root.op !== 'bool')) return root;
+  const items: PlanItem[] = [];
+  const at = new Map<number, number>();
+  for (const it of root.items) {
+    if (it.plan.kind === 'leaf' && it.occur === 'should') {
+      const i = at.get(it.plan.concept);
+      if (i !== undefined) {
+        items[i] = { ...items[i]!, weight: items[i]!.weight + it.weight };
+        continue;
+      }
+      at.set(it.plan.concept, items.length);
+    }
+    items.push(it);
+  }
+  return { ...root, items };
+}
+
+export { isWindowLike };

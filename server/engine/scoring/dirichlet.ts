@@ -1,0 +1,93 @@
+/**
+ * Indri query likelihood with Dirichlet smoothing and Indri's belief operators
+ * (SPECS §1.5 and §1.6). Beliefs are log probabilities.
+ */
+import { explainNode, fmt, type ExplainNode } from './explain.js';
+import type { BeliefOp } from '../../../grammar/ast.js';
+
+/** Indri's default (method:dirichlet, mu 2500). */
+export const DIRICHLET_DEFAULT_MU = 2500;
+
+export function validateDirichletMu(mu: number): void {
+  if (!Number.isFinite(mu) || mu < 0) throw new RangeError(`Dirichlet mu must be a finite number >= 0 (got ${mu})`);
+}
+
+/** P(t|C) = cf/|C|; an unseen term (cf = 0) gets 1/(2|C|) as in TermScoreFunctionFactory. */
+export function collectionProbability(cf: number, collectionLength: number): number {
+  return cf > 0 ? cf / collectionLength : 1 / (2 * collectionLength);
+}
+
+/** b(t,D) = log((tf + mu·P(t|C)) / (|D| + mu)). */
+export function dirichletBelief(tf: number, docLength: number, pc: number, mu: number): number {
+  return Math.log((tf + mu * pc) / (docLength + mu));
+}
+
+export function explainDirichlet(tf: number, dl: number, cf: number, C: number, pc: number, mu: number, value: number, label: string): ExplainNode {
+  const pcText =
+    cf > 0
+      ? `P(t|C) = cf/|C| = ${cf}/${C} = ${fmt(pc)}`
+      : `P(t|C) = 1/(2·|C|) = 1/(2·${C}) = ${fmt(pc)} (unseen in the collection)`;
+  return explainNode(value, `${label}: log((tf + mu·P(t|C))/(|D| + mu)) = log((${fmt(tf)} + ${fmt(mu)}·${fmt(pc)})/(${dl} + ${fmt(mu)})) = ${fmt(value)}`, [
+    explainNode(pc, pcText),
+  ]);
+}
+
+/**
+ * Combines child beliefs with one of Indri's belief operators (SPECS §1.5). `weights` are
+ * the raw weights (1 for #combine/#or/#max); #weight/#wand/#wsum normalise by Σ|w|.
+ */
+export function combineBeliefs(op: BeliefOp, weights: readonly number[], beliefs: readonly number[]): number {
+  switch (op) {
+    case 'combine':
+    case 'weight':
+    case 'wand': {
+      const norm = sumAbs(weights);
+      let s = 0;
+      for (let i = 0; i < beliefs.length; i++) s += (weights[i]! / norm) * beliefs[i]!;
+      return s;
+    }
+    case 'wsum': {
+      const norm = sumAbs(weights);
+      let s = 0;
+      for (let i = 0; i < beliefs.length; i++) s += (weights[i]! / norm) * Math.exp(beliefs[i]!);
+      return Math.log(s);
+    }
+    case 'or': {
+      let prod = 1;
+      for (const b of beliefs) prod *= 1 - Math.exp(b);
+      return Math.log(1 - prod);
+    }
+    case 'not':
+      return Math.log(1 - Math.exp(beliefs[0]!));
+    case 'max': {
+      let m = -Infinity;
+      for (const b of beliefs) if (b > m) m = b;
+      return m;
+    }
+  }
+}
+
+function sumAbs(ws: readonly number[]): number {
+  let s = 0;
+  for (const w of ws) s += Math.abs(w);
+  return s;
+}
+
+export function describeBeliefOp(op: BeliefOp, weights: readonly number[], beliefs: readonly number[], value: number): string {
+  const norm = sumAbs(weights);
+  switch (op) {
+    case 'combine':
+      return `#combine = Σ (1/n)·b_i, n = ${beliefs.length} = ${fmt(value)}`;
+    case 'weight':
+    case 'wand':
+      return `#${op} = Σ (w_i/Σ|w|)·b_i, Σ|w| = ${fmt(norm)} = ${fmt(value)}`;
+    case 'wsum':
+      return `#wsum = log(Σ (w_i/Σ|w|)·exp(b_i)), Σ|w| = ${fmt(norm)} = ${fmt(value)}`;
+    case 'or':
+      return `#or = log(1 − Π (1 − exp(b_i))) = ${fmt(value)}`;
+    case 'not':
+      return `#not = log(1 − exp(b)) = log(1 − exp(${fmt(beliefs[0]!)})) = ${fmt(value)}`;
+    case 'max':
+      return `#max = max_i b_i = ${fmt(value)}`;
+  }
+}

@@ -1,0 +1,689 @@
+/**
+ * A query compiled against one index with one scorer: collection statistics, concept
+ * weights and posting lists are computed once; then any number of documents can be scored,
+ * explained or searched. search.ts is the public face of this module.
+ */
+import type { QueryAst, SourceRange } from '../../../grammar/ast.js';
+import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
+import type { IndexReader } from '../index/reader.js';
+import { compileQuery, type CompiledConcept, type Plan, type ScorerName } from './compile.js';
+import { isWindowLike, unionAll, type ConceptPostings, type ConceptSpec } from './concepts.js';
+import {
+  collectionProbability,
+  combineBeliefs,
+  describeBeliefOp,
+  DIRICHLET_DEFAULT_MU,
+  dirichletBelief,
+  explainDirichlet,
+  validateDirichletMu,
+} from './dirichlet.js';
+import { explainNode, fmt, type ExplainNode } from './explain.js';
+import {
+  ANSERINI_BM25,
+  explainLuceneIdf,
+  explainLuceneTerm,
+  intToByte4,
+  LUCENE_BM25_DEFAULTS,
+  luceneAvgdl,
+  luceneBm25Score,
+  luceneIdf,
+  luceneNormCache,
+  lucenePhraseIdf,
+  validateLuceneBm25Params,
+} from './lucene-bm25.js';
+import { compareRanked, TopK, type RankedDoc } from './ranking.js';
+import {
+  explainTerrierIdf,
+  explainTerrierQtw,
+  explainTerrierTf,
+  TERRIER_BM25_DEFAULTS,
+  terrierBm25,
+  terrierIdf,
+  terrierQtwFactor,
+  terrierTfComponent,
+  validateTerrierBm25Params,
+} from './terrier-bm25.js';
+
+export type WindowStats = 'exact' | 'terrier-heuristic';
+
+export interface SearchOptions {
+  scorer?: ScorerName;
+  /** BM25 k1 (Terrier default 1.2; Lucene 1.2, or 0.9 with `anserini`). */
+  k1?: number;
+  /** BM25 b (Terrier default 0.75; Lucene 0.75, or 0.4 with `anserini`). */
+  b?: number;
+  /** Terrier BM25 k3 (default 8). */
+  k3?: number;
+  /** Dirichlet mu (default 2500). */
+  mu?: number;
+  /** Hits to return (default 1000). */
+  k?: number;
+  /** Collection statistics of #1/#uw/phrases: exact counts (default) or Terrier's df = N/100, cf = 2·df (SPECS §2.2). */
+  windowStats?: WindowStats;
+  /** bm25-lucene with Anserini's k1 = 0.9, b = 0.4 (SPECS §4.3) unless k1/b are given. */
+  anserini?: boolean;
+  /** Cap on wildcard/regex/range expansions (default 100, Indri's maxWildcardTerms). */
+  maxExpansions?: number;
+  /** Cap on fuzzy expansions (default 50, Lucene's). */
+  maxFuzzyExpansions?: number;
+}
+
+export interface ResolvedParameters {
+  scorer: ScorerName;
+  k1: number;
+  b: number;
+  k3: number;
+  mu: number;
+  windowStats: WindowStats;
+}
+
+/** A compiled concept with the statistics and weights the scorer uses (hover, model training). */
+export interface ConceptInfo {
+  key: string;
+  label: string;
+  kind: ConceptSpec['kind'];
+  spec: ConceptSpec;
+  ranges: SourceRange[];
+  /** False when the concept only filters (#filreq filter, prohibited clause). */
+  scored: boolean;
+  /** Statistics used for scoring (exact, or Terrier's heuristic for windows). */
+  df: number;
+  cf: number;
+  /** Exact statistics counted from the index. */
+  exactDf: number;
+  exactCf: number;
+  statistics: WindowStats;
+  /** bm25: the accumulated weight (Σ weight products of its occurrences). */
+  weight: number;
+  /** bm25: weight / max weight (Terrier's normaliseTermWeights). */
+  qtw?: number;
+  /** bm25 and bm25-lucene: the concept's idf under that scorer. */
+  idf?: number;
+  /** ql: P(c|C). */
+  collectionProbability?: number;
+}
+
+export interface SearchHit {
+  doc: number;
+  docno: string;
+  score: number;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  warnings: QueryDiagnostic[];
+  concepts: ConceptInfo[];
+  parameters: ResolvedParameters;
+  /** Documents that matched the query (before the top-k cut). */
+  matchedDocs: number;
+}
+
+/** Resolves defaults and validates parameters; throws RangeError with a clear message. */
+export function resolveParameters(options: SearchOptions = {}): ResolvedParameters {
+  const scorer = options.scorer ?? 'bm25';
+  if (scorer !== 'bm25' && scorer !== 'bm25-lucene' && scorer !== 'ql') throw new RangeError(`unknown scorer "${String(scorer)}" (expected bm25, bm25-lucene or ql)`);
+  const lucene = options.anserini ? ANSERINI_BM25 : LUCENE_BM25_DEFAULTS;
+  const base = scorer === 'bm25-lucene' ? { ...lucene, k3: TERRIER_BM25_DEFAULTS.k3 } : TERRIER_BM25_DEFAULTS;
+  const p: ResolvedParameters = {
+    scorer,
+    k1: options.k1 ?? base.k1,
+    b: options.b ?? base.b,
+    k3: options.k3 ?? base.k3,
+    mu: options.mu ?? DIRICHLET_DEFAULT_MU,
+    windowStats: options.windowStats ?? 'exact',
+  };
+  if (p.windowStats !== 'exact' && p.windowStats !== 'terrier-heuristic') throw new RangeError(`windowStats must be "exact" or "terrier-heuristic" (got "${String(p.windowStats)}")`);
+  if (scorer === 'bm25') validateTerrierBm25Params(p);
+  if (scorer === 'bm25-lucene') validateLuceneBm25Params(p);
+  if (scorer === 'ql') validateDirichletMu(p.mu);
+  if (options.k !== undefined && (!Number.isInteger(options.k) || options.k < 0)) throw new RangeError(`k must be a non-negative integer (got ${options.k})`);
+  return p;
+}
+
+type TfOf = (concept: number) => number;
+
+interface Evaluation {
+  matched: boolean;
+  score: number;
+  node?: ExplainNode;
+}
+
+interface ConceptRuntime {
+  info: ConceptInfo;
+  postings: ConceptPostings;
+  /** bm25: idf · ... factors that do not depend on the document. */
+  idf: number;
+  qtwFactor: number;
+  /** ql: P(c|C). */
+  pc: number;
+  missing: boolean;
+}
+
+export class PreparedQuery {
+  readonly parameters: ResolvedParameters;
+  readonly warnings: QueryDiagnostic[];
+  readonly concepts: ConceptInfo[];
+  private readonly root: Plan | null;
+  private readonly rt: ConceptRuntime[];
+  private readonly compiled: CompiledConcept[];
+  private readonly numDocs: number;
+  private readonly totalTokens: number;
+  private readonly avgdl: number;
+  private readonly maxWeight: number;
+  // bm25-lucene
+  private readonly docCount: number;
+  private readonly luceneAvg: number;
+  private readonly normCache: Float32Array | null;
+  private readonly hasMatchAll: boolean;
+  private readonly positiveForQl: boolean[];
+  private readonly evaluator;
+
+  constructor(
+    readonly reader: IndexReader,
+    readonly ast: QueryAst,
+    options: SearchOptions = {},
+  ) {
+    this.parameters = resolveParameters(options);
+    const p = this.parameters;
+    const plan = compileQuery(reader, ast, { scorer: p.scorer, maxExpansions: options.maxExpansions, maxFuzzyExpansions: options.maxFuzzyExpansions });
+    this.evaluator = plan.evaluator;
+    this.root = plan.root;
+    this.warnings = plan.warnings;
+    this.compiled = plan.concepts;
+    const stats = reader.stats();
+    this.numDocs = stats.numDocs;
+    this.totalTokens = stats.totalTokens;
+    // Terrier: averageDocumentLength = tokens / documents (SPECS §4.1).
+    this.avgdl = stats.numDocs > 0 ? stats.totalTokens / stats.numDocs : 0;
+    // Lucene counts only documents that have the field (a non-empty one).
+    this.docCount = p.scorer === 'bm25-lucene' ? countNonEmpty(reader) : stats.numDocs;
+    this.luceneAvg = p.scorer === 'bm25-lucene' && this.docCount > 0 ? luceneAvgdl(stats.totalTokens, this.docCount) : 0;
+    this.normCache = p.scorer === 'bm25-lucene' ? luceneNormCache(this.luceneAvg, p.k1, p.b) : null;
+
+    // Terrier's normaliseTermWeights: divide by the largest weight. Stopwords never reach the
+    // query in Terrier (the pipeline drops them), so they do not count; OOV terms do.
+    let maxWeight = -Infinity;
+    for (const c of plan.concepts) if (c.scored && c.spec.kind !== 'missing' && c.weight > maxWeight) maxWeight = c.weight;
+    if (!(maxWeight > 0)) {
+      maxWeight = 0;
+      for (const c of plan.concepts) if (c.scored && c.spec.kind !== 'missing') maxWeight = Math.max(maxWeight, Math.abs(c.weight));
+    }
+    this.maxWeight = maxWeight;
+
+    this.rt = plan.concepts.map((c) => this.runtime(c));
+    this.concepts = this.rt.map((r) => r.info);
+    this.hasMatchAll = this.root !== null && planHas(this.root, (n) => n.kind === 'all');
+    this.positiveForQl = plan.concepts.map(() => false);
+    if (this.root) markPositive(this.root, this.positiveForQl, true);
+  }
+
+  private runtime(c: CompiledConcept): ConceptRuntime {
+    const p = this.parameters;
+    const missing = c.spec.kind === 'missing';
+    const postings = this.evaluator.materialize(c.spec);
+    const heuristic = p.windowStats === 'terrier-heuristic' && isWindowLike(c.spec);
+    // Terrier's PhraseOp/UnorderedWindowOp statistics (after Ivory): df = N/100, cf = 2·df (SPECS §2.2).
+    const df = heuristic ? Math.floor(this.numDocs / 100) : postings.df;
+    const cf = heuristic ? 2 * df : postings.cf;
+    const info: ConceptInfo = {
+      key: c.key,
+      label: c.label,
+      kind: c.spec.kind,
+      spec: c.spec,
+      ranges: c.ranges,
+      scored: c.scored,
+      df,
+      cf,
+      exactDf: postings.df,
+      exactCf: postings.cf,
+      statistics: heuristic ? 'terrier-heuristic' : 'exact',
+      weight: c.weight,
+    };
+    let idf = 0;
+    let qtwFactor = 0;
+    let pc = 0;
+    if (p.scorer === 'bm25') {
+      idf = terrierIdf(df, this.numDocs);
+      const qtw = this.maxWeight > 0 ? c.weight / this.maxWeight : 0;
+      qtwFactor = terrierQtwFactor(qtw, p.k3);
+      info.idf = idf;
+      info.qtw = qtw;
+    } else if (p.scorer === 'bm25-lucene') {
+      const spec = c.spec;
+      // Lucene's PhraseQuery sums its terms' idfs (SPECS §4.2).
+      if (spec.kind === 'window' && spec.phrase) {
+        idf = lucenePhraseIdf(spec.children.map((t) => luceneIdf(this.evaluator.materialize(t).df, this.docCount)));
+      } else if (spec.kind === 'sloppy') {
+        idf = lucenePhraseIdf(spec.terms.map((t) => luceneIdf(this.evaluator.materialize({ kind: 'term', term: t }).df, this.docCount)));
+      } else idf = luceneIdf(df, this.docCount);
+      info.idf = idf;
+    } else {
+      pc = collectionProbability(cf, this.totalTokens);
+      info.collectionProbability = pc;
+    }
+    return { info, postings, idf, qtwFactor, pc, missing };
+  }
+
+  // ---- public operations --------------------------------------------------------------------
+
+  /** Document-at-a-time over the concepts' posting lists with a top-k heap. */
+  search(k = 1000): SearchResult {
+    const top = new TopK(k);
+    let matchedDocs = 0;
+    const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters };
+    if (!this.root) return { hits: [], matchedDocs, ...base };
+    const n = this.rt.length;
+    const docs = this.rt.map((r) => r.postings.docs);
+    const tfs = this.rt.map((r) => r.postings.tfs);
+    const cursor = new Int32Array(n);
+    const current = new Float64Array(n);
+    const tfOf: TfOf = (c) => current[c]!;
+    const consider = (doc: number) => {
+      const e = this.evaluate(doc, tfOf, false);
+      if (!e.matched) return;
+      matchedDocs++;
+      if (top.wouldEnter(e.score)) top.offer({ doc, docno: this.reader.docno(doc), score: e.score });
+    };
+    if (this.hasMatchAll) {
+      for (let doc = 0; doc < this.numDocs; doc++) {
+        for (let c = 0; c < n; c++) {
+          const i = cursor[c]!;
+          if (i < docs[c]!.length && docs[c]![i] === doc) {
+            current[c] = tfs[c]![i]!;
+            cursor[c] = i + 1;
+          } else current[c] = 0;
+        }
+        consider(doc);
+      }
+    } else {
+      for (;;) {
+        let doc = 2147483647;
+        for (let c = 0; c < n; c++) {
+          const i = cursor[c]!;
+          if (i < docs[c]!.length && docs[c]![i]! < doc) doc = docs[c]![i]!;
+        }
+        if (doc === 2147483647) break;
+        for (let c = 0; c < n; c++) {
+          const i = cursor[c]!;
+          if (i < docs[c]!.length && docs[c]![i] === doc) {
+            current[c] = tfs[c]![i]!;
+            cursor[c] = i + 1;
+          } else current[c] = 0;
+        }
+        consider(doc);
+      }
+    }
+    return { hits: top.sorted(), matchedDocs, ...base };
+  }
+
+  /** The document's score, or null when the query would not retrieve it. */
+  scoreDocument(doc: number): number | null {
+    this.checkDoc(doc);
+    if (!this.root) return null;
+    const e = this.evaluate(doc, this.directTf(doc), false);
+    return e.matched ? e.score : null;
+  }
+
+  /** The explanation of any document's score; `matched` says whether search would return it. */
+  explain(doc: number): ExplainNode {
+    this.checkDoc(doc);
+    if (!this.root) return { value: 0, description: 'empty query: nothing to score', children: [], matched: false };
+    const e = this.evaluate(doc, this.directTf(doc), true);
+    const node = e.node!;
+    node.matched = e.matched;
+    if (!e.matched) {
+      const why = this.whyNot(doc, this.directTf(doc));
+      node.description = `not retrieved: ${why}. ${node.description}`;
+    }
+    return node;
+  }
+
+  /** Every matching document scored one by one (the reference the differential tests use). */
+  exhaustive(): RankedDoc[] {
+    const out: RankedDoc[] = [];
+    for (let d = 0; d < this.numDocs; d++) {
+      const s = this.scoreDocument(d);
+      if (s !== null) out.push({ doc: d, docno: this.reader.docno(d), score: s });
+    }
+    return out.sort(compareRanked);
+  }
+
+  // ---- evaluation ---------------------------------------------------------------------------
+
+  private checkDoc(doc: number): void {
+    if (!Number.isInteger(doc) || doc < 0 || doc >= this.numDocs) throw new RangeError(`no document ${doc} in this index (0..${this.numDocs - 1})`);
+  }
+
+  private directTf(doc: number): TfOf {
+    const cache = new Map<number, number>();
+    return (c) => {
+      let v = cache.get(c);
+      if (v === undefined) {
+        v = this.evaluator.tfInDocument(this.rt[c]!.info.spec, doc);
+        cache.set(c, v);
+      }
+      return v;
+    };
+  }
+
+  private evaluate(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
+    switch (this.parameters.scorer) {
+      case 'bm25':
+        return this.evalTerrier(doc, tfOf, explain);
+      case 'bm25-lucene':
+        return this.evalLucene(doc, tfOf, explain);
+      case 'ql':
+        return this.evalQl(doc, tfOf, explain);
+    }
+  }
+
+  private matches(plan: Plan, tfOf: TfOf): boolean {
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant':
+        return tfOf(plan.concept) > 0;
+      case 'all':
+        return true;
+      case 'filter':
+        return this.matches(plan.filter, tfOf) === (plan.mode === 'require') && this.matches(plan.scored, tfOf);
+      case 'group': {
+        if (plan.op !== 'bool') return plan.items.some((it) => this.matches(it.plan, tfOf));
+        let hasMust = false;
+        let anyShould = false;
+        for (const it of plan.items) {
+          if (it.occur === 'must') {
+            hasMust = true;
+            if (!this.matches(it.plan, tfOf)) return false;
+          } else if (it.occur === 'mustNot') {
+            if (this.matches(it.plan, tfOf)) return false;
+          } else if (!anyShould && this.matches(it.plan, tfOf)) anyShould = true;
+        }
+        return hasMust || anyShould;
+      }
+    }
+  }
+
+  /** SPECS §4.1: Σ over present scored concepts of idf·tfn·qtwf, in query order. */
+  private evalTerrier(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
+    const p = this.parameters;
+    const dl = this.reader.docLength(doc);
+    let score = 0;
+    const children: ExplainNode[] = [];
+    let present = 0;
+    for (let c = 0; c < this.rt.length; c++) {
+      const r = this.rt[c]!;
+      if (!r.info.scored || r.missing) continue;
+      const tf = tfOf(c);
+      if (tf <= 0) {
+        if (explain) children.push(explainNode(0, `${r.info.label}: absent from this document (tf = 0)`));
+        continue;
+      }
+      const tfn = terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b);
+      const w = terrierBm25(r.idf, tfn, r.qtwFactor);
+      score += w;
+      present++;
+      if (explain) {
+        const heuristic = r.info.statistics === 'terrier-heuristic' ? ` (df = N/100, Terrier's window heuristic; exact df = ${r.info.exactDf})` : '';
+        children.push(
+          explainNode(w, `${r.info.label}: w = idf·tfn·qtwf = ${fmt(r.idf)}·${fmt(tfn)}·${fmt(r.qtwFactor)} = ${fmt(w)}`, [
+            explainTerrierIdf(r.info.df, this.numDocs, r.idf, heuristic),
+            explainTerrierTf(tf, dl, this.avgdl, p, tfn),
+            explainTerrierQtw(r.info.weight, this.maxWeight, r.info.qtw!, p.k3, r.qtwFactor),
+          ]),
+        );
+      }
+    }
+    const matched = this.matches(this.root!, tfOf);
+    if (!explain) return { matched, score };
+    return {
+      matched,
+      score,
+      node: explainNode(score, `BM25 (Terrier, k1 = ${fmt(p.k1)}, b = ${fmt(p.b)}, k3 = ${fmt(p.k3)}): sum over the ${present} concepts present of w = ${fmt(score)} (N = ${this.numDocs}, avgdl = ${fmt(this.avgdl)}, dl = ${dl})`, children),
+    };
+  }
+
+  /** SPECS §3/§4.2: a BooleanQuery's score is the float sum of its matching clauses. */
+  private evalLucene(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
+    const dl = this.reader.docLength(doc);
+    const normInverse = this.normCache![intToByte4(dl)]!;
+    const r = this.luceneScore(this.root!, Math.fround(1), tfOf, dl, normInverse, explain);
+    const matched = r !== null;
+    if (matched) return { matched, score: r.score, node: r.node };
+    if (!explain) return { matched, score: 0 };
+    return { matched, score: 0, node: explainNode(0, 'no matching clause', []) };
+  }
+
+  private luceneScore(plan: Plan, boost: number, tfOf: TfOf, dl: number, normInverse: number, explain: boolean): { score: number; node?: ExplainNode } | null {
+    const f = Math.fround;
+    switch (plan.kind) {
+      case 'leaf': {
+        const tf = tfOf(plan.concept);
+        if (tf <= 0) return null;
+        const r = this.rt[plan.concept]!;
+        const score = luceneBm25Score(f(boost * r.idf), tf, normInverse);
+        if (!explain) return { score };
+        const idfNode =
+          r.info.spec.kind === 'window' && r.info.spec.phrase
+            ? explainNode(r.idf, `idf = Σ idf of the phrase's terms = ${fmt(r.idf)}`)
+            : explainLuceneIdf(r.info.df, this.docCount, r.idf);
+        const node = explainLuceneTerm(boost, idfNode, tf, dl, this.luceneAvg, this.parameters, normInverse, score);
+        node.description = `${r.info.label}: ${node.description}`;
+        return { score, node };
+      }
+      case 'constant': {
+        if (tfOf(plan.concept) <= 0) return null;
+        const score = f(boost);
+        return { score, node: explain ? explainNode(score, `${this.rt[plan.concept]!.info.label}: constant score = boost = ${fmt(score)} (multi-term query rewrite)`) : undefined };
+      }
+      case 'all': {
+        const score = f(boost);
+        return { score, node: explain ? explainNode(score, `*:* constant score = boost = ${fmt(score)}`) : undefined };
+      }
+      case 'filter': {
+        if (this.matches(plan.filter, tfOf) !== (plan.mode === 'require')) return null;
+        const s = this.luceneScore(plan.scored, boost, tfOf, dl, normInverse, explain);
+        if (s && explain) s.node = explainNode(s.score, `${plan.label}: filter ${plan.mode === 'require' ? 'matches' : 'does not match'}; score of the scored part`, [s.node!]);
+        return s;
+      }
+      case 'group': {
+        if (!this.matches(plan, tfOf)) return null;
+        let sum = 0; // Lucene's scorers add in double and cast the total to float
+        const children: ExplainNode[] = [];
+        for (const it of plan.items) {
+          if (it.occur === 'mustNot') continue;
+          const s = this.luceneScore(it.plan, f(boost * it.weight), tfOf, dl, normInverse, explain);
+          if (!s) continue;
+          sum += s.score;
+          if (explain) children.push(s.node!);
+        }
+        const score = f(sum);
+        return { score, node: explain ? explainNode(score, `sum of ${children.length} matching clause${children.length === 1 ? '' : 's'} = ${fmt(score)}`, children) : undefined };
+      }
+    }
+  }
+
+  /** SPECS §1.5–1.6: Indri's belief network over Dirichlet term beliefs. */
+  private evalQl(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
+    const dl = this.reader.docLength(doc);
+    const r = this.qlBelief(this.root!, tfOf, dl, explain);
+    const matched = this.qlEligible(this.root!, tfOf) && (this.hasMatchAll || this.positiveForQl.some((pos, c) => pos && !this.rt[c]!.missing && tfOf(c) > 0));
+    return { matched, score: r.score, node: r.node };
+  }
+
+  private qlBelief(plan: Plan, tfOf: TfOf, dl: number, explain: boolean): { score: number; node?: ExplainNode } {
+    const mu = this.parameters.mu;
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant': {
+        const r = this.rt[plan.concept]!;
+        const tf = tfOf(plan.concept);
+        const score = dirichletBelief(tf, dl, r.pc, mu);
+        return { score, node: explain ? explainDirichlet(tf, dl, r.info.cf, this.totalTokens, r.pc, mu, score, r.missing ? `${r.info.label} (stopword/absent: scored as unseen)` : r.info.label) : undefined };
+      }
+      case 'all':
+        return { score: 0, node: explain ? explainNode(0, '*:* belief log(1) = 0') : undefined };
+      case 'filter': {
+        const s = this.qlBelief(plan.scored, tfOf, dl, explain);
+        if (explain) s.node = explainNode(s.score, `${plan.label}: belief of the scored part`, [s.node!]);
+        return s;
+      }
+      case 'group': {
+        const items = plan.items.filter((it) => it.occur !== 'mustNot');
+        const weights = items.map((it) => it.weight);
+        const beliefs: number[] = [];
+        const children: ExplainNode[] = [];
+        for (const it of items) {
+          const s = this.qlBelief(it.plan, tfOf, dl, explain);
+          beliefs.push(s.score);
+          if (explain) children.push(s.node!);
+        }
+        // A Lucene boolean is read as #weight over its scored clauses (= #combine without boosts).
+        const op = plan.op === 'bool' ? 'weight' : plan.op;
+        const score = combineBeliefs(op, weights, beliefs);
+        return { score, node: explain ? explainNode(score, describeBeliefOp(op, weights, beliefs, score), children) : undefined };
+      }
+    }
+  }
+
+  /** Filters and Lucene must/mustNot exclude documents anywhere in the tree. */
+  private qlEligible(plan: Plan, tfOf: TfOf): boolean {
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant':
+      case 'all':
+        return true;
+      case 'filter':
+        return this.matches(plan.filter, tfOf) === (plan.mode === 'require') && this.qlEligible(plan.scored, tfOf);
+      case 'group':
+        for (const it of plan.items) {
+          if (it.occur === 'must' && !this.matches(it.plan, tfOf)) return false;
+          if (it.occur === 'mustNot' && this.matches(it.plan, tfOf)) return false;
+          if (it.occur !== 'mustNot' && !this.qlEligible(it.plan, tfOf)) return false;
+        }
+        return true;
+    }
+  }
+
+  // ---- "why is this document not here?" -----------------------------------------------------
+
+  private whyNot(doc: number, tfOf: TfOf): string {
+    const root = this.root!;
+    if (this.parameters.scorer === 'ql') {
+      const r = this.reasonQl(root, tfOf);
+      if (r) return r;
+      return `document ${this.reader.docno(doc)} contains none of the query's concepts (Indri scores only documents containing at least one)`;
+    }
+    return this.reason(root, tfOf) ?? 'it does not match the query';
+  }
+
+  private describe(plan: Plan): string {
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant':
+        return this.rt[plan.concept]!.info.label;
+      case 'all':
+        return '*:*';
+      case 'filter':
+        return `${plan.label}(${this.describe(plan.filter)} ${this.describe(plan.scored)})`;
+      case 'group': {
+        const inner = plan.items
+          .map((it) => `${it.occur === 'must' ? '+' : it.occur === 'mustNot' ? '-' : ''}${this.describe(it.plan)}`)
+          .join(' ');
+        return plan.op === 'bool' ? `(${inner})` : `${plan.label}(${inner})`;
+      }
+    }
+  }
+
+  private reason(plan: Plan, tfOf: TfOf): string | null {
+    if (this.matches(plan, tfOf)) return null;
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant':
+        return `it lacks ${this.describe(plan)}`;
+      case 'all':
+        return null;
+      case 'filter':
+        if (this.matches(plan.filter, tfOf) !== (plan.mode === 'require'))
+          return plan.mode === 'require'
+            ? `the ${plan.label} filter ${this.describe(plan.filter)} does not match it`
+            : `the ${plan.label} filter ${this.describe(plan.filter)} matches it, so it is rejected`;
+        return this.reason(plan.scored, tfOf);
+      case 'group': {
+        if (plan.op === 'bool') {
+          for (const it of plan.items) {
+            if (it.occur === 'must' && !this.matches(it.plan, tfOf)) return `the required clause ${this.describe(it.plan)} does not match (${this.reason(it.plan, tfOf)})`;
+            if (it.occur === 'mustNot' && this.matches(it.plan, tfOf)) return `the prohibited clause ${this.describe(it.plan)} matches`;
+          }
+          if (plan.items.every((it) => it.occur === 'mustNot')) return 'a query of only prohibited clauses matches no document';
+        }
+        const names = plan.items.filter((it) => it.occur === 'should').map((it) => this.describe(it.plan));
+        return `it contains none of ${names.join(', ')}`;
+      }
+    }
+  }
+
+  private reasonQl(plan: Plan, tfOf: TfOf): string | null {
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant':
+      case 'all':
+        return null;
+      case 'filter':
+        if (this.matches(plan.filter, tfOf) !== (plan.mode === 'require'))
+          return plan.mode === 'require'
+            ? `the ${plan.label} filter ${this.describe(plan.filter)} does not match it`
+            : `the ${plan.label} filter ${this.describe(plan.filter)} matches it, so it is rejected`;
+        return this.reasonQl(plan.scored, tfOf);
+      case 'group':
+        for (const it of plan.items) {
+          if (it.occur === 'must' && !this.matches(it.plan, tfOf)) return `the required clause ${this.describe(it.plan)} does not match`;
+          if (it.occur === 'mustNot' && this.matches(it.plan, tfOf)) return `the prohibited clause ${this.describe(it.plan)} matches`;
+          if (it.occur !== 'mustNot') {
+            const r = this.reasonQl(it.plan, tfOf);
+            if (r) return r;
+          }
+        }
+        return null;
+    }
+  }
+}
+
+function planHas(plan: Plan, pred: (p: Plan) => boolean): boolean {
+  if (pred(plan)) return true;
+  if (plan.kind === 'group') return plan.items.some((it) => planHas(it.plan, pred));
+  if (plan.kind === 'filter') return planHas(plan.filter, pred) || planHas(plan.scored, pred);
+  return false;
+}
+
+/** Concepts whose presence makes Indri consider a document: scored ones and #filreq filters. */
+function markPositive(plan: Plan, out: boolean[], positive: boolean): void {
+  switch (plan.kind) {
+    case 'leaf':
+    case 'constant':
+      if (positive) out[plan.concept] = true;
+      return;
+    case 'all':
+      return;
+    case 'filter':
+      markPositive(plan.filter, out, positive && plan.mode === 'require');
+      markPositive(plan.scored, out, positive);
+      return;
+    case 'group':
+      for (const it of plan.items) markPositive(it.plan, out, positive && it.occur !== 'mustNot');
+      return;
+  }
+}
+
+const nonEmptyCache = new WeakMap<IndexReader, number>();
+function countNonEmpty(reader: IndexReader): number {
+  let n = nonEmptyCache.get(reader);
+  if (n === undefined) {
+    n = 0;
+    const N = reader.stats().numDocs;
+    for (let d = 0; d < N; d++) if (reader.docLength(d) > 0) n++;
+    nonEmptyCache.set(reader, n);
+  }
+  return n;
+}
+
+export { unionAll };
