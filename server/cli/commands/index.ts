@@ -1,8 +1,14 @@
 import type { Command } from 'commander';
 import { registerLsp } from './lsp.js';
+import { registerIndex } from './index-cmd.js';
+import { registerEval } from './eval.js';
+import { registerCompare } from './compare.js';
 
 /** Registers every subcommand. One import and one call per command module. */
 export function registerCommands(program: Command): void {
   void program;
   registerLsp(program);
+  registerIndex(program);
+  registerEval(program);
+  registerCompare(program);
 }

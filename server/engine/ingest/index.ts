@@ -8,7 +8,6 @@
  * and a repeated docno is a malformed record like any other.
  */
 import { stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { peekText } from './files.js';
 import { readFolder } from './folder.js';
 import { readJsonl } from './jsonl.js';
@@ -26,11 +25,11 @@ export interface ReadCorpusOptions {
   onRead?: (bytes: number) => void;
 }
 
-export type CorpusFormat = 'jsonl' | 'trec' | 'folder' | 'textfile';
+export type CorpusFormat = 'jsonl' | 'trec' | 'folder';
 
 /**
  * What kind of input `path` is. Files are recognised by content, not name (after gunzip
- * when gzip): `{` starts JSONL, `<` starts TREC SGML; a lone .txt/.md file is one document.
+ * when gzip): `{` starts JSONL, `<` starts TREC SGML. A folder is a folder of .txt/.md files.
  * Throws IngestError for a missing path or an unrecognisable file.
  */
 export async function detectFormat(path: string): Promise<CorpusFormat> {
@@ -45,7 +44,10 @@ export async function detectFormat(path: string): Promise<CorpusFormat> {
   const head = (await peekText(path)).replace(/^\uFEFF/, '').trimStart();
   if (head.startsWith('{')) return 'jsonl';
   if (head.startsWith('<')) return 'trec';
-  if (/\.(txt|md|markdown)$/i.test(path)) return 'textfile';
+  if (/\.(txt|md|markdown)$/i.test(path)) {
+    // One text file is more often a mistake (a qrels or topics file) than a corpus.
+    throw new IngestError(path, 'a single text file is not a corpus: pass the folder that holds your .txt/.md documents');
+  }
   if (head === '') throw new IngestError(path, 'empty file: expected BEIR JSONL or TREC SGML');
   throw new IngestError(
     path,
@@ -97,14 +99,7 @@ function readFormat(
       return readTrec(path, onRead);
     case 'folder':
       return readFolder(path, onRead);
-    case 'textfile':
-      return readTextFile(path, onRead);
   }
-}
-
-async function* readTextFile(path: string, onRead?: (bytes: number) => void): AsyncGenerator<IngestDocument | IngestError> {
-  // A single file is a folder of one, named by its file name.
-  for await (const item of readFolder(dirname(path), onRead, [path])) yield item;
 }
 
 function where(doc: IngestDocument, path: string): string {

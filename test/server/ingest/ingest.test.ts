@@ -205,6 +205,10 @@ describe('inputs', () => {
     expect(err.message).toMatch(/missing\.jsonl: no such file or folder/);
   });
 
+  it('fails clearly on a lone text file (a folder of them is a corpus)', async () => {
+    expect((await firstError([write('qrels.txt', '1 0 d1 1\n')])).message).toMatch(/a single text file is not a corpus/);
+  });
+
   it('fails clearly on an unrecognised file', async () => {
     const err = await firstError([write('data.csv', 'id,title\n1,x\n')]);
     expect(err.message).toMatch(/unrecognised format/);

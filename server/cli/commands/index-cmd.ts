@@ -1,0 +1,60 @@
+/** `querylens index CORPUS… --out DIR`: build an on-disk index (server/engine/index/disk.ts). */
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+
+interface IndexOptions {
+  out: string;
+  profile: string;
+  skipBad?: boolean;
+  progress: boolean;
+}
+
+export function registerIndex(program: Command): void {
+  program
+    .command('index')
+    .description('Index a corpus: BEIR JSONL, TREC SGML (plain or .gz) or folders of .txt/.md files')
+    .argument('<corpus...>', 'corpus files or folders, indexed in the order given')
+    .requiredOption('-o, --out <dir>', 'index folder to write (replaced atomically when the build succeeds)')
+    .option('--profile <name>', 'analyser: terrier (Terrier stoplist + Porter) or lucene (Lucene 33-word stop set + Porter)', 'terrier')
+    .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
+    .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
+    .action(async (corpus: string[], opts: IndexOptions) => {
+      // Loaded here so other subcommands do not pay for the engine.
+      const { buildIndex, IndexError } = await import('../../engine/index/disk.js');
+      const { IngestError } = await import('../../engine/ingest/types.js');
+      const { isAnalyzerProfile } = await import('../../engine/analysis/index.js');
+      if (!isAnalyzerProfile(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}': use terrier or lucene`);
+      let summary;
+      try {
+        summary = await buildIndex(corpus, opts.out, {
+          profile: opts.profile,
+          skipBad: opts.skipBad,
+          progress: opts.progress,
+        });
+      } catch (err) {
+        if (err instanceof IngestError) {
+          const hint = opts.skipBad ? '' : ' (use --skip-bad to skip malformed records)';
+          throw new CliError(`${err.message}${err.line !== undefined || err.offset !== undefined ? hint : ''}`);
+        }
+        if (err instanceof IndexError) throw new CliError(err.message);
+        throw err;
+      }
+      for (const example of summary.skippedExamples) console.error(`querylens: skipped ${example}`);
+      if (summary.skipped > summary.skippedExamples.length) {
+        console.error(`querylens: … and ${summary.skipped - summary.skippedExamples.length} more skipped records`);
+      }
+      const skipped = summary.skipped > 0 ? `, ${summary.skipped.toLocaleString('en-US')} skipped` : '';
+      console.log(
+        `indexed ${summary.docs.toLocaleString('en-US')} docs${skipped}: ${summary.terms.toLocaleString('en-US')} terms, ` +
+          `${summary.tokens.toLocaleString('en-US')} tokens in ${summary.seconds.toFixed(1)} s; ` +
+          `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (profile ${summary.profile})`,
+      );
+    });
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 * 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return `${(n / 1024 / 1024 / 1024).toFixed(2)} GiB`;
+}
