@@ -1,0 +1,283 @@
+/**
+ * Public entry of the Indri dialect: `parseIndri(text)` → AST + diagnostics.
+ *
+ * Total: it never throws. An internal failure becomes an `internal/parser-failure`
+ * diagnostic. Pipeline: lex (lexer.ts) → depth check → parse with recovery (parser.ts) →
+ * turn Chevrotain's recognition errors into located diagnostics in the user's words →
+ * CST to AST (visitor.ts), which adds the semantic diagnostics.
+ */
+import { EOF, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import type { QueryAst, QueryNode, SourceRange } from '../ast.js';
+import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
+import { lexIndri } from './lexer.js';
+import { describeToken, expectedByMessage, lineColumn } from './messages.js';
+import { indriParser } from './parser.js';
+import * as T from './tokens.js';
+import { indriVisitor } from './visitor.js';
+
+export { lexIndri } from './lexer.js';
+export { INDRI_OPERATORS } from './tokens.js';
+
+/**
+ * Deepest bracket nesting we parse. Chevrotain and the visitor recurse per level; beyond
+ * this the query is reported (`syntax/too-deep`) instead of risking the call stack.
+ * No hand-written query comes anywhere near it.
+ */
+export const MAX_INDRI_DEPTH = 500;
+/** Parse errors reported per query; past this the rest are summarised in one diagnostic. */
+const MAX_SYNTAX_DIAGNOSTICS = 100;
+
+const OPENERS = new Map<TokenType, string>([
+  [T.LParen, ')'],
+  [T.LBrace, '}'],
+  [T.LAngle, '>'],
+  [T.LBracket, ']'],
+]);
+const CLOSERS = new Map<TokenType, TokenType>([
+  [T.RParen, T.LParen],
+  [T.RBrace, T.LBrace],
+  [T.RAngle, T.LAngle],
+  [T.RBracket, T.LBracket],
+]);
+const OPERATOR_TYPES = new Set<TokenType>([...T.OPERATOR_TABLE.values(), T.HashNumber, T.UnknownOp]);
+const BELIEF_TYPES = new Set<TokenType>([
+  T.Combine,
+  T.Weight,
+  T.Wand,
+  T.Wsum,
+  T.Or,
+  T.Not,
+  T.Max,
+  T.Sum,
+  T.Prior,
+  T.Filreq,
+  T.Filrej,
+  T.Scoreif,
+  T.Scoreifnot,
+]);
+
+export function parseIndri(text: string): ParseResult {
+  const diagnostics: QueryDiagnostic[] = [];
+  const range: SourceRange = { start: 0, end: typeof text === 'string' ? text.length : 0 };
+  try {
+    if (typeof text !== 'string') throw new TypeError('parseIndri expects a string');
+    const root = parseInto(text, diagnostics);
+    const ast: QueryAst = { dialect: 'indri', root, range };
+    return { ast, diagnostics };
+  } catch (err) {
+    // SPECS: the parser is total. Whatever went wrong is shown, never thrown.
+    const message = err instanceof Error ? err.message : String(err);
+    diagnostics.push({
+      code: 'internal/parser-failure',
+      severity: 'error',
+      message: `internal parser failure: ${message}`,
+      range,
+    });
+    const root: QueryNode | null = range.end > 0 ? { kind: 'error', text: String(text), range } : null;
+    return { ast: { dialect: 'indri', root, range }, diagnostics };
+  }
+}
+
+function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | null {
+  const lexed = lexIndri(text, MAX_INDRI_DEPTH);
+  for (const e of lexed.errors) {
+    const start = Math.min(e.offset, text.length);
+    diagnostics.push({
+      code: 'syntax/unexpected-character',
+      severity: 'error',
+      message: `unexpected character ${JSON.stringify(text.slice(start, start + e.length))}`,
+      range: { start, end: Math.min(start + e.length, text.length) },
+    });
+  }
+  const tokens = lexed.tokens;
+  if (tokens.length === 0) return null;
+  if (lexed.tooDeepAt) {
+    const t = lexed.tooDeepAt;
+    diagnostics.push({
+      code: 'syntax/too-deep',
+      severity: 'error',
+      message: `this query nests operators more than ${MAX_INDRI_DEPTH} levels deep; it is not parsed further`,
+      range: { start: t.startOffset, end: t.endOffset! + 1 },
+    });
+    return { kind: 'error', text, range: { start: tokens[0].startOffset, end: tokens[tokens.length - 1].endOffset! + 1 } };
+  }
+  expectedByMessage.clear();
+  const cst = indriParser.parseQuery(tokens);
+  const errors = indriParser.errors;
+  if (errors.length) diagnostics.push(...syntaxDiagnostics(text, tokens, errors));
+  return indriVisitor.build(cst, text, diagnostics);
+}
+
+interface OpenBracket {
+  index: number;
+  type: TokenType;
+}
+
+/**
+ * Convert Chevrotain's recognition errors. Bracket context (which operator a missing ")"
+ * closes) is found with one pass over the tokens, stopping at each error's token.
+ */
+function syntaxDiagnostics(text: string, tokens: IToken[], errors: IRecognitionException[]): QueryDiagnostic[] {
+  const out: QueryDiagnostic[] = [];
+  const seen = new Set<string>();
+  const located = errors
+    .map((e) => ({ e, index: tokenIndex(tokens, e.token) }))
+    .sort((a, b) => a.index - b.index);
+  const stack: OpenBracket[] = [];
+  let cursor = 0;
+  for (const { e, index } of located) {
+    for (; cursor < index && cursor < tokens.length; cursor++) {
+      const t = tokens[cursor].tokenType;
+      if (OPENERS.has(t)) stack.push({ index: cursor, type: t });
+      else {
+        const opener = CLOSERS.get(t);
+        if (opener) {
+          for (let k = stack.length - 1; k >= 0; k--) {
+            if (stack[k].type === opener) {
+              stack.length = k;
+              break;
+            }
+          }
+        }
+      }
+    }
+    const d = toDiagnostic(text, tokens, e, index, stack);
+    const key = `${d.range.start}:${d.range.end}:${d.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (out.length === MAX_SYNTAX_DIAGNOSTICS) {
+      out.push({
+        code: 'syntax/too-many-errors',
+        severity: 'error',
+        message: `more than ${MAX_SYNTAX_DIAGNOSTICS} syntax errors; the rest are not shown`,
+        range: d.range,
+      });
+      break;
+    }
+    out.push(d);
+  }
+  return out;
+}
+
+function isEof(t: IToken | undefined): boolean {
+  return !t || t.tokenType === EOF || Number.isNaN(t.startOffset);
+}
+
+/** Index of a token in the stream (binary search by offset); tokens.length for EOF. */
+function tokenIndex(tokens: IToken[], t: IToken): number {
+  if (isEof(t)) return tokens.length;
+  let lo = 0;
+  let hi = tokens.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = tokens[mid].startOffset;
+    if (s === t.startOffset) return mid;
+    if (s < t.startOffset) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** The operator an opening bracket belongs to, e.g. `#combine` for `#combine[title](`. */
+function openerName(tokens: IToken[], open: OpenBracket): { name: string; start: number } {
+  const t = tokens[open.index];
+  if (open.type !== T.LParen) return { name: `"${t.image}"`, start: t.startOffset };
+  let k = open.index - 1;
+  if (k >= 0 && tokens[k].tokenType === T.RBracket) {
+    while (k >= 0 && tokens[k].tokenType !== T.LBracket) k--;
+    k--;
+  }
+  const op = tokens[k];
+  if (op && OPERATOR_TYPES.has(op.tokenType)) return { name: op.image, start: op.startOffset };
+  if (op && op.tokenType === T.Dot) return { name: 'the context list', start: t.startOffset };
+  return { name: '"("', start: t.startOffset };
+}
+
+function toDiagnostic(
+  text: string,
+  tokens: IToken[],
+  e: IRecognitionException,
+  index: number,
+  stack: OpenBracket[],
+): QueryDiagnostic {
+  const actual = e.token;
+  const atEof = isEof(actual);
+  const prevEnd = index > 0 ? tokens[index - 1].endOffset! + 1 : 0;
+  const range: SourceRange = atEof
+    ? { start: prevEnd, end: prevEnd }
+    : { start: actual.startOffset, end: actual.endOffset! + 1 };
+  const innermost = stack[stack.length - 1];
+  const where = innermost ? openerName(tokens, innermost) : undefined;
+
+  if (e.name === 'MismatchedTokenException') {
+    const expected = expectedByMessage.get(e.message);
+    const closer = expected ? [...OPENERS.entries()].find(([, c]) => `"${c}"` === expected.LABEL) : undefined;
+    if (closer && expected) {
+      const opener = findOpen(stack, closer[0]);
+      const actualIsCloser = !atEof && CLOSERS.has(actual.tokenType);
+      if (opener && (atEof || actualIsCloser)) {
+        const { name, start } = openerName(tokens, opener);
+        const openTok = tokens[opener.index];
+        return {
+          code: 'syntax/missing-close',
+          severity: 'error',
+          message: `missing "${closer[1]}" to close ${name} opened at ${lineColumn(text, start)}`,
+          range: { start, end: openTok.endOffset! + 1 },
+          data: { insert: closer[1], offset: prevEnd },
+        };
+      }
+      if (!atEof && BELIEF_TYPES.has(actual.tokenType) && where) {
+        return {
+          code: 'indri/scored-in-unscored',
+          severity: 'error',
+          message: `${actual.image} cannot be used inside ${where.name}: only terms and extent operators (#1, #uw, #syn, ...) can`,
+          range,
+        };
+      }
+      if (expected === T.DQuote && !atEof) {
+        return {
+          code: 'indri/quoted-phrase',
+          severity: 'error',
+          message: 'Indri has no quoted phrases: "..." holds one raw term; write #1( ... ) for a phrase',
+          range,
+        };
+      }
+      if (where && opener) {
+        return {
+          code: 'syntax/unexpected-token',
+          severity: 'error',
+          message: `expected "${closer[1]}" to close ${where.name}, found ${describeToken(actual)}`,
+          range,
+        };
+      }
+    }
+    return { code: 'syntax/unexpected-token', severity: 'error', message: e.message, range };
+  }
+  if (e.name === 'EarlyExitException') {
+    const rule = e.context.ruleStack[e.context.ruleStack.length - 1] ?? '';
+    if (where && (atEof || CLOSERS.has(actual.tokenType))) {
+      const what = rule === 'weightedOp' ? 'a weight and an item' : rule === 'wsynOp' ? 'a weight and a term' : rule === 'dateOp' ? 'a date' : rule === 'compareOp' ? 'a number' : 'at least one item';
+      return {
+        code: 'syntax/empty-operator',
+        severity: 'error',
+        message: `${where.name} needs ${what}, found ${describeToken(actual)}`,
+        range,
+      };
+    }
+  }
+  if (!atEof && BELIEF_TYPES.has(actual.tokenType) && where && e.context.ruleStack.includes('termExpr')) {
+    return {
+      code: 'indri/scored-in-unscored',
+      severity: 'error',
+      message: `${actual.image} cannot be used inside ${where.name}: only terms and extent operators (#1, #uw, #syn, ...) can`,
+      range,
+    };
+  }
+  const code = e.name === 'NotAllInputParsedException' ? 'syntax/unexpected-token' : 'syntax/expected-item';
+  return { code, severity: 'error', message: e.message, range };
+}
+
+function findOpen(stack: OpenBracket[], type: TokenType): OpenBracket | undefined {
+  for (let k = stack.length - 1; k >= 0; k--) if (stack[k].type === type) return stack[k];
+  return undefined;
+}

@@ -1,0 +1,483 @@
+/**
+ * The Indri grammar as a Chevrotain CST parser (SPECS §1.2, after `indrilang.g`).
+ *
+ * Differences from indrilang.g, all on the lenient side so that the tree survives errors
+ * and the visitor can report them in the user's words:
+ * - items of #weight/#wand/#wsum/#wsyn take an *optional* weight; a missing one is
+ *   reported by the visitor (`indri/weight-expected`) instead of derailing the parser;
+ * - #not accepts several items and #less/#between/... any count of numbers (arity is
+ *   checked by the visitor);
+ * - unknown operators (`#foo`, `#Combine`) and `#sum` parse like operators, then are reported;
+ * - contexts `.(f)` are accepted on every term (the visitor rejects them inside extent
+ *   operators), and `x.field(ctx)` is accepted as well as indrilang.g's `x.field.(ctx)`;
+ * - at the top level, a stray token (`)`, `]`, a lone `-`, ...) is consumed and reported,
+ *   so the rest of the query is still parsed.
+ *
+ * One instance is built at module load and reused (`parser.input = tokens`): building a
+ * Chevrotain parser runs its grammar analysis, which is far too slow per query.
+ */
+import { CstParser, EMPTY_ALT, type CstNode, type IToken } from 'chevrotain';
+import { indriErrorMessageProvider } from './messages.js';
+import * as T from './tokens.js';
+
+export class IndriParser extends CstParser {
+  constructor() {
+    super(T.ALL_TOKENS, {
+      recoveryEnabled: true,
+      maxLookahead: 3,
+      nodeLocationTracking: 'onlyOffset',
+      errorMessageProvider: indriErrorMessageProvider,
+    });
+    this.performSelfAnalysis();
+  }
+
+  /** query := (scored | stray)+ ; several scored items → implicit #combine. */
+  public query = this.RULE('query', () => {
+    this.AT_LEAST_ONE(() => {
+      // `-5` starts an item (a negative number), `-foo` is a stray dash: the first
+      // alternative wins where both could start.
+      this.OR({
+        IGNORE_AMBIGUITIES: true,
+        DEF: [{ ALT: () => this.SUBRULE(this.scored) }, { ALT: () => this.SUBRULE(this.stray) }],
+      });
+    });
+  });
+
+  /** A token that cannot start an item, met at the top level. */
+  public stray = this.RULE('stray', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.RParen) },
+      { ALT: () => this.CONSUME(T.RBracket) },
+      { ALT: () => this.CONSUME(T.RBrace) },
+      { ALT: () => this.CONSUME(T.RAngle) },
+      { ALT: () => this.CONSUME(T.LParen) },
+      { ALT: () => this.CONSUME(T.LBracket) },
+      { ALT: () => this.CONSUME(T.Comma) },
+      { ALT: () => this.CONSUME(T.Colon) },
+      { ALT: () => this.CONSUME(T.Star) },
+      { ALT: () => this.CONSUME(T.Dot) },
+      { ALT: () => this.CONSUME(T.Slash) },
+      { ALT: () => this.CONSUME(T.Backslash) },
+      // A dash not followed by a number (`-foo`): Indri has no exclusion prefix.
+      { ALT: () => this.CONSUME(T.Dash) },
+      { ALT: () => this.CONSUME(T.SpaceDash) },
+    ]);
+  });
+
+  public scored = this.RULE('scored', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.unweightedOp) },
+      { ALT: () => this.SUBRULE(this.weightedOp) },
+      { ALT: () => this.SUBRULE(this.priorOp) },
+      { ALT: () => this.SUBRULE(this.filterOp) },
+      { ALT: () => this.SUBRULE(this.termExpr) },
+    ]);
+  });
+
+  /** #combine #or #max #not (and the unreachable #sum) [restriction]? ( scored+ ) */
+  public unweightedOp = this.RULE('unweightedOp', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Combine) },
+      { ALT: () => this.CONSUME(T.Or) },
+      { ALT: () => this.CONSUME(T.Max) },
+      { ALT: () => this.CONSUME(T.Not) },
+      { ALT: () => this.CONSUME(T.Sum) },
+    ]);
+    this.OPTION(() => this.SUBRULE(this.restriction));
+    this.CONSUME(T.LParen);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.scored));
+    this.CONSUME(T.RParen);
+  });
+
+  /** #weight #wand #wsum [restriction]? ( (weight scored)+ ) */
+  public weightedOp = this.RULE('weightedOp', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Weight) },
+      { ALT: () => this.CONSUME(T.Wand) },
+      { ALT: () => this.CONSUME(T.Wsum) },
+    ]);
+    this.OPTION(() => this.SUBRULE(this.restriction));
+    this.CONSUME(T.LParen);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.weightedItem));
+    this.CONSUME(T.RParen);
+  });
+
+  public weightedItem = this.RULE('weightedItem', () => {
+    this.OPTION(() => this.SUBRULE(this.weight));
+    this.SUBRULE(this.scored);
+  });
+
+  /** NUMBER | FLOAT, optionally negative. */
+  public weight = this.RULE('weight', () => {
+    this.OPTION(() => {
+      this.OR([{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]);
+    });
+    this.OR2([{ ALT: () => this.CONSUME(T.NumberTok) }, { ALT: () => this.CONSUME(T.FloatTok) }]);
+  });
+
+  public priorOp = this.RULE('priorOp', () => {
+    this.CONSUME(T.Prior);
+    this.CONSUME(T.LParen);
+    this.CONSUME(T.Term);
+    this.CONSUME(T.RParen);
+  });
+
+  /** #filreq #filrej #scoreif #scoreifnot ( unscored scored ) */
+  public filterOp = this.RULE('filterOp', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Filreq) },
+      { ALT: () => this.CONSUME(T.Filrej) },
+      { ALT: () => this.CONSUME(T.Scoreif) },
+      { ALT: () => this.CONSUME(T.Scoreifnot) },
+    ]);
+    this.CONSUME(T.LParen);
+    this.SUBRULE(this.termExpr);
+    this.SUBRULE(this.scored);
+    this.CONSUME(T.RParen);
+  });
+
+  /** '[' ( passageW ':' I | field | '.' path ) ']' */
+  public restriction = this.RULE('restriction', () => {
+    this.CONSUME(T.LBracket);
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Term);
+          this.CONSUME(T.Colon);
+          this.CONSUME(T.NumberTok);
+        },
+      },
+      { ALT: () => this.SUBRULE(this.fieldName) },
+      {
+        ALT: () => {
+          this.CONSUME(T.Dot);
+          this.SUBRULE(this.path);
+        },
+      },
+    ]);
+    this.CONSUME(T.RBracket);
+  });
+
+  /** A term expression: unqualified ( '.' fields ( '.'? '(' contexts ')' )? | '.' '(' contexts ')' )? */
+  public termExpr = this.RULE('termExpr', () => {
+    this.SUBRULE(this.unqualified);
+    this.OPTION(() => {
+      this.CONSUME(T.Dot);
+      this.OR([
+        { ALT: () => this.SUBRULE(this.contextList) },
+        {
+          ALT: () => {
+            this.SUBRULE(this.fieldList);
+            this.OPTION2(() => {
+              this.OPTION3(() => this.CONSUME2(T.Dot));
+              this.SUBRULE2(this.contextList);
+            });
+          },
+        },
+      ]);
+    });
+  });
+
+  public fieldList = this.RULE('fieldList', () => {
+    this.SUBRULE(this.fieldName);
+    this.MANY(() => {
+      this.CONSUME(T.Comma);
+      this.SUBRULE2(this.fieldName);
+    });
+  });
+
+  /** TERM ( '-' (TERM | NUMBER) )*: hyphenated field names are allowed. */
+  public fieldName = this.RULE('fieldName', () => {
+    this.CONSUME(T.Term);
+    this.MANY(() => {
+      this.CONSUME(T.Dash);
+      this.OR([{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]);
+    });
+  });
+
+  public contextList = this.RULE('contextList', () => {
+    this.CONSUME(T.LParen);
+    this.SUBRULE(this.contextItem);
+    this.MANY(() => {
+      this.CONSUME(T.Comma);
+      this.SUBRULE2(this.contextItem);
+    });
+    this.CONSUME(T.RParen);
+  });
+
+  public contextItem = this.RULE('contextItem', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.fieldName) },
+      {
+        ALT: () => {
+          this.CONSUME(T.Dot);
+          this.SUBRULE(this.path);
+        },
+      },
+    ]);
+  });
+
+  public path = this.RULE('path', () => {
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.pathStep));
+  });
+
+  /** '/' field (child), '//' field (descendant), '\' field (parent), '{' field (inside). */
+  public pathStep = this.RULE('pathStep', () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Slash);
+          this.OPTION(() => this.CONSUME2(T.Slash));
+        },
+      },
+      { ALT: () => this.CONSUME(T.Backslash) },
+      { ALT: () => this.CONSUME(T.LBrace) },
+    ]);
+    this.SUBRULE(this.fieldName);
+  });
+
+  public unqualified = this.RULE('unqualified', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.windowOp) },
+      { ALT: () => this.SUBRULE(this.bandOp) },
+      { ALT: () => this.SUBRULE(this.synonymOp) },
+      { ALT: () => this.SUBRULE(this.wsynOp) },
+      { ALT: () => this.SUBRULE(this.anyOp) },
+      { ALT: () => this.SUBRULE(this.compareOp) },
+      { ALT: () => this.SUBRULE(this.dateOp) },
+      { ALT: () => this.SUBRULE(this.wildcardOp) },
+      { ALT: () => this.SUBRULE(this.unknownOp) },
+      { ALT: () => this.SUBRULE(this.atom) },
+    ]);
+  });
+
+  /** #odN #od #N #uwN #uw ( unscored+ ) */
+  public windowOp = this.RULE('windowOp', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Od) },
+      { ALT: () => this.CONSUME(T.Uw) },
+      { ALT: () => this.CONSUME(T.HashNumber) },
+    ]);
+    this.CONSUME(T.LParen);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.termExpr));
+    this.CONSUME(T.RParen);
+  });
+
+  public bandOp = this.RULE('bandOp', () => {
+    this.CONSUME(T.Band);
+    this.CONSUME(T.LParen);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.termExpr));
+    this.CONSUME(T.RParen);
+  });
+
+  /** #syn( ... ) | { ... } | < ... > */
+  public synonymOp = this.RULE('synonymOp', () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Syn);
+          this.CONSUME(T.LParen);
+          this.AT_LEAST_ONE(() => this.SUBRULE(this.termExpr));
+          this.CONSUME(T.RParen);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.LBrace);
+          this.AT_LEAST_ONE2(() => this.SUBRULE2(this.termExpr));
+          this.CONSUME(T.RBrace);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.LAngle);
+          this.AT_LEAST_ONE3(() => this.SUBRULE3(this.termExpr));
+          this.CONSUME(T.RAngle);
+        },
+      },
+    ]);
+  });
+
+  public wsynOp = this.RULE('wsynOp', () => {
+    this.CONSUME(T.Wsyn);
+    this.CONSUME(T.LParen);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.wsynItem));
+    this.CONSUME(T.RParen);
+  });
+
+  public wsynItem = this.RULE('wsynItem', () => {
+    this.OPTION(() => this.SUBRULE(this.weight));
+    this.SUBRULE(this.termExpr);
+  });
+
+  /** #any:FIELD | #any(FIELD) */
+  public anyOp = this.RULE('anyOp', () => {
+    this.CONSUME(T.Any);
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.Colon);
+          this.SUBRULE(this.fieldName);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.LParen);
+          this.SUBRULE2(this.fieldName);
+          this.CONSUME(T.RParen);
+        },
+      },
+    ]);
+  });
+
+  /** #less #greater #equals ( FIELD n ), #between ( FIELD lo hi ) */
+  public compareOp = this.RULE('compareOp', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.Less) },
+      { ALT: () => this.CONSUME(T.Greater) },
+      { ALT: () => this.CONSUME(T.Between) },
+      { ALT: () => this.CONSUME(T.Equals) },
+    ]);
+    this.CONSUME(T.LParen);
+    this.SUBRULE(this.fieldName);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.intValue));
+    this.CONSUME(T.RParen);
+  });
+
+  public intValue = this.RULE('intValue', () => {
+    this.OPTION(() => {
+      this.OR([{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]);
+    });
+    this.CONSUME(T.NumberTok);
+  });
+
+  public dateOp = this.RULE('dateOp', () => {
+    this.OR([
+      { ALT: () => this.CONSUME(T.DateAfter) },
+      { ALT: () => this.CONSUME(T.DateBefore) },
+      { ALT: () => this.CONSUME(T.DateBetween) },
+      { ALT: () => this.CONSUME(T.DateEquals) },
+    ]);
+    this.CONSUME(T.LParen);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.date));
+    this.CONSUME(T.RParen);
+  });
+
+  /** MM/DD/YYYY | DD-MON-YYYY | DD month YYYY | Month DD YYYY */
+  public date = this.RULE('date', () => {
+    this.OR([
+      {
+        ALT: () => {
+          this.CONSUME(T.NumberTok);
+          this.CONSUME(T.Slash);
+          this.CONSUME2(T.NumberTok);
+          this.CONSUME2(T.Slash);
+          this.CONSUME3(T.NumberTok);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME4(T.NumberTok);
+          this.CONSUME(T.Dash);
+          this.CONSUME(T.Term);
+          this.CONSUME2(T.Dash);
+          this.CONSUME5(T.NumberTok);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME6(T.NumberTok);
+          this.CONSUME2(T.Term);
+          this.CONSUME7(T.NumberTok);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME3(T.Term);
+          this.CONSUME8(T.NumberTok);
+          this.CONSUME9(T.NumberTok);
+        },
+      },
+    ]);
+  });
+
+  public wildcardOp = this.RULE('wildcardOp', () => {
+    this.CONSUME(T.Wildcard);
+    this.CONSUME(T.LParen);
+    this.OR([
+      { ALT: () => this.CONSUME(T.Term) },
+      { ALT: () => this.CONSUME(T.NumberTok) },
+      { ALT: () => this.CONSUME(T.FloatTok) },
+    ]);
+    this.CONSUME(T.RParen);
+  });
+
+  /** `#foo( ... )`: parsed so that its arguments are still checked, then reported. */
+  public unknownOp = this.RULE('unknownOp', () => {
+    this.CONSUME(T.UnknownOp);
+    this.OPTION(() => {
+      this.CONSUME(T.LParen);
+      this.MANY(() => this.SUBRULE(this.scored));
+      this.CONSUME(T.RParen);
+    });
+  });
+
+  public atom = this.RULE('atom', () => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.wordAtom) },
+      { ALT: () => this.SUBRULE(this.floatAtom) },
+      { ALT: () => this.SUBRULE(this.negativeNumber) },
+      { ALT: () => this.SUBRULE(this.quotedAtom) },
+      { ALT: () => this.CONSUME(T.Base64) },
+      { ALT: () => this.CONSUME(T.BadTerm) },
+    ]);
+  });
+
+  /** TERM | NUMBER, then a hyphen chain (`a-b-c`), a `*`, or nothing. */
+  public wordAtom = this.RULE('wordAtom', () => {
+    this.OR([{ ALT: () => this.CONSUME(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]);
+    this.OR2([
+      {
+        ALT: () =>
+          this.AT_LEAST_ONE(() => {
+            this.CONSUME(T.Dash);
+            this.OR3([{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME2(T.NumberTok) }]);
+          }),
+      },
+      { ALT: () => this.CONSUME(T.Star) },
+      { ALT: EMPTY_ALT() },
+    ]);
+  });
+
+  public floatAtom = this.RULE('floatAtom', () => {
+    this.CONSUME(T.FloatTok);
+    this.OPTION(() => this.CONSUME(T.Star));
+  });
+
+  public negativeNumber = this.RULE('negativeNumber', () => {
+    this.OR([{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]);
+    this.OR2([{ ALT: () => this.CONSUME(T.NumberTok) }, { ALT: () => this.CONSUME(T.FloatTok) }]);
+  });
+
+  /** `"term"`: a single raw (unstemmed) term; Indri has no quoted phrases. */
+  public quotedAtom = this.RULE('quotedAtom', () => {
+    this.CONSUME(T.DQuote);
+    this.OR([
+      { ALT: () => this.CONSUME(T.Term) },
+      { ALT: () => this.CONSUME(T.NumberTok) },
+      { ALT: () => this.CONSUME(T.FloatTok) },
+      { ALT: () => this.SUBRULE(this.negativeNumber) },
+      { ALT: () => this.CONSUME(T.BadTerm) },
+    ]);
+    this.CONSUME2(T.DQuote);
+  });
+
+  /** Parse `tokens` from the `query` rule; the caller reads `errors` afterwards. */
+  parseQuery(tokens: IToken[]): CstNode {
+    this.input = tokens;
+    return this.query();
+  }
+}
+
+/** The one shared parser instance (SPECS: build once, reuse). */
+export const indriParser = new IndriParser();
