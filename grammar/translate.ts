@@ -454,9 +454,9 @@ class Translator {
         const base = { kind: 'range' as const, fields: [node.field], range: node.range };
         switch (node.op) {
           case 'less':
-            return { ...base, lower: null, upper: v[0], includeLower: true, includeUpper: false };
+            return { ...base, lower: null, upper: v[0], includeLower: false, includeUpper: false };
           case 'greater':
-            return { ...base, lower: v[0], upper: null, includeLower: false, includeUpper: true };
+            return { ...base, lower: v[0], upper: null, includeLower: false, includeUpper: false };
           case 'between':
             return { ...base, lower: v[0], upper: v[1], includeLower: true, includeUpper: true };
           case 'equals':

@@ -1,0 +1,188 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hasErrors } from '../../../grammar/diagnostics.js';
+import { parseQueryFile, QuerySourceError, readQuerySource, sourceDiagnostics } from '../../../grammar/sources/index.js';
+import { mapToFile } from '../../../grammar/sources/positions.js';
+import type { QuerySourceResult } from '../../../grammar/sources/types.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const DATA = '/work/shared/data';
+
+interface Expected {
+  format: string;
+  dialect: string;
+  entries: { qid: string; text: string; line: number; column: number }[];
+  fileDiagnostics: { code: string; severity: string; line: number; column: number }[];
+  parameters?: Record<string, unknown>;
+}
+
+/** Every query text must be found in the file where the entry says it starts. */
+function expectEntriesInPlace(source: QuerySourceResult): void {
+  const lines = source.text.split('\n');
+  for (const e of source.entries) {
+    // The first character of the query sits at (line, column) and at `offset`.
+    expect(lines[e.line][e.column]).toBe(source.text[e.offset]);
+    expect(source.text[e.offset]).toBe(e.text[0] === '<' || e.text[0] === '&' ? source.text[e.offset] : e.text[0]);
+    expect(mapToFile(e.map, 0)).toBe(e.offset);
+  }
+}
+
+describe('query file fixtures', () => {
+  const files = readdirSync(FIXTURES).filter((f) => !f.endsWith('.expected.json'));
+  for (const file of files) {
+    it(file, () => {
+      const expected = JSON.parse(readFileSync(join(FIXTURES, `${file}.expected.json`), 'utf8')) as Expected;
+      const source = readQuerySource(join(FIXTURES, file));
+      expect(source.format).toBe(expected.format);
+      expect(source.dialect).toBe(expected.dialect);
+      expect(source.entries.map((e) => ({ qid: e.qid, text: e.text, line: e.line, column: e.column }))).toEqual(expected.entries);
+      const got = source.diagnostics.map((d) => ({ code: d.code, severity: d.severity, line: d.line, column: d.column }));
+      const byPos = (a: { line: number; column: number }, b: { line: number; column: number }) => a.line - b.line || a.column - b.column;
+      expect(got.sort(byPos)).toEqual([...expected.fileDiagnostics].sort(byPos));
+      if (expected.parameters) expect(source.parameters).toEqual(expected.parameters);
+      expectEntriesInPlace(source);
+    });
+  }
+});
+
+describe('diagnostic positions', () => {
+  it('maps a query error to its place in the file, after the qid and tab', () => {
+    const text = '1\t#combine( a b )\n2\t#combine( a b\n';
+    const source = parseQueryFile(text, 'indri', 'x.indri');
+    const errors = sourceDiagnostics(source).filter((d) => d.severity === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    for (const d of errors) {
+      expect(d.qid).toBe('2');
+      expect(d.line).toBe(1);
+      expect(d.column).toBeGreaterThanOrEqual(2);
+      // The diagnostic's file range is the query's range shifted by the query's offset.
+      const entry = source.entries[1];
+      const q = entry.result.diagnostics.find((x) => x.code === d.code && x.message === d.message)!;
+      expect(d.range.start).toBe(entry.offset + q.range.start);
+    }
+  });
+
+  it('maps through XML entities', () => {
+    // `&amp;` stands for one character: a problem at the `b` after it must land on the `b`.
+    const text = '<parameters><query><text>#combine( a &amp; b )</text></query></parameters>';
+    const source = parseQueryFile(text, 'indri', 'q.xml');
+    const entry = source.entries[0];
+    expect(entry.text).toBe('#combine( a & b )');
+    const b = entry.text.indexOf('b');
+    expect(text[mapToFile(entry.map, b)]).toBe('b');
+    const amp = entry.text.indexOf('&');
+    expect(text.slice(mapToFile(entry.map, amp), mapToFile(entry.map, amp) + 5)).toBe('&amp;');
+    for (const d of sourceDiagnostics(source)) {
+      expect(d.range.start).toBeGreaterThanOrEqual(entry.offset);
+      expect(d.range.end).toBeLessThanOrEqual(text.indexOf('</text>'));
+    }
+  });
+
+  it('maps joined TREC fields back to each field', () => {
+    const text = '<top>\n<num> Number: 7\n<title> alpha beta\n<desc> Description:\ngamma\ndelta\n<narr> Narrative: x\n</top>\n';
+    const source = parseQueryFile(text, 'text', 't.trec', { topicFields: ['title', 'desc'] });
+    const e = source.entries[0];
+    expect(e.text).toBe('alpha beta gamma delta');
+    for (const word of ['alpha', 'beta', 'gamma', 'delta']) {
+      const at = mapToFile(e.map, e.text.indexOf(word));
+      expect(text.slice(at, at + word.length)).toBe(word);
+    }
+  });
+
+  it('reports duplicate qids with the first line', () => {
+    const source = parseQueryFile('3\ta\n4\tb\n3\tc\n', 'lucene', 'd.lucene');
+    const dup = source.diagnostics.filter((d) => d.code === 'source/duplicate-qid');
+    expect(dup).toHaveLength(1);
+    expect(dup[0].line).toBe(2);
+    expect(dup[0].message).toContain('line 1');
+  });
+});
+
+describe('comment lines', () => {
+  it('are skipped in .indri and .lucene files but are topics in .tsv', () => {
+    const text = '// note\n1\tx\n';
+    expect(parseQueryFile(text, 'indri', 'a.indri').entries.map((e) => e.qid)).toEqual(['1']);
+    expect(parseQueryFile(text, 'lucene', 'a.lucene').entries.map((e) => e.qid)).toEqual(['1']);
+    expect(parseQueryFile(text, 'text', 'a.tsv').entries.map((e) => e.text)).toEqual(['// note', 'x']);
+  });
+
+  it('`//` lines would not be meaningful queries in either grammar', () => {
+    // Indri: no query starts with `/` (SPECS §1.1), so `//` cannot be a lost query.
+    expect(hasErrors(parseQueryFile('// a comment', 'indri', 'x.txt', { format: 'tsv' }).entries[0].result.diagnostics)).toBe(true);
+  });
+});
+
+describe('dialect and format detection', () => {
+  it('follows the extension, with an override', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ql-src-'));
+    try {
+      const p = join(dir, 'q.indri');
+      writeFileSync(p, '1\ttitle:foo\n');
+      expect(readQuerySource(p).dialect).toBe('indri');
+      expect(readQuerySource(p, { dialect: 'lucene' }).dialect).toBe('lucene');
+      expect(hasErrors(readQuerySource(p, { dialect: 'lucene' }).entries[0].result.diagnostics)).toBe(false);
+      const t = join(dir, 'topics.txt');
+      writeFileSync(t, '<top>\n<num> Number: 5\n<title> hello world\n</top>\n');
+      expect(readQuerySource(t).format).toBe('trec-topics');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('throws QuerySourceError for a missing path or a directory', () => {
+    expect(() => readQuerySource('/nonexistent/queries.indri')).toThrow(QuerySourceError);
+    expect(() => readQuerySource(FIXTURES)).toThrow(QuerySourceError);
+  });
+
+  it('reports invalid UTF-8 once, at the bad byte', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ql-src-'));
+    try {
+      const p = join(dir, 'bad.lucene');
+      writeFileSync(p, Buffer.concat([Buffer.from('1\tab'), Buffer.from([0xff, 0xfe]), Buffer.from('cd\n')]));
+      const s = readQuerySource(p);
+      const bad = s.diagnostics.filter((d) => d.code === 'source/invalid-utf8');
+      expect(bad).toHaveLength(1);
+      expect(bad[0].column).toBe(4);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('shared data', () => {
+  const robust = join(DATA, 'topics/robust04.topics.txt');
+  it('reads all 250 Robust04 topics with each field selection', () => {
+    const title = readQuerySource(robust);
+    expect(title.format).toBe('trec-topics');
+    expect(title.entries).toHaveLength(250);
+    expect(title.entries[0]).toMatchObject({ qid: '301', text: 'International Organized Crime' });
+    expect(title.entries.at(-1)!.qid).toBe('700');
+    const desc = readQuerySource(robust, { topicFields: ['desc'] });
+    expect(desc.entries[0].text).toMatch(/^Identify organizations that participate in international criminal\s+activity/);
+    const narr = readQuerySource(robust, { topicFields: ['narr'] });
+    expect(narr.entries[0].text).toMatch(/^A relevant document must as a minimum/);
+    expect(narr.entries[0].text).not.toMatch(/Narrative/);
+    const all = readQuerySource(robust, { topicFields: ['title', 'desc', 'narr'] });
+    expect(all.entries[0].text.startsWith('International Organized Crime Identify')).toBe(true);
+    for (const s of [title, desc, narr, all]) {
+      expect(s.diagnostics).toEqual([]);
+      expect(new Set(s.entries.map((e) => e.qid)).size).toBe(250);
+      for (const e of s.entries) expect(e.result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    }
+  });
+
+  for (const rel of ['cranfield/queries.tsv', 'cacm/queries.tsv', 'scifact/queries.test.tsv', 'scifact/queries.train.tsv']) {
+    it(`every topic of ${rel} parses without errors`, () => {
+      const path = join(DATA, rel);
+      if (!existsSync(path)) throw new Error(`missing shared data file ${path}`);
+      const source = readQuerySource(path);
+      expect(source.dialect).toBe('text');
+      const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '');
+      expect(source.entries).toHaveLength(lines.length);
+      expect(sourceDiagnostics(source).filter((d) => d.severity === 'error')).toEqual([]);
+    });
+  }
+});
+
