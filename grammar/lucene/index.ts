@@ -100,7 +100,7 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
       range: { start: err.offset, end: err.offset + Math.max(1, err.length) },
     });
   }
-  luceneParser.deletedTokens.clear();
+  luceneParser.skippedTokens.clear();
   luceneParser.input = lexed.tokens;
   const cst = luceneParser.topQuery();
   const parserErrors = luceneParser.errors;
@@ -131,15 +131,16 @@ function toDiagnostic(e: IRecognitionException, text: string, tokens: IToken[]):
   const prevEnd = prev && !Number.isNaN(prev.startOffset) && prev.tokenType !== EOF ? prev.startOffset + prev.image.length : text.length;
   const range = atEnd ? { start: Math.min(prevEnd, text.length), end: Math.min(prevEnd, text.length) } : { start: token.startOffset, end: token.startOffset + token.image.length };
   let { code, message } = splitCodedMessage(e.message);
-  const deletedInsteadOf = !atEnd ? luceneParser.deletedTokens.get(token.startOffset) : undefined;
-  if (deletedInsteadOf && e.name === 'MismatchedTokenException') {
-    // Single-token deletion: the token was skipped, nothing is missing.
-    return {
-      code: 'syntax/unexpected-token',
-      severity: 'error',
-      message: `unexpected ${describeToken(token)} before ${deletedInsteadOf.LABEL ?? deletedInsteadOf.name}; it was skipped`,
-      range,
-    };
+  if (!atEnd && code !== 'syntax/unexpected-token' && luceneParser.skippedTokens.has(token.startOffset)) {
+    // Recovery skipped the token (and maybe more after it) and went on: nothing was
+    // missing, these tokens were extra. Report the whole skipped run.
+    let i = tokenIndexAt(tokens, token.startOffset);
+    while (i + 1 < tokens.length && luceneParser.skippedTokens.has(tokens[i + 1].startOffset)) i++;
+    const end = i >= 0 ? tokens[i].startOffset + tokens[i].image.length : range.end;
+    const skipped = { start: range.start, end };
+    const shown = text.slice(skipped.start, skipped.end);
+    const what = skipped.end > range.end ? `'${shown.length > 30 ? `${shown.slice(0, 29)}…` : shown}'` : describeToken(token);
+    return { code: 'syntax/unexpected-token', severity: 'error', message: `unexpected ${what} here; it was skipped`, range: skipped };
   }
   const d: QueryDiagnostic = { code, severity: 'error', message, range };
   if (code === 'syntax/missing-close') {
@@ -147,6 +148,19 @@ function toDiagnostic(e: IRecognitionException, text: string, tokens: IToken[]):
     d.data = { insert: closingFor(tokens, offset, message), offset };
   }
   return d;
+}
+
+function tokenIndexAt(tokens: IToken[], offset: number): number {
+  let lo = 0;
+  let hi = tokens.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const o = tokens[mid].startOffset;
+    if (o === offset) return mid;
+    if (o < offset) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
 
 /** `)` for a group; for a range, the bracket that matches the nearest opening one. */

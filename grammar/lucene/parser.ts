@@ -7,10 +7,10 @@
  *   Clause := [field ':'] (Term | '(' Query ')' ['^' NUMBER])
  * This grammar accepts a superset so that editing states parse into a useful tree:
  * a conjunction before the first clause, an empty group `()`, and stray tokens that
- * cannot start a clause (`)` at top level, `]`, `^`, `~`, `:`, a trailing `\`) are all
- * parsed and then reported by the visitor, instead of stopping the parse.
+ * cannot start a clause (`]`, `^`, `~`, `:`, a trailing `\`) are all parsed and then
+ * reported by the visitor, instead of stopping the parse.
  */
-import { CstParser, tokenMatcher, type CstNode, type TokenType } from 'chevrotain';
+import { CstParser, EOF, type CstNode, type IToken } from 'chevrotain';
 import { luceneErrorMessages } from './messages.js';
 import * as T from './tokens.js';
 
@@ -28,35 +28,29 @@ class LuceneCstParser extends CstParser {
   }
 
   /**
-   * Start offsets of the tokens that single-token deletion skipped in the current parse,
-   * with the token type that was expected instead. Chevrotain builds the error message
-   * before it knows whether it will insert or delete, so index.ts uses this to tell the
-   * user "unexpected X" rather than "missing Y" when a token was deleted.
+   * Start offsets of the tokens that error recovery skipped in the current parse (single
+   * token deletion, re-sync inside a repetition, re-sync between rules). Chevrotain builds
+   * an error message before it knows whether it will insert, skip or give up, so index.ts
+   * uses this to say "unexpected X" rather than "missing Y" when X was skipped.
    */
-  public readonly deletedTokens = new Map<number, TokenType>();
+  public readonly skippedTokens = new Set<number>();
 
-  protected override canTokenTypeBeDeletedInRecovery(tokType: TokenType): boolean {
-    // Same test Chevrotain makes next (LA(2) is what was expected): record it first.
-    if (tokenMatcher(this.LA(2), tokType)) this.deletedTokens.set(this.LA(1).startOffset, tokType);
-    return true;
+  protected override SKIP_TOKEN(): IToken {
+    const current = this.LA(1);
+    const next = super.SKIP_TOKEN();
+    if (this.LA(1) !== current) this.skippedTokens.add(current.startOffset);
+    return next;
   }
 
-  /** The whole text. A `)` here has no group to close: it is a stray token. */
+  /**
+   * The whole text. Ending on EOF gives the repetition a token to re-sync towards, so a
+   * `)` with no `(` is skipped and the clauses after it are still parsed.
+   */
   public topQuery = this.RULE('topQuery', () => {
-    this.MANY(() => {
-      this.OR([
-        { ALT: () => this.SUBRULE(this.clauseItem) },
-        { ALT: () => this.SUBRULE(this.stray) },
-        { ALT: () => this.CONSUME(T.RParen, { LABEL: 'strayRParen' }) },
-      ]);
-    });
-  });
-
-  /** The inside of `( ... )`. */
-  public query = this.RULE('query', () => {
     this.MANY(() => {
       this.OR([{ ALT: () => this.SUBRULE(this.clauseItem) }, { ALT: () => this.SUBRULE(this.stray) }]);
     });
+    this.CONSUME(EOF);
   });
 
   public clauseItem = this.RULE('clauseItem', () => {
@@ -83,7 +77,9 @@ class LuceneCstParser extends CstParser {
 
   public group = this.RULE('group', () => {
     this.CONSUME(T.LParen);
-    this.SUBRULE(this.query);
+    this.MANY(() => {
+      this.OR([{ ALT: () => this.SUBRULE(this.clauseItem) }, { ALT: () => this.SUBRULE(this.stray) }]);
+    });
     this.CONSUME(T.RParen);
     this.OPTION(() => this.SUBRULE(this.boost));
   });
@@ -163,7 +159,6 @@ export const luceneParser = new LuceneCstParser();
 
 export type LuceneRuleName =
   | 'topQuery'
-  | 'query'
   | 'clauseItem'
   | 'conjunction'
   | 'modifier'

@@ -187,14 +187,10 @@ export class LuceneAstBuilder extends BaseVisitor {
 
   topQuery(ch: Children, ctx: Ctx): BooleanNode {
     const range = { start: 0, end: this.text.length };
+    // Recovery can re-sync before EOF; those clauses are still in `ch`.
     const node: BooleanNode = { kind: 'boolean', clauses: this.clauses(ch, ctx), grouped: false, range };
     this.checkClauses(node);
     return node;
-  }
-
-  /** Returns the clauses of a group's inside; group() wraps them. */
-  query(ch: Children, ctx: Ctx): BooleanClause[] {
-    return this.clauses(ch, ctx);
   }
 
   private clauses(ch: Children, ctx: Ctx): BooleanClause[] {
@@ -204,12 +200,6 @@ export class LuceneAstBuilder extends BaseVisitor {
       if (item) items.push(item);
     }
     for (const e of ch.stray ?? []) items.push(this.strayItem(e as CstNode));
-    for (const e of ch.strayRParen ?? []) {
-      const t = e as IToken;
-      const range = { start: t.startOffset, end: tokEnd(t) };
-      this.report('syntax/unexpected-token', 'error', "unexpected ')': there is no '(' for it to close", range);
-      items.push({ node: { kind: 'error', text: t.image, range }, start: t.startOffset });
-    }
     items.sort((a, b) => a.start - b.start);
     return this.addClauses(items);
   }
@@ -348,13 +338,12 @@ export class LuceneAstBuilder extends BaseVisitor {
   group(ch: Children, ctx: Ctx): QueryNode {
     const lp = tok(ch, 'LParen')!;
     const rp = tok(ch, 'RParen');
-    const q = sub(ch, 'query');
-    const clauses = q ? (this.visit(q, { field: ctx.field }) as BooleanClause[]) : [];
+    const clauses = this.clauses(ch, { field: ctx.field });
     const start = ctx.start ?? lp.startOffset;
     let end: number;
     if (real(rp)) end = tokEnd(rp);
     else {
-      const inside = q ? lastEnd(q) : Number.NaN;
+      const inside = lastEnd({ name: 'group', children: { ...ch, boost: [] } } as unknown as CstNode);
       end = Number.isNaN(inside) ? tokEnd(lp) : inside;
     }
     const node: BooleanNode = { kind: 'boolean', clauses, grouped: true, range: { start, end } };
