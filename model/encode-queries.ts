@@ -1,0 +1,35 @@
+/**
+ * Writes the encoder inputs the Node runtime builds for a fixed set of queries, for the
+ * PyTorch-vs-ONNX parity fixtures (model/twbert/export.py reads them):
+ *
+ *   npx tsx model/encode-queries.ts [--unigrams-only] > model/.work/parity-inputs.jsonl
+ *
+ * Uses the very functions the runtime uses (segment.ts, tokenize.ts) and the engine's analyser.
+ */
+import { join } from 'node:path';
+import { createAnalyzer } from '../server/engine/analysis/index.js';
+import { segmentQuery } from '../server/model/segment.js';
+import { encodeQuery, loadTokenizer } from '../server/model/tokenize.js';
+
+export const PARITY_QUERIES = [
+  'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft',
+  'laminar flow over a flat plate',
+  'flow flow flow separation',
+  'The effect of the the stopwords: of, the, and',
+  'Café naïve résumé — über-fast 3D printing in 2024',
+  'x²y and H₂O 😀 emoji',
+  'ribosomal proteins regulate p53 through MDM2 binding',
+  'a',
+  'supercalifragilisticexpialidocious antidisestablishmentarianism',
+  'Vitamin D deficiency is associated with increased risk of COVID-19 hospitalisation in older adults',
+];
+
+const here = new URL('.', import.meta.url).pathname;
+const bigrams = !process.argv.includes('--unigrams-only');
+const tokenizer = loadTokenizer(join(here, 'artifacts/tokenizer.json'));
+const analyzer = createAnalyzer('terrier');
+for (const query of PARITY_QUERIES) {
+  const seg = segmentQuery(query, analyzer, { bigrams });
+  const enc = await encodeQuery(tokenizer, seg, 128);
+  process.stdout.write(JSON.stringify({ query, terms: seg.ngrams.map((g) => g.terms), ids: enc.ids, ngrams: enc.ngramTokens }) + '\n');
+}

@@ -1,0 +1,80 @@
+"""Paths, batching and checkpoint helpers shared by the training stages."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+MODEL_DIR = Path(__file__).resolve().parent.parent
+WORK = MODEL_DIR / ".work"
+ARTIFACTS = MODEL_DIR / "artifacts"
+PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = 0, 100, 101, 102, 103
+SPECIAL_IDS = {PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID}
+
+
+def setup_threads() -> None:
+    # 2 cores shared with other work: never take more than 2 threads.
+    torch.set_num_threads(int(os.environ.get("TWBERT_THREADS", "2")))
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def read_jsonl(path: Path, limit: int | None = None) -> list[dict]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                out.append(json.loads(line))
+                if limit is not None and len(out) >= limit:
+                    break
+    return out
+
+
+def pad_batch(seqs: list[list[int]], ngrams: list[list[list[int]]]):
+    """ids [B,T] (0-padded), attention_mask [B,T], ngram_mask [B,G,T] (1 on an n-gram's wordpieces),
+    ngram_valid [B,G]."""
+    b = len(seqs)
+    t = max(len(s) for s in seqs)
+    g = max(1, max(len(n) for n in ngrams))
+    ids = torch.zeros(b, t, dtype=torch.long)
+    att = torch.zeros(b, t, dtype=torch.long)
+    nmask = torch.zeros(b, g, t, dtype=torch.float32)
+    valid = torch.zeros(b, g, dtype=torch.bool)
+    for i, (s, ng) in enumerate(zip(seqs, ngrams)):
+        ids[i, : len(s)] = torch.tensor(s)
+        att[i, : len(s)] = 1
+        for j, toks in enumerate(ng):
+            if toks:
+                nmask[i, j, toks] = 1.0
+                valid[i, j] = True
+    return ids, att, nmask, valid
+
+
+def load_glove_rows(vocab_size: int, dim: int):
+    rows = np.fromfile(WORK / "glove_rows.f32", dtype=np.float32).reshape(vocab_size, dim)
+    mask = np.fromfile(WORK / "glove_rows.mask", dtype=np.uint8).astype(bool)
+    return torch.from_numpy(rows.copy()), torch.from_numpy(mask)
+
+
+class Timer:
+    def __init__(self):
+        self.start = time.time()
+
+    def minutes(self) -> float:
+        return (time.time() - self.start) / 60.0
+
+
+def log(path: Path, msg: str) -> None:
+    line = f"[{time.strftime('%H:%M:%S')}] {msg}"
+    print(line, flush=True)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(line + "\n")

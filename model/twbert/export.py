@@ -1,0 +1,125 @@
+"""ONNX export (opset 14; dynamic batch, sequence and n-gram axes) of the trained models, the shared
+model/artifacts/config.json, and the PyTorch-side parity fixtures that test/model checks the ONNX
+runtime against.
+
+  /usr/bin/python3 -m model.twbert.export --model twbert --checkpoint model/.work/twbert.pt
+  /usr/bin/python3 -m model.twbert.export --model deepct --checkpoint model/.work/deepct.pt
+
+Parity fixtures: `npx tsx model/encode-queries.ts > model/.work/parity-inputs-twbert.jsonl` (add
+`--unigrams-only` for deepct) writes (the encoder
+inputs the Node runtime builds for fixed queries); this script runs PyTorch on them and writes
+test/model/fixtures/parity-<model>.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import torch
+
+from .common import ARTIFACTS, MODEL_DIR, WORK, pad_batch, read_jsonl
+from .model import DeepCT, EncoderConfig, TWBert
+
+INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask"}
+OUTPUT = "weights"
+FIXTURES = MODEL_DIR.parent / "test" / "model" / "fixtures"
+MAX_TOKENS = 128
+
+
+def load_checkpoint(kind: str, path: Path):
+    ck = torch.load(path, map_location="cpu")
+    cfg = EncoderConfig(**ck["cfg"])
+    model = (TWBert if kind == "twbert" else DeepCT)(cfg)
+    model.load_state_dict(ck["state"])
+    model.eval()
+    return model, ck
+
+
+def export_onnx(model, out: Path) -> None:
+    ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
+    att = (ids != 0).long()
+    nmask = torch.zeros(2, 3, 4)
+    nmask[0, 0, 1] = nmask[0, 1, 2] = 1
+    nmask[0, 2, 1:3] = 1
+    nmask[1, 0, 1] = 1
+    # Export with grad enabled: torch 1.13's TransformerEncoderLayer takes a fused "fast path"
+    # (aten::_transformer_encoder_layer_fwd, not exportable) only under no_grad in eval mode.
+    for param in model.parameters():
+        param.requires_grad_(True)
+    if True:
+        torch.onnx.export(
+            model,
+            (ids, att, nmask),
+            str(out),
+            opset_version=14,
+            input_names=[INPUTS["ids"], INPUTS["attentionMask"], INPUTS["ngramMask"]],
+            output_names=[OUTPUT],
+            dynamic_axes={
+                INPUTS["ids"]: {0: "batch", 1: "tokens"},
+                INPUTS["attentionMask"]: {0: "batch", 1: "tokens"},
+                INPUTS["ngramMask"]: {0: "batch", 1: "ngrams", 2: "tokens"},
+                OUTPUT: {0: "batch", 1: "ngrams"},
+            },
+            do_constant_folding=True,
+        )
+
+
+def update_config(kind: str, onnx_name: str, final: bool, description: str) -> None:
+    path = ARTIFACTS / "config.json"
+    cfg = json.loads(path.read_text()) if path.exists() else {}
+    cfg.update(
+        {
+            "format": 1,
+            "tokenizer": "tokenizer.json",
+            "maxTokens": MAX_TOKENS,
+            "profile": "terrier",
+            "inputs": INPUTS,
+            "output": OUTPUT,
+        }
+    )
+    models = cfg.setdefault("models", {})
+    models[kind] = {"file": onnx_name, "bigrams": kind == "twbert", "final": final, "description": description}
+    path.write_text(json.dumps(cfg, indent=2) + "\n")
+
+
+def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
+    rows = read_jsonl(inputs_file)
+    # Batch them all together: padding must not change any query's weights.
+    ids, att, nmask, valid = pad_batch([r["ids"] for r in rows], [r["ngrams"] for r in rows])
+    with torch.no_grad():
+        weights = model(ids, att, nmask)
+    out = []
+    for i, r in enumerate(rows):
+        n = len(r["ngrams"])
+        out.append({"query": r["query"], "terms": r["terms"], "ids": r["ids"], "weights": [float(x) for x in weights[i, :n]]})
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    path = FIXTURES / f"parity-{kind}.json"
+    path.write_text(json.dumps({"model": kind, "note": "PyTorch outputs for test/model parity (model/twbert/export.py)", "queries": out}, indent=1) + "\n")
+    return path
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument("--model", choices=["twbert", "deepct"], required=True)
+    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--out-dir", default=str(ARTIFACTS))
+    p.add_argument("--not-final", action="store_true", help="mark the artifact as not the final model")
+    p.add_argument("--parity-inputs", default=None, help="default: model/.work/parity-inputs-<model>.jsonl")
+    a = p.parse_args(argv)
+    model, ck = load_checkpoint(a.model, Path(a.checkpoint))
+    out_dir = Path(a.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    onnx_name = f"{a.model}.onnx"
+    export_onnx(model, out_dir / onnx_name)
+    desc = ck.get("description", "")
+    if out_dir.resolve() == ARTIFACTS.resolve():
+        update_config(a.model, onnx_name, not a.not_final, desc)
+    print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")
+    parity_inputs = Path(a.parity_inputs or WORK / f"parity-inputs-{a.model}.jsonl")
+    if parity_inputs.exists():
+        print(f"parity fixture: {write_parity_fixture(a.model, model, parity_inputs)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""TW-BERT and DeepCT-Query models: a small BERT-style encoder with a GloVe-initialised 100-d
+wordpiece embedding (ALBERT-style factorisation, then a 100->H projection), and two heads.
+
+Size (see model/README.md for the latency measurements that justify it): 3 layers, H=192, 4 heads,
+FFN 768. The budget is 5 ms p50 per query on CPU; ENVIRONMENT.md measured 0.77 ms for 4 layers/H=256
+with onnxruntime-node, so latency is not the constraint. What constrains the size is training on 2
+shared CPU cores within ~60-90 minutes and keeping both ONNX files under 40 MB together: the 30,522 x
+100 embedding alone is 12 MB, so each encoder has ~1.4 M further parameters.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass
+class EncoderConfig:
+    vocab_size: int = 30522
+    embedding_dim: int = 100
+    hidden: int = 128
+    layers: int = 2
+    heads: int = 4
+    ffn: int = 512
+    max_tokens: int = 128
+    dropout: float = 0.1
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Encoder(nn.Module):
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.word = nn.Embedding(cfg.vocab_size, cfg.embedding_dim, padding_idx=0)
+        self.project = nn.Linear(cfg.embedding_dim, cfg.hidden)
+        self.position = nn.Embedding(cfg.max_tokens, cfg.hidden)
+        self.norm = nn.LayerNorm(cfg.hidden)
+        self.dropout = nn.Dropout(cfg.dropout)
+        layer = nn.TransformerEncoderLayer(
+            cfg.hidden, cfg.heads, cfg.ffn, cfg.dropout, activation="gelu", batch_first=True
+        )
+        self.encoder = nn.TransformerEncoder(layer, cfg.layers, enable_nested_tensor=False)
+        nn.init.normal_(self.position.weight, 0.0, 0.02)
+
+    def init_from_glove(self, rows: torch.Tensor, has_vector: torch.Tensor) -> None:
+        """Rows with a GloVe vector start from it; the others start small and random, at the same scale."""
+        with torch.no_grad():
+            scale = rows[has_vector].std().item()
+            self.word.weight.normal_(0.0, scale * 0.5)
+            self.word.weight[has_vector] = rows[has_vector]
+            self.word.weight[0].zero_()
+
+    def forward(self, ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
+        x = self.project(self.word(ids)) + self.position(positions)
+        x = self.dropout(self.norm(x))
+        return self.encoder(x, src_key_padding_mask=attention_mask == 0)
+
+
+def mean_pool(states: torch.Tensor, ngram_mask: torch.Tensor) -> torch.Tensor:
+    """states [B,T,H], ngram_mask [B,G,T] (1 where a wordpiece belongs to the n-gram) -> [B,G,H]."""
+    counts = ngram_mask.sum(-1, keepdim=True).clamp(min=1.0)
+    return torch.bmm(ngram_mask, states) / counts
+
+
+class TWBert(nn.Module):
+    """TW-BERT (Samel et al. 2023, §3.1): mean-pool each n-gram's wordpiece states, linear, ReLU."""
+
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.encoder = Encoder(cfg)
+        self.head = nn.Linear(cfg.hidden, 1)
+        # Start near the uniform weight 1 that pre-training pushes towards.
+        nn.init.normal_(self.head.weight, 0.0, 0.01)
+        nn.init.constant_(self.head.bias, 1.0)
+
+    def forward(self, ids, attention_mask, ngram_mask):
+        states = self.encoder(ids, attention_mask)
+        return torch.relu(self.head(mean_pool(states, ngram_mask)).squeeze(-1))
+
+
+class DeepCT(nn.Module):
+    """DeepCT-Query: per-wordpiece regression to term recall; a word's weight is its first wordpiece's
+    prediction. Exported with the same inputs as TW-BERT: each (uni-gram) row of ngram_mask selects
+    its first wordpiece."""
+
+    def __init__(self, cfg: EncoderConfig):
+        super().__init__()
+        self.encoder = Encoder(cfg)
+        self.head = nn.Linear(cfg.hidden, 1)
+
+    def token_scores(self, ids, attention_mask):
+        return self.head(self.encoder(ids, attention_mask)).squeeze(-1)
+
+    def forward(self, ids, attention_mask, ngram_mask):
+        scores = self.token_scores(ids, attention_mask)  # [B,T]
+        first = torch.argmax((ngram_mask > 0).to(torch.int32), dim=-1)  # [B,G], first wordpiece
+        picked = torch.gather(scores, 1, first)
+        # Regression to a recall in [0,1]; clamp so the engine never sees a negative weight.
+        return torch.clamp(picked, min=0.0)
+
+
+class MLMHead(nn.Module):
+    """Predicts masked wordpieces through the (tied) 100-d embedding, as ALBERT does."""
+
+    def __init__(self, cfg: EncoderConfig, embedding: nn.Embedding):
+        super().__init__()
+        self.transform = nn.Sequential(nn.Linear(cfg.hidden, cfg.embedding_dim), nn.GELU(), nn.LayerNorm(cfg.embedding_dim))
+        self.embedding = embedding
+        self.bias = nn.Parameter(torch.zeros(cfg.vocab_size))
+        # GloVe rows have norms of ~5-7: start the output small so the first logits are not huge.
+        nn.init.constant_(self.transform[2].weight, 0.1)
+
+    def forward(self, states):
+        return self.transform(states) @ self.embedding.weight.t() + self.bias
+
+
+def count_parameters(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+

@@ -1,0 +1,363 @@
+/**
+ * The query term-weighting model (TW-BERT, or the DeepCT-Query baseline) behind one narrow module,
+ * wrapped like an engine that can fail (ANCHORS part B lesson 10): loading returns a typed result
+ * instead of throwing, a missing or broken model is an explained state, and inference errors are
+ * `WeightModelError`s with a kind, never a crash of the caller.
+ *
+ *   const loaded = await loadWeightModel(defaultModelDir(), { model: 'twbert', device: 'auto' });
+ *   if (!loaded.ok) show(loaded.error.message);
+ *   else { const [w] = await loaded.model.weigh(['laminar flow over a flat plate']); ... }
+ *
+ * Segmentation (words, stopwords, uni-grams then bi-grams) is server/model/segment.ts, shared with
+ * the training-data export, so run-time n-grams are exactly the ones the model was trained on.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAnalyzer } from '../engine/analysis/index.js';
+import { segmentQuery, type SegmentedQuery, type WordAnalyzer } from './segment.js';
+import { encodeQuery, loadTokenizer, type EncodedQuery, type HfTokenizer } from './tokenize.js';
+
+export type WeightModelName = 'twbert' | 'deepct';
+export const WEIGHT_MODEL_NAMES: readonly WeightModelName[] = ['twbert', 'deepct'];
+export type DeviceRequest = 'auto' | 'cpu' | 'cuda';
+
+export type WeightModelErrorKind =
+  /** model/artifacts (or the requested model file) is not there. */
+  | 'missing-model'
+  /** config.json, tokenizer.json or the ONNX file cannot be read or does not match what we expect. */
+  | 'invalid-model'
+  /** onnxruntime-node or tokenizers cannot be loaded on this platform. */
+  | 'runtime-unavailable'
+  /** `device: 'cuda'` was requested and the CUDA execution provider cannot be created. */
+  | 'cuda-unavailable'
+  /** An inference call failed (after a successful load). */
+  | 'inference-failed'
+  /** weigh() after dispose(). */
+  | 'disposed';
+
+export class WeightModelError extends Error {
+  constructor(
+    readonly kind: WeightModelErrorKind,
+    message: string,
+    readonly detail?: string,
+  ) {
+    super(message);
+    this.name = 'WeightModelError';
+  }
+}
+
+export interface ModelEntryConfig {
+  file: string;
+  /** False for DeepCT: it weighs words only. */
+  bigrams: boolean;
+  /** False while the artifact is not the final trained model (see model/MODEL_CARD.md). */
+  final: boolean;
+  description?: string;
+}
+
+export interface ModelConfig {
+  format: 1;
+  tokenizer: string;
+  maxTokens: number;
+  /** Analyser profile the model was trained with (its words and n-grams). */
+  profile: 'terrier' | 'lucene';
+  inputs: { ids: string; attentionMask: string; ngramMask: string };
+  output: string;
+  models: Partial<Record<WeightModelName, ModelEntryConfig>>;
+}
+
+export interface NgramWeight {
+  kind: 'unigram' | 'bigram';
+  /** Analysed terms (the index terms), 1 or 2. */
+  terms: string[];
+  /** Surface text of the n-gram in the query, and its UTF-16 range. */
+  surface: string;
+  start: number;
+  end: number;
+  /** The predicted weight (>= 0). For n-grams cut off by truncation: 1 (uniform), with `truncated`. */
+  weight: number;
+  truncated?: boolean;
+}
+
+export interface NgramWeights {
+  query: string;
+  /** Uni-grams in query order, then bi-grams (bi-grams absent for DeepCT). One entry per occurrence. */
+  ngrams: NgramWeight[];
+}
+
+export interface WeightModel {
+  readonly name: WeightModelName;
+  /** The execution provider actually used. */
+  readonly device: 'cpu' | 'cuda';
+  /** Human-readable notices from loading (e.g. the CUDA fallback), to show the user. */
+  readonly notices: string[];
+  readonly config: ModelConfig;
+  weigh(queries: string[]): Promise<NgramWeights[]>;
+  dispose(): Promise<void>;
+}
+
+export type LoadWeightModelResult = { ok: true; model: WeightModel } | { ok: false; error: WeightModelError };
+
+export interface LoadWeightModelOptions {
+  model?: WeightModelName;
+  device?: DeviceRequest;
+  /** Defaults to the engine's analyser for the profile in config.json. */
+  analyzer?: WordAnalyzer;
+  /** Queries per ONNX call (default 32). */
+  batchSize?: number;
+  /** onnxruntime intra-op threads (default 2). */
+  threads?: number;
+}
+
+/** model/artifacts of this checkout: found by walking up from this file (works from dist/ and from sources). */
+export function defaultModelDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const candidate = join(dir, 'model', 'artifacts');
+    if (existsSync(join(candidate, 'config.json')) || existsSync(join(candidate, 'tokenizer.json'))) return candidate;
+    dir = dirname(dir);
+  }
+  return resolve('model/artifacts');
+}
+
+const require = createRequire(import.meta.url);
+
+// Narrow local view of onnxruntime-node, loaded lazily so that a missing native binding is an error state.
+interface OrtTensor {
+  data: Float32Array;
+  dims: readonly number[];
+}
+interface OrtSession {
+  run(feeds: Record<string, unknown>): Promise<Record<string, OrtTensor>>;
+  release(): Promise<void>;
+  inputNames: readonly string[];
+  outputNames: readonly string[];
+}
+interface OrtModule {
+  InferenceSession: { create(path: string, options: Record<string, unknown>): Promise<OrtSession> };
+  Tensor: new (type: string, data: BigInt64Array | Float32Array, dims: number[]) => unknown;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function readModelConfig(dir: string): ModelConfig {
+  const file = join(dir, 'config.json');
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as ModelConfig;
+  if (raw.format !== 1 || typeof raw.maxTokens !== 'number' || !raw.models || !raw.inputs || !raw.output) {
+    throw new Error(`${file} is not a querylens model config (format 1)`);
+  }
+  return raw;
+}
+
+export async function loadWeightModel(dir: string, options: LoadWeightModelOptions = {}): Promise<LoadWeightModelResult> {
+  const name = options.model ?? 'twbert';
+  const device = options.device ?? 'auto';
+  const fail = (kind: WeightModelErrorKind, message: string, detail?: string): LoadWeightModelResult => ({
+    ok: false,
+    error: new WeightModelError(kind, message, detail),
+  });
+  if (!existsSync(join(dir, 'config.json'))) {
+    return fail(
+      'missing-model',
+      `No term-weighting model in ${dir} (config.json is missing). Build it with the training pipeline (see model/README.md) or point querylens at a folder that holds config.json, ${name}.onnx and tokenizer.json.`,
+    );
+  }
+  let config: ModelConfig;
+  try {
+    config = readModelConfig(dir);
+  } catch (err) {
+    return fail('invalid-model', `Cannot read the model config in ${dir}: ${describe(err)}`);
+  }
+  const entry = config.models[name];
+  if (!entry) return fail('missing-model', `${dir}/config.json lists no '${name}' model (it has: ${Object.keys(config.models).join(', ') || 'none'}).`);
+  const onnxFile = join(dir, entry.file);
+  const tokenizerFile = join(dir, config.tokenizer);
+  if (!existsSync(onnxFile)) return fail('missing-model', `The ${name} model file ${onnxFile} is missing.`);
+  if (!existsSync(tokenizerFile)) return fail('missing-model', `The tokenizer ${tokenizerFile} is missing.`);
+
+  let tokenizer: HfTokenizer;
+  try {
+    tokenizer = loadTokenizer(tokenizerFile);
+  } catch (err) {
+    const msg = describe(err);
+    const kind = /Cannot find module|binding|\.node/.test(msg) ? 'runtime-unavailable' : 'invalid-model';
+    return fail(kind, `Cannot load the tokenizer ${tokenizerFile}: ${msg}`);
+  }
+  let ort: OrtModule;
+  try {
+    ort = require('onnxruntime-node') as OrtModule;
+  } catch (err) {
+    return fail('runtime-unavailable', `onnxruntime-node cannot be loaded on this platform: ${describe(err)}`);
+  }
+
+  const notices: string[] = [];
+  const sessionOptions = (providers: string[]) => ({
+    executionProviders: providers,
+    intraOpNumThreads: options.threads ?? 2,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
+  let session: OrtSession;
+  let used: 'cpu' | 'cuda';
+  if (device === 'cpu') {
+    try {
+      session = await ort.InferenceSession.create(onnxFile, sessionOptions(['cpu']));
+      used = 'cpu';
+    } catch (err) {
+      return fail('invalid-model', `Cannot load ${onnxFile}: ${describe(err)}`);
+    }
+  } else {
+    // onnxruntime-node throws when the CUDA provider library is absent; there is no automatic fallback.
+    try {
+      // Severity 4 (fatal only): the native layer logs the missing provider library itself; we report it below.
+      session = await ort.InferenceSession.create(onnxFile, { ...sessionOptions(['cuda']), logSeverityLevel: 4 });
+      used = 'cuda';
+    } catch (err) {
+      if (device === 'cuda') {
+        return fail(
+          'cuda-unavailable',
+          `CUDA was requested but onnxruntime-node cannot create its CUDA execution provider (${describe(err).split('\n')[0]}). ` +
+            `Install onnxruntime-node with its CUDA 12 provider (ONNXRUNTIME_NODE_INSTALL=cuda12) on a machine with an NVIDIA GPU, or use device "cpu" or "auto".`,
+        );
+      }
+      notices.push(`CUDA is not available (${describe(err).split('\n')[0]}); the ${name} model runs on the CPU.`);
+      try {
+        session = await ort.InferenceSession.create(onnxFile, sessionOptions(['cpu']));
+        used = 'cpu';
+      } catch (err2) {
+        return fail('invalid-model', `Cannot load ${onnxFile}: ${describe(err2)}`);
+      }
+    }
+  }
+  for (const input of [config.inputs.ids, config.inputs.attentionMask, config.inputs.ngramMask]) {
+    if (!session.inputNames.includes(input)) {
+      await session.release().catch(() => undefined);
+      return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
+    }
+  }
+  if (!entry.final) notices.push(`The ${name} model in ${dir} is not the final trained model (see model/MODEL_CARD.md).`);
+  const analyzer = options.analyzer ?? createAnalyzer(config.profile);
+  return {
+    ok: true,
+    model: new OnnxWeightModel(name, used, notices, config, entry, session, ort, tokenizer, analyzer, options.batchSize ?? 32),
+  };
+}
+
+interface Prepared {
+  segmented: SegmentedQuery;
+  encoded: EncodedQuery;
+}
+
+class OnnxWeightModel implements WeightModel {
+  private disposed = false;
+
+  constructor(
+    readonly name: WeightModelName,
+    readonly device: 'cpu' | 'cuda',
+    readonly notices: string[],
+    readonly config: ModelConfig,
+    private readonly entry: ModelEntryConfig,
+    private readonly session: OrtSession,
+    private readonly ort: OrtModule,
+    private readonly tokenizer: HfTokenizer,
+    private readonly analyzer: WordAnalyzer,
+    private readonly batchSize: number,
+  ) {}
+
+  /** The encoder inputs of each query (exposed for the parity test and the training export). */
+  async prepare(queries: string[]): Promise<Prepared[]> {
+    return Promise.all(
+      queries.map(async (q) => {
+        const segmented = segmentQuery(q, this.analyzer, { bigrams: this.entry.bigrams });
+        return { segmented, encoded: await encodeQuery(this.tokenizer, segmented, this.config.maxTokens) };
+      }),
+    );
+  }
+
+  async weigh(queries: string[]): Promise<NgramWeights[]> {
+    if (this.disposed) throw new WeightModelError('disposed', `The ${this.name} model was disposed.`);
+    let prepared: Prepared[];
+    try {
+      prepared = await this.prepare(queries);
+    } catch (err) {
+      throw new WeightModelError('inference-failed', `Tokenising the queries failed: ${describe(err)}`);
+    }
+    const out: NgramWeights[] = [];
+    for (let i = 0; i < prepared.length; i += this.batchSize) {
+      const batch = prepared.slice(i, i + this.batchSize);
+      const weights = await this.runBatch(batch);
+      batch.forEach((p, b) => out.push(toNgramWeights(p, weights[b])));
+    }
+    return out;
+  }
+
+  /** One ONNX call: [B,T] ids and mask, [B,G,T] n-gram mask -> per query, one weight per n-gram. */
+  private async runBatch(batch: Prepared[]): Promise<number[][]> {
+    const withNgrams = batch.filter((p) => p.segmented.ngrams.length > 0);
+    if (withNgrams.length === 0) return batch.map(() => []);
+    const B = withNgrams.length;
+    const T = Math.max(...withNgrams.map((p) => p.encoded.ids.length));
+    const G = Math.max(...withNgrams.map((p) => p.encoded.ngramTokens.length));
+    const ids = new BigInt64Array(B * T);
+    const mask = new BigInt64Array(B * T);
+    const ngramMask = new Float32Array(B * G * T);
+    withNgrams.forEach((p, b) => {
+      p.encoded.ids.forEach((id, t) => {
+        ids[b * T + t] = BigInt(id);
+        mask[b * T + t] = 1n;
+      });
+      p.encoded.ngramTokens.forEach((toks, g) => {
+        for (const t of toks) ngramMask[(b * G + g) * T + t] = 1;
+      });
+    });
+    let result: Record<string, OrtTensor>;
+    try {
+      result = await this.session.run({
+        [this.config.inputs.ids]: new this.ort.Tensor('int64', ids, [B, T]),
+        [this.config.inputs.attentionMask]: new this.ort.Tensor('int64', mask, [B, T]),
+        [this.config.inputs.ngramMask]: new this.ort.Tensor('float32', ngramMask, [B, G, T]),
+      });
+    } catch (err) {
+      throw new WeightModelError('inference-failed', `The ${this.name} model failed on a batch of ${B} queries: ${describe(err)}`);
+    }
+    const data = result[this.config.output]?.data;
+    if (!data || data.length !== B * G) {
+      throw new WeightModelError('inference-failed', `The ${this.name} model returned an output of unexpected shape.`);
+    }
+    const rows = withNgrams.map((p, b) => Array.from(data.subarray(b * G, b * G + p.encoded.ngramTokens.length)));
+    let k = 0;
+    return batch.map((p) => (p.segmented.ngrams.length > 0 ? rows[k++] : []));
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.session.release().catch(() => undefined);
+  }
+}
+
+function toNgramWeights(p: Prepared, weights: number[]): NgramWeights {
+  const { segmented, encoded } = p;
+  return {
+    query: segmented.text,
+    ngrams: segmented.ngrams.map((g, i) => {
+      const first = segmented.words[g.wordIndices[0]];
+      const last = segmented.words[g.wordIndices[g.wordIndices.length - 1]];
+      const truncated = encoded.ngramTokens[i].length === 0;
+      const item: NgramWeight = {
+        kind: g.terms.length === 1 ? 'unigram' : 'bigram',
+        terms: g.terms,
+        surface: segmented.text.slice(first.start, last.end),
+        start: first.start,
+        end: last.end,
+        weight: truncated ? 1 : weights[i],
+      };
+      if (truncated) item.truncated = true;
+      return item;
+    }),
+  };
+}
