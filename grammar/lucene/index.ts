@@ -32,11 +32,12 @@ export interface LuceneParseOptions {
 }
 
 /**
- * Deepest `(` nesting the recursive-descent parser is allowed to see. Each level costs a
- * dozen stack frames in Chevrotain and in the visitor; 1,000 levels parse comfortably on
- * Node's default stack, and no hand-written query comes near it.
+ * Deepest `(` nesting the recursive-descent parser is allowed to see. Each level costs
+ * several Chevrotain rule invocations (clauseItem → clause → group), a few dozen stack
+ * frames: about 350 levels overflow Node's default stack when called from the top. 100
+ * leaves room for callers deep in their own stacks, and no hand-written query comes near.
  */
-export const MAX_NESTING_DEPTH = 1000;
+export const MAX_NESTING_DEPTH = 100;
 
 /** Parser errors beyond this are dropped (garbage input would otherwise flood the editor). */
 const MAX_PARSER_ERRORS = 100;
@@ -69,6 +70,10 @@ export function parseLucene(text: string, options?: LuceneParseOptions): ParseRe
     return parseChecked(text, options?.defaultOperator ?? 'OR', ast);
   } catch (e) {
     ast.root = errorRoot(text);
+    if (e instanceof RangeError) {
+      // The caller's own stack was too deep for even MAX_NESTING_DEPTH levels.
+      return { ast, diagnostics: [{ code: 'syntax/too-deep', severity: 'error', message: 'the query is nested too deeply to parse here', range }] };
+    }
     return {
       ast,
       diagnostics: [

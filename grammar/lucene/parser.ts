@@ -14,6 +14,9 @@ import { CstParser, EOF, type CstNode, type IToken } from 'chevrotain';
 import { luceneErrorMessages } from './messages.js';
 import * as T from './tokens.js';
 
+/** Lucene's NUMBER token: digits with an optional fraction, no sign, no exponent. */
+export const BOOST_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
+
 class LuceneCstParser extends CstParser {
   constructor() {
     super(T.allTokens, {
@@ -137,9 +140,17 @@ class LuceneCstParser extends CstParser {
     this.OPTION(() => this.SUBRULE(this.boost));
   });
 
+  /**
+   * `^` and its number. The number is optional in the grammar (and only a Word that looks
+   * like Lucene's NUMBER is taken) so that in `a^ b` or `a^x` the `b` / `x` stays a term of
+   * its own; the visitor reports the missing number.
+   */
   public boost = this.RULE('boost', () => {
     this.CONSUME(T.Caret);
-    this.CONSUME(T.Word, { LABEL: 'value' });
+    this.OPTION({
+      GATE: () => BOOST_NUMBER.test(this.LA(1).image),
+      DEF: () => this.CONSUME(T.Word, { LABEL: 'value' }),
+    });
   });
 
   /** Tokens that cannot start a clause; kept in the tree so the visitor can report them. */

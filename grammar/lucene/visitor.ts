@@ -33,7 +33,7 @@ import type {
   TermNode,
 } from '../ast.js';
 import type { QueryDiagnostic, Severity } from '../diagnostics.js';
-import { luceneParser, type CstNode } from './parser.js';
+import { BOOST_NUMBER, luceneParser, type CstNode } from './parser.js';
 import * as T from './tokens.js';
 
 type CstElement = CstNode | IToken;
@@ -144,8 +144,6 @@ function classifyWord(image: string): WordInfo {
   }
   return { text, pattern, wildcard, leadingWildcard: image[0] === '*' || image[0] === '?' };
 }
-
-const BOOST_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
 
 function isLuceneSpace(c: string): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\u3000';
@@ -573,12 +571,12 @@ export class LuceneAstBuilder extends BaseVisitor {
     const ch = boostNode.children as Children;
     const caret = tok(ch, 'Caret');
     const value = tok(ch, 'value');
-    if (!real(value)) return node; // the parser already reported the missing number
-    const range = { start: real(caret) ? caret.startOffset : value.startOffset, end: tokEnd(value) };
-    if (!BOOST_NUMBER.test(value.image)) {
-      this.report('lucene/bad-boost', 'error', `a boost must be a number such as 2 or 0.5, not '${value.image}'`, range);
+    if (!real(value) || !BOOST_NUMBER.test(value.image)) {
+      const at = real(caret) ? { start: caret.startOffset, end: tokEnd(caret) } : node.range;
+      this.report('lucene/bad-boost', 'error', "expected a number after '^' (for example ^2 or ^0.5)", at);
       return node;
     }
+    const range = { start: real(caret) ? caret.startOffset : value.startOffset, end: tokEnd(value) };
     const boost = Number(value.image);
     if (boost === 0) {
       this.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', range);
