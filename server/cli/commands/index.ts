@@ -3,6 +3,7 @@ import { registerLsp } from './lsp.js';
 import { registerIndex } from './index-cmd.js';
 import { registerEval } from './eval.js';
 import { registerCompare } from './compare.js';
+import { registerExpand } from './expand.js';
 
 /** Registers every subcommand. One import and one call per command module. */
 export function registerCommands(program: Command): void {
@@ -11,4 +12,5 @@ export function registerCommands(program: Command): void {
   registerIndex(program);
   registerEval(program);
   registerCompare(program);
+  registerExpand(program);
 }

@@ -210,9 +210,11 @@ function expandRm3(
  */
 function originalAsIndri(ast: QueryAst, query: OriginalQuery): QueryNode | null {
   if (ast.dialect === 'indri' && ast.root && ast.root.kind !== 'error') return ast.root;
+  // Scaled so the largest weight is 1: #weight divides by the sum anyway, and 1s read best.
+  const norm = maxWeight(query);
   const items: WeightedItem[] = [
-    ...[...query.terms].map(([term, weight]) => ({ weight, node: rawTerm(term) })),
-    ...query.others.map((o) => ({ weight: o.weight, node: o.node })),
+    ...[...query.terms].map(([term, weight]) => ({ weight: weight / norm, node: rawTerm(term) })),
+    ...query.others.map((o) => ({ weight: o.weight / norm, node: o.node })),
   ];
   return items.length ? weightNode(items) : null;
 }

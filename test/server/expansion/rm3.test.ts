@@ -65,6 +65,19 @@ describe('RM3', () => {
     expect(r.terms[0]).toMatchObject({ term: 'cat', isOriginal: true, tfx: 4, dfx: 3 });
   });
 
+  it('rebuilds a non-Indri original as #weight of its analysed terms, largest weight 1', () => {
+    const q = { ...bag('cats', 'dog', 'cats'), dialect: 'text' as const };
+    const r = expandQuery(reader, q, [0, 1], { method: 'rm3', fbTerms: 2 });
+    const root = r.ast.root;
+    if (root?.kind !== 'belief') throw new Error('expected #weight');
+    const original = root.items[0].node;
+    if (original.kind !== 'belief') throw new Error('expected rebuilt #weight');
+    expect(original.items.map((i) => [i.node.kind === 'term' && i.node.text, i.weight])).toEqual([
+      ['cat', 1],
+      ['dog', 0.5],
+    ]);
+  });
+
   it('fbOrigWeight is settable and checked', () => {
     const r = expandQuery(reader, bag('cat'), [0, 1], { method: 'rm3', originalWeight: 0.8 });
     const root = r.ast.root;

@@ -1,0 +1,73 @@
+/** `querylens expand`, run as the user runs it, on the tiny corpus of fixtures.ts indexed on disk. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CORPUS } from './fixtures.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+let dir: string;
+
+function ql(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'querylens.js'), ...args], { cwd: ROOT, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  try {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
+  } catch {
+    // Type errors elsewhere in the tree do not stop tsc from emitting; the commands below say whether it worked.
+  }
+  dir = mkdtempSync(join(tmpdir(), 'querylens-expand-'));
+  writeFileSync(join(dir, 'corpus.jsonl'), CORPUS.map((text, i) => JSON.stringify({ _id: `d${i}`, title: '', text })).join('\n') + '\n');
+  const built = ql('index', join(dir, 'corpus.jsonl'), '--out', join(dir, 'idx'));
+  if (built.code !== 0) throw new Error(`index failed: ${built.stderr}`);
+  writeFileSync(join(dir, 'q.indri'), '1\t#combine( fish )\n');
+}, 600_000);
+
+describe('querylens expand', () => {
+  it('bo1: feedback d4 d0 leaves only fish (the others are in one document); fish gets 1 + 1', () => {
+    // fish: tf_x = 3 + 1, F = 4, N = 6; it has the largest weight, and with F = tf_x and
+    // N' = 6 the parameter-free normaliser equals its own weight, so w' = 1.
+    const r = ql('expand', '--index', join(dir, 'idx'), join(dir, 'q.indri'));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('// 1: #combine( fish )');
+    expect(lines[1]).toBe('// bo1, bm25 first pass, feedback: d4 d0');
+    expect(lines.at(-1)).toBe('1\t#weight( 2 "fish" )');
+  });
+
+  it('rm3: keeps the Indri query as written and adds P(w|R)-weighted terms', () => {
+    const r = ql('expand', '--index', join(dir, 'idx'), join(dir, 'q.indri'), '--method', 'rm3', '--json');
+    expect(r.code).toBe(0);
+    const [entry] = JSON.parse(r.stdout);
+    expect(entry.feedbackDocnos).toEqual(['d4', 'd0']);
+    // fish: ¾ of d4 and ¼ of d0; cat ½ of d0; sun ¼ of d4; dog ¼ of d0 (d4 weighs a little more).
+    expect(entry.terms.map((t: { term: string }) => t.term)).toEqual(['fish', 'cat', 'sun', 'dog']);
+    expect(entry.expanded).toMatch(/^#weight\( 0\.5 #combine\( fish \) 0\.5 #weight\( [\d.]+ "fish" [\d.]+ "cat" [\d.]+ "sun" [\d.]+ "dog" \) \)$/);
+  });
+
+  it('--fb-terms and --fb-docs are honoured', () => {
+    const r = ql('expand', '--index', join(dir, 'idx'), join(dir, 'q.indri'), '--method', 'rm3', '--fb-terms', '1', '--fb-docs', '1', '--json');
+    const [entry] = JSON.parse(r.stdout);
+    expect(entry.feedbackDocnos).toEqual(['d4']);
+    expect(entry.terms).toHaveLength(1);
+  });
+
+  it('wrong paths and options are one-line errors with a non-zero exit', () => {
+    for (const args of [
+      ['--index', join(dir, 'nope'), join(dir, 'q.indri')],
+      ['--index', join(dir, 'idx'), join(dir, 'missing.indri')],
+      ['--index', join(dir, 'idx'), join(dir, 'q.indri'), '--method', 'kl'],
+      ['--index', join(dir, 'idx'), join(dir, 'q.indri'), '--fb-docs', '0'],
+    ]) {
+      const r = ql('expand', ...args);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^querylens: /);
+    }
+  });
+});
