@@ -15,6 +15,7 @@
 import type { AnalyzedToken, Analyzer } from './analyzer.js';
 import { porterStem } from './porter.js';
 import { LUCENE_STOPWORDS, TERRIER_STOPWORDS } from './stopwords.js';
+import { forEachToken } from './tokenizer.js';
 
 export type AnalyzerProfile = 'terrier' | 'lucene';
 export const ANALYZER_PROFILES: readonly AnalyzerProfile[] = ['terrier', 'lucene'];
@@ -23,7 +24,7 @@ export function isAnalyzerProfile(name: string): name is AnalyzerProfile {
   return (ANALYZER_PROFILES as readonly string[]).includes(name);
 }
 
-/** Letters and digits of any script; `g` for scanning, `u` for code points. */
+/** Letters and digits of any script (the slow path for single query terms). */
 const TOKEN_PATTERN = /[\p{L}\p{N}]+/gu;
 
 /**
@@ -35,7 +36,8 @@ const MAX_CACHED_FORMS = 1 << 20;
 /** Cache entry for a stopword (no term). */
 const STOPPED = '';
 
-class ProfileAnalyzer implements Analyzer {
+/** The Analyzer contract plus two fast paths used by indexing. */
+export class ProfileAnalyzer implements Analyzer {
   /** surface token (as written) → analysed term, or STOPPED. */
   private readonly cache = new Map<string, string>();
 
@@ -47,13 +49,12 @@ class ProfileAnalyzer implements Analyzer {
   analyze(text: string, firstPosition = 0): AnalyzedToken[] {
     const tokens: AnalyzedToken[] = [];
     let position = firstPosition;
-    TOKEN_PATTERN.lastIndex = 0;
-    for (let m = TOKEN_PATTERN.exec(text); m !== null; m = TOKEN_PATTERN.exec(text)) {
-      const term = this.analyzeSurface(m[0]);
-      if (term === STOPPED) continue;
-      tokens.push({ term, position, start: m.index, end: m.index + m[0].length });
+    forEachToken(text, (surface, start, end) => {
+      const term = this.analyzeSurface(surface);
+      if (term === STOPPED) return;
+      tokens.push({ term, position, start, end });
       position++;
-    }
+    });
     return tokens;
   }
 
@@ -63,12 +64,17 @@ class ProfileAnalyzer implements Analyzer {
    */
   terms(text: string): string[] {
     const out: string[] = [];
-    TOKEN_PATTERN.lastIndex = 0;
-    for (let m = TOKEN_PATTERN.exec(text); m !== null; m = TOKEN_PATTERN.exec(text)) {
-      const term = this.analyzeSurface(m[0]);
+    forEachToken(text, (surface) => {
+      const term = this.analyzeSurface(surface);
       if (term !== STOPPED) out.push(term);
-    }
+    });
     return out;
+  }
+
+  /** The analysed form of one token as written (a tokeniser match), or null for a stopword. */
+  analyzeWord(surface: string): string | null {
+    const term = this.analyzeSurface(surface);
+    return term === STOPPED ? null : term;
   }
 
   analyzeTerm(term: string, options?: { raw?: boolean }): string[] {
@@ -108,7 +114,7 @@ const analyzers = new Map<AnalyzerProfile, ProfileAnalyzer>();
  * The analyser of a profile. Instances are shared per profile (they are stateless apart
  * from the stem cache), so the index and every query see the same cache.
  */
-export function createAnalyzer(profile: AnalyzerProfile = 'terrier'): Analyzer & { terms(text: string): string[] } {
+export function createAnalyzer(profile: AnalyzerProfile = 'terrier'): ProfileAnalyzer {
   if (!isAnalyzerProfile(profile)) {
     throw new Error(`unknown analyzer profile '${String(profile)}' (expected ${ANALYZER_PROFILES.join(' or ')})`);
   }
@@ -122,4 +128,5 @@ export function createAnalyzer(profile: AnalyzerProfile = 'terrier'): Analyzer &
 
 export type { AnalyzedToken, Analyzer } from './analyzer.js';
 export { porterStem } from './porter.js';
+export { forEachToken } from './tokenizer.js';
 export { LUCENE_STOPWORDS, TERRIER_STOPWORDS, parseStoplist } from './stopwords.js';

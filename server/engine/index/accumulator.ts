@@ -8,7 +8,7 @@
  * a counting sort by term turns the token stream into posting lists that are already in
  * (doc, position) order.
  */
-import { createAnalyzer, type AnalyzerProfile } from '../analysis/index.js';
+import { createAnalyzer, forEachToken, type AnalyzerProfile } from '../analysis/index.js';
 import type { IngestDocument } from '../ingest/types.js';
 import type { StoredDocument } from './reader.js';
 import { GrowableInt32 } from './growable.js';
@@ -58,6 +58,11 @@ export class DuplicateDocnoError extends Error {
 export class IndexAccumulator {
   private readonly analyzer;
   private readonly termIds = new Map<string, number>();
+  /**
+   * Token as written -> term id, or -1 for a stopword: one Map lookup per token on the hot
+   * path instead of two (analyser cache, then term ids).
+   */
+  private readonly surfaceIds = new Map<string, number>();
   private readonly termNames: string[] = [];
   /** Term id of every token, documents one after another. */
   private readonly tokenTerms = new GrowableInt32(1 << 16);
@@ -98,15 +103,7 @@ export class IndexAccumulator {
     const docStart = this.tokenTerms.length;
     for (const name of streamOrder(doc.fields)) {
       const begin = this.tokenTerms.length - docStart;
-      for (const term of this.analyzer.terms(doc.fields[name]!)) {
-        let id = this.termIds.get(term);
-        if (id === undefined) {
-          id = this.termNames.length;
-          this.termIds.set(term, id);
-          this.termNames.push(term);
-        }
-        this.tokenTerms.push(id);
-      }
+      forEachToken(doc.fields[name]!, this.onToken);
       const end = this.tokenTerms.length - docStart;
       const fieldId = this.fieldId(name);
       // An empty field has no extent: it can match nothing.
@@ -123,6 +120,27 @@ export class IndexAccumulator {
     this.sink(docId, { docno: doc.docno, title: title ?? '', fields: rest });
     return docId;
   }
+
+  private readonly onToken = (surface: string): void => {
+    let id = this.surfaceIds.get(surface);
+    if (id === undefined) {
+      const term = this.analyzer.analyzeWord(surface);
+      if (term === null) {
+        id = -1;
+      } else {
+        id = this.termIds.get(term);
+        if (id === undefined) {
+          id = this.termNames.length;
+          this.termIds.set(term, id);
+          this.termNames.push(term);
+        }
+      }
+      // Bound memory on corpora with huge numbers of surface forms; the cost is a re-analysis.
+      if (this.surfaceIds.size >= 1 << 21) this.surfaceIds.clear();
+      this.surfaceIds.set(surface, id);
+    }
+    if (id >= 0) this.tokenTerms.push(id);
+  };
 
   private fieldId(name: string): number {
     let id = this.fieldIds.get(name);
