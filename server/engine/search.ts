@@ -53,3 +53,5 @@ export function scoreDocument(reader: IndexReader, ast: QueryAst, doc: number, o
 export function explain(reader: IndexReader, ast: QueryAst, doc: number, options: SearchOptions = {}): ExplainNode {
   return prepareQuery(reader, ast, options).explain(doc);
 }
+
+export { runQuery, formatRunLines, type RunQueryOptions, type FeedbackOptions, type QueryRun } from './scoring/run.js';
