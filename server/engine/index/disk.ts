@@ -113,10 +113,10 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const profile = options.profile ?? 'terrier';
   if (!isAnalyzerProfile(profile)) throw new IndexError(`unknown profile '${String(profile)}' (expected terrier or lucene)`);
   const target = resolve(outDir);
-  checkReplaceable(target);
   const parent = dirname(target);
   mkdirSync(parent, { recursive: true });
-  removeStaleTempDirs(target);
+  recoverFromDeadBuilds(target);
+  checkReplaceable(target);
   const tmp = join(parent, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(tmp);
 
@@ -212,15 +212,23 @@ function readFileHead(fd: number, into: Buffer): boolean {
   return true;
 }
 
-/** Removes temp folders of earlier builds of the same target whose process is gone. */
-function removeStaleTempDirs(target: string): void {
-  const prefix = `.${basename(target)}.tmp-`;
+/**
+ * Cleans up after earlier builds of the same target whose process is gone: their temp
+ * folders are deleted, and a previous index renamed aside by a build killed between its two
+ * renames (see swapIntoPlace) is put back if nothing took its place, deleted otherwise.
+ */
+function recoverFromDeadBuilds(target: string): void {
   const parent = dirname(target);
+  const tmpPrefix = `.${basename(target)}.tmp-`;
+  const oldPrefix = `.${basename(target)}.old-`;
   for (const name of readdirSync(parent)) {
-    if (!name.startsWith(prefix)) continue;
+    const prefix = name.startsWith(tmpPrefix) ? tmpPrefix : name.startsWith(oldPrefix) ? oldPrefix : undefined;
+    if (!prefix) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
     if (!Number.isInteger(pid) || processAlive(pid)) continue;
-    rmSync(join(parent, name), { recursive: true, force: true });
+    const path = join(parent, name);
+    if (prefix === oldPrefix && !existsSync(target)) renameSync(path, target);
+    else rmSync(path, { recursive: true, force: true });
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
@@ -204,6 +204,23 @@ describe('on-disk index: atomic builds', () => {
     expect(() => openIndex(join(work, debris[0]!))).toThrow(IndexError); // the partial build never opens
     await buildIndex([small], out, {});
     expect(leftovers('killed')).toEqual([]);
+  });
+
+  it('puts back a previous index that a build killed between its two renames left aside', async () => {
+    const out = join(work, 'between');
+    await buildIndex([small], out, {});
+    // A pid that surely belongs to no running process any more.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    renameSync(out, join(work, `.between.old-${dead}-0000`));
+    await expect(
+      buildIndex([CRANFIELD], out, {
+        onProgress: () => {
+          throw new Error('interrupted');
+        },
+      }),
+    ).rejects.toThrow('interrupted');
+    expect(openIndex(out).stats().numDocs).toBe(2);
+    expect(leftovers('between')).toEqual([]);
   });
 
   it('refuses to replace a folder that is not an index', async () => {
