@@ -101,11 +101,145 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
     });
     return { kind: 'error', text, range: { start: tokens[0].startOffset, end: tokens[tokens.length - 1].endOffset! + 1 } };
   }
-  expectedByMessage.clear();
-  const cst = indriParser.parseQuery(tokens);
-  const errors = indriParser.errors;
-  if (errors.length) diagnostics.push(...syntaxDiagnostics(text, tokens, errors));
-  return indriVisitor.build(cst, text, diagnostics);
+  const items: QueryNode[] = [];
+  const strays = new Set<number>();
+  let start = 0;
+  while (start < tokens.length) {
+    // Tokens that cannot start an item are reported one by one, then parsing resumes.
+    while (start < tokens.length && !canStartItem(tokens, start)) {
+      diagnostics.push(strayDiagnostic(tokens[start]));
+      strays.add(start);
+      start++;
+    }
+    if (start >= tokens.length) break;
+    if (diagnostics.length > MAX_SYNTAX_DIAGNOSTICS) {
+      diagnostics.push({
+        code: 'syntax/too-many-errors',
+        severity: 'error',
+        message: `more than ${MAX_SYNTAX_DIAGNOSTICS} errors; the rest of the query is not checked`,
+        range: { start: tokens[start].startOffset, end: text.length },
+      });
+      break;
+    }
+    const segment = start === 0 ? tokens : tokens.slice(start);
+    expectedByMessage.clear();
+    const cst = indriParser.parseQuery(segment);
+    const errors = indriParser.errors;
+    let next = start + Math.max(1, indriParser.consumedTokens());
+    const located = errors.filter((e) => {
+      if (e.name !== 'NotAllInputParsedException') return true;
+      next = start + tokenIndex(segment, e.token);
+      return false;
+    });
+    if (located.length) diagnostics.push(...syntaxDiagnostics(text, segment, located));
+    items.push(...indriVisitor.build(cst, text, diagnostics));
+    start = Math.max(next, start + 1);
+  }
+  reportUnclosed(text, tokens, strays, diagnostics);
+  if (items.length === 0) return null;
+  if (items.length === 1) return items[0];
+  // Several top-level items: the implicit #combine of rule `query` (SPECS §1.1).
+  return {
+    kind: 'belief',
+    op: 'combine',
+    items: items.map((node) => ({ node })),
+    implicit: true,
+    range: { start: items[0].range.start, end: items[items.length - 1].range.end },
+  };
+}
+
+/** Token types that can begin an item (FIRST of rule `scored`); a dash only before a number. */
+const ITEM_START = new Set<TokenType>([
+  ...OPERATOR_TYPES,
+  T.Term,
+  T.NumberTok,
+  T.FloatTok,
+  T.BadTerm,
+  T.Base64,
+  T.DQuote,
+  T.LBrace,
+  T.LAngle,
+]);
+
+function canStartItem(tokens: IToken[], i: number): boolean {
+  const type = tokens[i].tokenType;
+  if (ITEM_START.has(type)) return true;
+  if (type === T.Dash || type === T.SpaceDash) {
+    const next = tokens[i + 1]?.tokenType;
+    return next === T.NumberTok || next === T.FloatTok;
+  }
+  return false;
+}
+
+/** A token met where an item should start, in the user's words. */
+function strayDiagnostic(t: IToken): QueryDiagnostic {
+  const range = { start: t.startOffset, end: t.endOffset! + 1 };
+  const open = CLOSERS.get(t.tokenType);
+  if (open) {
+    return {
+      code: 'syntax/unmatched-close',
+      severity: 'error',
+      message: `"${t.image}" has no matching ${open.LABEL}`,
+      range,
+    };
+  }
+  if (t.tokenType === T.LParen) {
+    return {
+      code: 'syntax/unexpected-token',
+      severity: 'error',
+      message: 'Indri has no "(" grouping; use #combine( ... ) to group items',
+      range,
+    };
+  }
+  if (t.tokenType === T.Dash || t.tokenType === T.SpaceDash) {
+    return {
+      code: 'indri/no-minus-operator',
+      severity: 'error',
+      message:
+        'Indri has no "-" operator to exclude a term; use #not( ... ) to score against it or #filrej( ... ) to drop documents that match it',
+      range,
+    };
+  }
+  return { code: 'syntax/unexpected-token', severity: 'error', message: `unexpected ${describeToken(t)}`, range };
+}
+
+/**
+ * Every bracket still open at the end of the query gets a `syntax/missing-close`: Chevrotain
+ * reports only the innermost (the outer rules give up once the input is exhausted).
+ */
+function reportUnclosed(text: string, tokens: IToken[], strays: Set<number>, diagnostics: QueryDiagnostic[]): void {
+  const stack: OpenBracket[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (strays.has(i)) continue;
+    const t = tokens[i].tokenType;
+    if (OPENERS.has(t)) stack.push({ index: i, type: t });
+    else {
+      const opener = CLOSERS.get(t);
+      if (opener) {
+        const k = stack.map((o) => o.type).lastIndexOf(opener);
+        if (k !== -1) stack.length = k;
+      }
+    }
+  }
+  if (stack.length === 0) return;
+  const reported = new Set(
+    diagnostics.filter((d) => d.code === 'syntax/missing-close').map((d) => d.range.start),
+  );
+  const last = tokens[tokens.length - 1];
+  const offset = last.endOffset! + 1;
+  for (let k = stack.length - 1; k >= 0; k--) {
+    const open = stack[k];
+    const { name, start } = openerName(tokens, open);
+    if (reported.has(start)) continue;
+    const close = OPENERS.get(open.type)!;
+    diagnostics.push({
+      code: 'syntax/missing-close',
+      severity: 'error',
+      message: `missing "${close}" to close ${name} opened at ${lineColumn(text, start)}`,
+      range: { start, end: tokens[open.index].endOffset! + 1 },
+      data: { insert: close, offset },
+    });
+  }
 }
 
 interface OpenBracket {
@@ -211,11 +345,28 @@ function toDiagnostic(
 
   if (e.name === 'MismatchedTokenException') {
     const expected = expectedByMessage.get(e.message);
+    if (expected === T.DQuote && !atEof && actual.tokenType !== T.DQuote) {
+      return {
+        code: 'indri/quoted-phrase',
+        severity: 'error',
+        message: 'Indri has no quoted phrases: "..." holds one raw term; write #1( ... ) for a phrase',
+        range,
+      };
+    }
     const closer = expected ? [...OPENERS.entries()].find(([, c]) => `"${c}"` === expected.LABEL) : undefined;
     if (closer && expected) {
       const opener = findOpen(stack, closer[0]);
-      const actualIsCloser = !atEof && CLOSERS.has(actual.tokenType);
-      if (opener && (atEof || actualIsCloser)) {
+      const actualOpener = atEof ? undefined : CLOSERS.get(actual.tokenType);
+      if (actualOpener && !findOpen(stack.slice(0, opener ? stack.indexOf(opener) : 0), actualOpener)) {
+        // A closer that closes nothing open around here (`#combine(a ] b)`): recovery skipped it.
+        return {
+          code: 'syntax/unmatched-close',
+          severity: 'error',
+          message: `"${actual.image}" has no matching ${actualOpener.LABEL}`,
+          range,
+        };
+      }
+      if (opener && (atEof || actualOpener)) {
         const { name, start } = openerName(tokens, opener);
         const openTok = tokens[opener.index];
         return {
@@ -234,15 +385,7 @@ function toDiagnostic(
           range,
         };
       }
-      if (expected === T.DQuote && !atEof) {
-        return {
-          code: 'indri/quoted-phrase',
-          severity: 'error',
-          message: 'Indri has no quoted phrases: "..." holds one raw term; write #1( ... ) for a phrase',
-          range,
-        };
-      }
-      if (where && opener) {
+      if (where && opener && !atEof) {
         return {
           code: 'syntax/unexpected-token',
           severity: 'error',
@@ -264,6 +407,17 @@ function toDiagnostic(
         range,
       };
     }
+  }
+  const rule = e.context.ruleStack[e.context.ruleStack.length - 1];
+  const prev = tokens[index - 1];
+  if (rule === 'negativeNumber' && prev && (prev.tokenType === T.Dash || prev.tokenType === T.SpaceDash)) {
+    return {
+      code: 'indri/no-minus-operator',
+      severity: 'error',
+      message:
+        'Indri has no "-" operator to exclude a term; use #not( ... ) to score against it or #filrej( ... ) to drop documents that match it',
+      range: { start: prev.startOffset, end: prev.endOffset! + 1 },
+    };
   }
   if (!atEof && BELIEF_TYPES.has(actual.tokenType) && where && e.context.ruleStack.includes('termExpr')) {
     return {

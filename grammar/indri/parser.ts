@@ -10,8 +10,8 @@
  * - unknown operators (`#foo`, `#Combine`) and `#sum` parse like operators, then are reported;
  * - contexts `.(f)` are accepted on every term (the visitor rejects them inside extent
  *   operators), and `x.field(ctx)` is accepted as well as indrilang.g's `x.field.(ctx)`;
- * - at the top level, a stray token (`)`, `]`, a lone `-`, ...) is consumed and reported,
- *   so the rest of the query is still parsed.
+ * - at the top level, a stray token (`)`, `]`, a lone `-`, ...) ends a parse; index.ts
+ *   reports it and parses the rest, so every item of the query is still built.
  *
  * One instance is built at module load and reused (`parser.input = tokens`): building a
  * Chevrotain parser runs its grammar analysis, which is far too slow per query.
@@ -31,37 +31,12 @@ export class IndriParser extends CstParser {
     this.performSelfAnalysis();
   }
 
-  /** query := (scored | stray)+ ; several scored items → implicit #combine. */
+  /**
+   * query := scored+ ; several scored items → implicit #combine. A token that cannot start
+   * an item stops the rule; index.ts reports it and parses the rest as further items.
+   */
   public query = this.RULE('query', () => {
-    this.AT_LEAST_ONE(() => {
-      // `-5` starts an item (a negative number), `-foo` is a stray dash: the first
-      // alternative wins where both could start.
-      this.OR({
-        IGNORE_AMBIGUITIES: true,
-        DEF: [{ ALT: () => this.SUBRULE(this.scored) }, { ALT: () => this.SUBRULE(this.stray) }],
-      });
-    });
-  });
-
-  /** A token that cannot start an item, met at the top level. */
-  public stray = this.RULE('stray', () => {
-    this.OR([
-      { ALT: () => this.CONSUME(T.RParen) },
-      { ALT: () => this.CONSUME(T.RBracket) },
-      { ALT: () => this.CONSUME(T.RBrace) },
-      { ALT: () => this.CONSUME(T.RAngle) },
-      { ALT: () => this.CONSUME(T.LParen) },
-      { ALT: () => this.CONSUME(T.LBracket) },
-      { ALT: () => this.CONSUME(T.Comma) },
-      { ALT: () => this.CONSUME(T.Colon) },
-      { ALT: () => this.CONSUME(T.Star) },
-      { ALT: () => this.CONSUME(T.Dot) },
-      { ALT: () => this.CONSUME(T.Slash) },
-      { ALT: () => this.CONSUME(T.Backslash) },
-      // A dash not followed by a number (`-foo`): Indri has no exclusion prefix.
-      { ALT: () => this.CONSUME(T.Dash) },
-      { ALT: () => this.CONSUME(T.SpaceDash) },
-    ]);
+    this.AT_LEAST_ONE(() => this.SUBRULE(this.scored));
   });
 
   public scored = this.RULE('scored', () => {
@@ -472,8 +447,14 @@ export class IndriParser extends CstParser {
     this.CONSUME2(T.DQuote);
   });
 
+  /** How many tokens of the last input the parser consumed (Chevrotain keeps the index). */
+  consumedTokens(): number {
+    return (this as unknown as { exportLexerState(): number }).exportLexerState() + 1;
+  }
+
   /** Parse `tokens` from the `query` rule; the caller reads `errors` afterwards. */
   parseQuery(tokens: IToken[]): CstNode {
+    // (tokens is the query or, after a stray token, the rest of it)
     this.input = tokens;
     return this.query();
   }

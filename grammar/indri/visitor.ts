@@ -107,13 +107,13 @@ export class IndriCstVisitor extends BaseVisitor {
     this.validateVisitor();
   }
 
-  /** Convert a `query` CST; diagnostics are appended to `diagnostics`. */
-  build(cst: CstNode, text: string, diagnostics: QueryDiagnostic[]): QueryNode | null {
+  /** Convert a `query` CST to its items; diagnostics are appended to `diagnostics`. */
+  build(cst: CstNode, text: string, diagnostics: QueryDiagnostic[]): QueryNode[] {
     this.text = text;
     this.diagnostics = diagnostics;
-    this.lastOffset = 0;
+    this.lastOffset = cst.location && !Number.isNaN(cst.location.startOffset) ? cst.location.startOffset : 0;
     try {
-      return this.visit(cst) as QueryNode | null;
+      return this.visit(cst) as QueryNode[];
     } finally {
       this.text = '';
       this.diagnostics = [];
@@ -168,59 +168,14 @@ export class IndriCstVisitor extends BaseVisitor {
   }
 
   // ------------------------------------------------------------------ top level
-  query(ctx: Ctx): QueryNode | null {
+  /** The items of one `query` parse, in source order. */
+  query(ctx: Ctx): QueryNode[] {
     const items: QueryNode[] = [];
     for (const s of nodes(ctx, 'scored')) {
       const n = this.sub<QueryNode>(s);
       if (n) items.push(n);
     }
-    for (const s of nodes(ctx, 'stray')) this.visit(s);
-    // `scored` and `stray` nodes interleave; only scored ones make items, in source order.
-    items.sort((a, b) => a.range.start - b.range.start);
-    if (items.length === 0) return null;
-    if (items.length === 1) return items[0];
-    const root: BeliefNode = {
-      kind: 'belief',
-      op: 'combine',
-      items: items.map((node) => ({ node })),
-      implicit: true,
-      range: { start: items[0].range.start, end: items[items.length - 1].range.end },
-    };
-    return root;
-  }
-
-  stray(ctx: Ctx): null {
-    const t = orderedTokens(ctx, ...Object.keys(ctx))[0];
-    if (!t) return null;
-    const r = tokRange(t);
-    switch (t.tokenType.name) {
-      case 'RParen':
-      case 'RBracket':
-      case 'RBrace':
-      case 'RAngle': {
-        const open = { RParen: '(', RBracket: '[', RBrace: '{', RAngle: '<' }[t.tokenType.name];
-        this.report('syntax/unmatched-close', `"${t.image}" has no matching "${open}"`, r);
-        break;
-      }
-      case 'LParen':
-        this.report(
-          'syntax/unexpected-token',
-          'Indri has no "(" grouping; use #combine( ... ) to group items',
-          r,
-        );
-        break;
-      case 'Dash':
-      case 'SpaceDash':
-        this.report(
-          'indri/no-minus-operator',
-          'Indri has no "-" operator to exclude a term; use #not( ... ) to score against it or #filrej( ... ) to drop documents that match it',
-          r,
-        );
-        break;
-      default:
-        this.report('syntax/unexpected-token', `unexpected ${JSON.stringify(t.image)}`, r);
-    }
-    return null;
+    return items;
   }
 
   scored(ctx: Ctx): QueryNode {
@@ -577,7 +532,8 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!opTok || !field) return this.errorNode(range);
     const op = opTok.image.slice(1) as NumericCompareNode['op'];
     const arity = COMPARE_ARITY[op];
-    if (values.length !== arity) {
+    // No value at all was already reported by the parser ("#less needs a number").
+    if (values.length !== arity && values.length > 0) {
       this.report(
         'indri/arity',
         `${opTok.image} takes a field and ${arity === 1 ? 'one number' : 'two numbers'}, found ${values.length}`,
@@ -612,7 +568,7 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!opTok) return this.errorNode(range);
     const op = opTok.image.slice(5) as DateCompareNode['op'];
     const arity = DATE_ARITY[op];
-    if (dates.length !== arity) {
+    if (dates.length !== arity && dates.length > 0) {
       this.report('indri/arity', `${opTok.image} takes ${arity === 1 ? 'one date' : 'two dates'}, found ${dates.length}`, range);
     }
     return { kind: 'dateCompare', op, dates, range };
