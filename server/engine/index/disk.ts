@@ -35,6 +35,8 @@ import { SourceIndexReader, type IndexSource } from './source-reader.js';
 export const FORMAT_VERSION = 1;
 
 const MAGIC = 'QLIX';
+/** Names of a build's temp folder and of a previous index renamed aside (see buildIndex). */
+const BUILD_FOLDER = /^\..+\.(tmp|old)-\d+-[0-9a-f]+$/;
 const HEADER_BYTES = 32;
 
 /** Index files and the 4-byte kind tag in each header. meta.bin is written last. */
@@ -498,6 +500,10 @@ export function openIndex(dir: string): IndexReader {
   const rebuild = `rebuild with \`querylens index CORPUS… --out ${dir}\``;
   if (!existsSync(root)) throw new IndexError(`no index at ${dir}: build one with \`querylens index CORPUS… --out ${dir}\``);
   if (!statSync(root).isDirectory()) throw new IndexError(`${dir} is not an index folder`);
+  if (BUILD_FOLDER.test(basename(root))) {
+    // Complete or not, a build's working folder is never an index (docs/INDEX_FORMAT.md "Building").
+    throw new IndexError(`${dir} is the working folder of an interrupted index build, not an index: delete it`);
+  }
   if (!existsSync(join(root, 'meta.bin'))) {
     throw new IndexError(`${dir} is not a querylens index (no meta.bin): build one with \`querylens index CORPUS… --out ${dir}\``);
   }
