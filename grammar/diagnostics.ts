@@ -26,6 +26,8 @@ export interface DiagnosticDataByCode {
   'indri/weight-expected': { offset: number; suggestedWeight: number };
   /** A term with characters Indri rejects: replace `range` by `#base64(encoded)`. */
   'indri/needs-base64': { encoded: string; quote: boolean };
+  /** Lucene `and` / `or` / `not` between two clauses: replace `range` by `replacement` (AND / OR / NOT). */
+  'lucene/lowercase-operator': { replacement: string };
 }
 
 /** Result of every parse: total, never throws. */
