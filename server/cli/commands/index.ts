@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerExportTraining } from './export-training.js';
 import { registerLsp } from './lsp.js';
 import { registerIndex } from './index-cmd.js';
 import { registerEval } from './eval.js';
@@ -13,4 +14,5 @@ export function registerCommands(program: Command): void {
   registerEval(program);
   registerCompare(program);
   registerExpand(program);
+  registerExportTraining(program);
 }

@@ -1,0 +1,92 @@
+/**
+ * `querylens export-training --index DIR QUERYFILE --qrels QRELS --out FILE.jsonl`: the training
+ * data of the term-weighting models, every document statistic taken from the engine
+ * (format: server/model/training-export.ts; consumer: model/twbert/).
+ */
+import { createWriteStream } from 'node:fs';
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+
+interface ExportTrainingOptions {
+  index: string;
+  qrels?: string;
+  out: string;
+  k: string;
+  maxTokens: string;
+  source?: string;
+  tokenizer?: string;
+}
+
+export function registerExportTraining(program: Command): void {
+  program
+    .command('export-training')
+    .description('Write term-weighting training data (engine statistics for each query n-gram and candidate document) as JSONL')
+    .argument('<queryfile>', 'queries (.tsv qid<TAB>text, .indri/.lucene line files, TREC topics, Indri parameter files)')
+    .requiredOption('--index <dir>', 'index folder (querylens index)')
+    .option('--qrels <file>', 'TREC qrels: judged documents are always included, with their grade')
+    .requiredOption('-o, --out <file>', 'JSONL file to write')
+    .option('-k, --k <n>', 'uniform-BM25 candidates per query', '1000')
+    .option('--max-tokens <n>', 'wordpiece limit per query, [CLS] and [SEP] included', '128')
+    .option('--source <name>', 'label written into every record (e.g. scifact-train)')
+    .option('--tokenizer <file>', 'tokenizer.json (default: model/artifacts/tokenizer.json)')
+    .action(async (queryFile: string, opts: ExportTrainingOptions) => {
+      const k = Number(opts.k);
+      const maxTokens = Number(opts.maxTokens);
+      if (!Number.isInteger(k) || k < 1) throw new CliError(`--k must be a positive integer, got '${opts.k}'`);
+      if (!Number.isInteger(maxTokens) || maxTokens < 8) throw new CliError(`--max-tokens must be an integer >= 8, got '${opts.maxTokens}'`);
+      const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+      const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
+      const { readQrelsFile, TrecFormatError } = await import('../../engine/eval/index.js');
+      const { ConceptEvaluator } = await import('../../engine/scoring/concepts.js');
+      const { exportTrainingRecord } = await import('../../model/training-export.js');
+      const { queryTextForWeighing } = await import('../../model/weighted-query.js');
+      const { loadTokenizer } = await import('../../model/tokenize.js');
+      const { defaultModelDir } = await import('../../model/runtime.js');
+      const { existsSync } = await import('node:fs');
+      const { join } = await import('node:path');
+
+      let reader;
+      try {
+        reader = openIndex(opts.index);
+      } catch (err) {
+        if (err instanceof IndexError) throw new CliError(err.message);
+        throw err;
+      }
+      let source;
+      try {
+        source = readQuerySource(queryFile);
+      } catch (err) {
+        if (err instanceof QuerySourceError) throw new CliError(err.message);
+        throw err;
+      }
+      let qrels;
+      if (opts.qrels) {
+        try {
+          qrels = readQrelsFile(opts.qrels);
+        } catch (err) {
+          if (err instanceof TrecFormatError) throw new CliError(err.message);
+          throw err;
+        }
+      }
+      const tokenizerFile = opts.tokenizer ?? join(defaultModelDir(), 'tokenizer.json');
+      if (!existsSync(tokenizerFile)) throw new CliError(`no tokenizer at ${tokenizerFile}: build it with \`node model/build-tokenizer.mjs\``);
+      const tokenizer = loadTokenizer(tokenizerFile);
+      const evaluator = new ConceptEvaluator(reader);
+      const out = createWriteStream(opts.out);
+      let written = 0;
+      let docs = 0;
+      for (const entry of source.entries) {
+        const text = queryTextForWeighing(entry.result.ast, entry.text);
+        const record = await exportTrainingRecord(reader, tokenizer, evaluator, entry.qid, text, qrels?.get(entry.qid), {
+          k,
+          maxTokens,
+          source: opts.source,
+        });
+        if (!out.write(JSON.stringify(record) + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
+        written++;
+        docs += record.docs.length;
+      }
+      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+      console.error(`export-training: ${written} queries, ${docs} query-document pairs -> ${opts.out}`);
+    });
+}

@@ -1,0 +1,134 @@
+/**
+ * Training data for the term-weighting models, with EVERY document statistic taken from the engine
+ * (the index reader, its analyser, its concept evaluator and its BM25 search), so that the Python
+ * BM25 the model is trained through is the engine's BM25. One JSON object per query:
+ *
+ * {
+ *   "qid": "12", "query": "…", "source": "scifact-train",
+ *   "N": 5183, "avgdl": 123.4,                      // collection statistics (Terrier: tokens/docs)
+ *   "ids": [101, …, 102],                            // wordpieces, [CLS] … [SEP]
+ *   "ngrams": [{"terms": ["flow"], "concept": 0, "tokens": [1]}, …],   // uni-grams then bi-grams,
+ *                                                    // one per occurrence; tokens = pooled wordpieces
+ *   "concepts": [{"key": "flow", "terms": ["flow"], "df": 80, "cf": 120}, …],  // distinct n-grams;
+ *                                                    // bi-gram statistics are the engine's exact #1 window
+ *   "docs": [{"docno": "4983", "dl": 143, "rel": 1, "rank": 3, "bm25": 12.3,
+ *             "tf": [[0, 2], [3, 1]]}, …]            // [concept, tf] for concepts with tf > 0
+ * }
+ *
+ * docs = the uniform-weight BM25 top k (rank 1..k; `bm25` = its engine score) ∪ every judged
+ * document of the query (`rel` = the qrels grade; null when unjudged; rank null when outside top k).
+ */
+import type { QueryAst } from '../../grammar/ast.js';
+import type { IndexReader } from '../engine/index/reader.js';
+import { ConceptEvaluator, indexOfDoc, type ConceptPostings, type ConceptSpec } from '../engine/scoring/concepts.js';
+import { search } from '../engine/search.js';
+import type { NgramWeights } from './runtime.js';
+import { segmentQuery } from './segment.js';
+import { encodeQuery, type HfTokenizer } from './tokenize.js';
+import { buildWeightedQueryAst } from './weighted-query.js';
+
+export interface TrainingDoc {
+  docno: string;
+  dl: number;
+  rel: number | null;
+  rank: number | null;
+  bm25: number | null;
+  tf: [number, number][];
+}
+
+export interface TrainingRecord {
+  qid: string;
+  query: string;
+  source?: string;
+  N: number;
+  avgdl: number;
+  ids: number[];
+  ngrams: { terms: string[]; concept: number; tokens: number[] }[];
+  concepts: { key: string; terms: string[]; df: number; cf: number }[];
+  docs: TrainingDoc[];
+}
+
+export interface TrainingExportOptions {
+  /** Uniform BM25 candidates per query (default 1000). */
+  k?: number;
+  maxTokens?: number;
+  source?: string;
+}
+
+export function conceptSpecOf(terms: string[]): ConceptSpec {
+  if (terms.length === 1) return { kind: 'term', term: terms[0] };
+  return { kind: 'window', ordered: true, size: 1, children: terms.map((term) => ({ kind: 'term', term }) as ConceptSpec) };
+}
+
+/** Uniform weights for a segmented query, as NgramWeights (uni-grams only when `bigrams` is false). */
+export function uniformWeights(text: string, reader: IndexReader, bigrams: boolean): NgramWeights {
+  const seg = segmentQuery(text, reader.analyzer, { bigrams });
+  return {
+    query: text,
+    ngrams: seg.ngrams.map((g) => {
+      const first = seg.words[g.wordIndices[0]];
+      const last = seg.words[g.wordIndices[g.wordIndices.length - 1]];
+      return { kind: g.terms.length === 1 ? 'unigram' : 'bigram', terms: g.terms, surface: text.slice(first.start, last.end), start: first.start, end: last.end, weight: 1 };
+    }),
+  };
+}
+
+export async function exportTrainingRecord(
+  reader: IndexReader,
+  tokenizer: HfTokenizer,
+  evaluator: ConceptEvaluator,
+  qid: string,
+  text: string,
+  judged: Map<string, number> | undefined,
+  options: TrainingExportOptions = {},
+): Promise<TrainingRecord> {
+  const k = options.k ?? 1000;
+  const seg = segmentQuery(text, reader.analyzer);
+  const enc = await encodeQuery(tokenizer, seg, options.maxTokens ?? 128);
+  const conceptIndex = new Map<string, number>();
+  const concepts: TrainingRecord['concepts'] = [];
+  const postings: ConceptPostings[] = [];
+  const ngrams = seg.ngrams.map((g, i) => {
+    const key = g.terms.length === 1 ? g.terms[0] : `#1(${g.terms.join(' ')})`;
+    let c = conceptIndex.get(key);
+    if (c === undefined) {
+      c = concepts.length;
+      conceptIndex.set(key, c);
+      const p = evaluator.materialize(conceptSpecOf(g.terms));
+      postings.push(p);
+      concepts.push({ key, terms: g.terms, df: p.df, cf: p.cf });
+    }
+    return { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] };
+  });
+
+  // Candidates: the engine's uniform BM25 (plain bag of uni-grams, query term frequency kept).
+  const uniformAst: QueryAst = buildWeightedQueryAst(uniformWeights(text, reader, false), { digits: 0 });
+  const hits = uniformAst.root ? search(reader, uniformAst, { scorer: 'bm25', k }).hits : [];
+  const docs = new Map<number, TrainingDoc>();
+  const add = (doc: number, rank: number | null, bm25: number | null) => {
+    const docno = reader.docno(doc);
+    const tf: [number, number][] = [];
+    postings.forEach((p, c) => {
+      const i = indexOfDoc(p.docs, doc);
+      if (i >= 0) tf.push([c, p.tfs[i]]);
+    });
+    docs.set(doc, { docno, dl: reader.docLength(doc), rel: judged?.get(docno) ?? null, rank, bm25, tf });
+  };
+  hits.forEach((h, r) => add(h.doc, r + 1, h.score));
+  for (const docno of judged?.keys() ?? []) {
+    const doc = reader.docByDocno(docno);
+    if (doc !== undefined && !docs.has(doc)) add(doc, null, null);
+  }
+  const stats = reader.stats();
+  return {
+    qid,
+    query: text,
+    ...(options.source ? { source: options.source } : {}),
+    N: stats.numDocs,
+    avgdl: stats.numDocs > 0 ? stats.totalTokens / stats.numDocs : 0,
+    ids: enc.ids,
+    ngrams,
+    concepts,
+    docs: [...docs.values()],
+  };
+}
