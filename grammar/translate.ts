@@ -52,7 +52,9 @@ export function translate(ast: QueryAst, to: TranslateTarget): TranslateResult {
   try {
     if (to === ast.dialect) return { ast, text: print(ast), diagnostics: [] };
     const t = new Translator();
-    const root = ast.root ? (to === 'indri' ? t.toIndriRoot(ast.root) : t.toLuceneRoot(ast.root)) : null;
+    let root = ast.root ? (to === 'indri' ? t.toIndriRoot(ast.root) : t.toLuceneRoot(ast.root)) : null;
+    // A translated query gets an explicit #combine( ... ), which says what it means.
+    if (root?.kind === 'belief' && root.implicit) root = { ...root, implicit: undefined };
     const out: QueryAst = { dialect: to, root, range: ast.range };
     return { ast: out, text: root ? print(out) : '', diagnostics: t.diagnostics };
   } catch (err) {
@@ -207,7 +209,9 @@ class Translator {
       case 'term':
         return this.indriTerm(node);
       case 'phrase': {
-        const terms = node.terms.map((t) => this.indriTerm(t, node.fields));
+        // The phrase's field goes on the window (`#1(a b).title`), not on each term.
+        const bare = (t: TermNode): TermNode => (node.fields && sameFields(t.fields, node.fields) ? { ...t, fields: undefined } : t);
+        const terms = node.terms.map((t) => (node.terms.length === 1 ? this.indriTerm(t, node.fields) : this.indriTerm(bare(t))));
         if (terms.length === 1) return terms[0];
         if (node.slop === 0) {
           const w: WindowNode = { kind: 'window', ordered: true, size: 1, form: 'hash-number', children: terms, range: node.range };
@@ -288,9 +292,12 @@ class Translator {
     const base: TermNode = { ...node };
     if (fields) base.fields = fields;
     const text = node.text;
-    if (node.encoding || INDRI_WORD.test(text)) return base;
+    if (node.encoding) return base;
+    // Digits alone lex as an Indri NUMBER, which is a term only when marked numeric.
     if (INDRI_NUMBER.test(text)) return { ...base, numeric: true };
+    if (INDRI_WORD.test(text)) return base;
     if (!node.raw && INDRI_HYPHENATED.test(text)) {
+      this.approximated(node.range, `'${text}' becomes the Indri hyphenated term ${text}, which Indri reads as the exact phrase #od1(${text.split('-').join(' ')}).`);
       const parts = text.split('-');
       let at = node.range.start;
       const children: TermNode[] = parts.map((p) => {
@@ -537,6 +544,10 @@ class Translator {
     this.approximated(node.range, `#uw${node.size} becomes "…"~${node.size}: Lucene's slop counts position moves; it is not the same window as #uw${node.size}.`);
     return phrase(node.size);
   }
+}
+
+function sameFields(a: string[] | undefined, b: string[]): boolean {
+  return !!a && a.length === b.length && a.every((f, i) => f === b[i]);
 }
 
 /** The parts a #filreq filter requires: the children of a #band, else the filter itself. */

@@ -43,8 +43,35 @@ const rows: Row[] = [
   { from: 'indri', input: '"running" shoes', to: 'lucene', text: 'running shoes', codes: [APPROX] },
   { from: 'indri', input: '#combine[title](a b)', to: 'lucene', text: 'title:a title:b', codes: [APPROX] },
   { from: 'indri', input: 'aero*', to: 'lucene', text: 'aero*' },
-  { from: 'indri', input: `#base64(${b64('C++')}) code`, to: 'lucene', text: 'C\\+\\+ code' },
+  { from: 'indri', input: `#base64(${b64('C++')}) code`, to: 'lucene', text: 'C++ code' },
   { from: 'indri', input: '#combine(a #less(year 2000))', to: 'lucene', text: 'a year:{* TO 2000}', codes: [APPROX] },
+
+  // Lucene → Indri (SPECS §3 clauses → §1.5; weights boost × M(child))
+  { from: 'lucene', input: 'a b c', to: 'indri', text: '#combine( a b c )' },
+  { from: 'lucene', input: 'a^2 b', to: 'indri', text: '#weight( 2 a 1 b )' },
+  { from: 'lucene', input: '(a b)^2 c', to: 'indri', text: '#weight( 4 #combine( a b ) 1 c )' },
+  { from: 'lucene', input: '+a +b c', to: 'indri', text: '#filreq( #band(a b) #combine( a b c ) )' },
+  { from: 'lucene', input: '+a b -c', to: 'indri', text: '#filrej( c #filreq( a #combine( a b ) ) )' },
+  { from: 'lucene', input: 'a -b -c', to: 'indri', text: '#filrej( #syn(b c) a )' },
+  { from: 'lucene', input: '+(a b) c', to: 'indri', text: '#weight( 2 #combine( a b ) 1 c )', codes: [APPROX] },
+  { from: 'lucene', input: '"high speed" aircraft', to: 'indri', text: '#combine( #1(high speed) aircraft )' },
+  { from: 'lucene', input: '"a b"~8', to: 'indri', text: '#uw8(a b)', codes: [APPROX] },
+  { from: 'lucene', input: 'title:x y', to: 'indri', text: '#combine( x.title y )' },
+  { from: 'lucene', input: 'title:"a b"', to: 'indri', text: '#1(a b).title' },
+  { from: 'lucene', input: 'roam~1 x', to: 'indri', text: 'x', codes: [DROPPED] },
+  { from: 'lucene', input: '/[mb]oat/ x', to: 'indri', text: 'x', codes: [DROPPED] },
+  { from: 'lucene', input: '[a TO b] x', to: 'indri', text: 'x', codes: [DROPPED] },
+  { from: 'lucene', input: '*:* a', to: 'indri', text: 'a', codes: [DROPPED] },
+  { from: 'lucene', input: 'aero* x', to: 'indri', text: '#combine( aero* x )' },
+  { from: 'lucene', input: 'a?ro x', to: 'indri', text: 'x', codes: [DROPPED] },
+  { from: 'lucene', input: 'e\\-mail', to: 'indri', text: 'e-mail', codes: [APPROX] },
+  { from: 'lucene', input: 'Müller x', to: 'indri', text: `#combine( #base64(${b64('Müller')}) x )` },
+  { from: 'lucene', input: 'year:1999 x', to: 'indri', text: '#combine( 1999.year x )' },
+
+  // text → Indri: an explicit #combine; numbers stay numbers, non-ASCII goes to #base64
+  { from: 'text', input: 'What is 5% of (TSS)?', to: 'indri', text: '#combine( What is 5 of TSS )' },
+  { from: 'text', input: 'Müller–Lyer illusion', to: 'indri', text: `#combine( #base64(${b64('Müller')}) Lyer illusion )` },
+  { from: 'text', input: 'aircraft .', to: 'indri', text: 'aircraft' },
 
   // Lucene → Terrier
   { from: 'lucene', input: 'a^2 b', to: 'terrier', text: '#combine:0=2(a b)' },
@@ -76,6 +103,7 @@ describe('translate table', () => {
       const out = translate(parsed.ast, row.to);
       expect(out.text).toBe(row.text);
       expect(out.diagnostics.map((d) => d.code)).toEqual(row.codes ?? []);
+      if (row.to !== 'terrier') expect(parseQuery(out.text, row.to).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
       for (const d of out.diagnostics) {
         // Ranges point into the source query.
         expect(d.range.start).toBeGreaterThanOrEqual(0);
