@@ -1,13 +1,14 @@
 /** `querylens compare QRELS RUN…`: runs side by side, first = baseline, with a paired significance test. */
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
-import { DEFAULT_CLI_METRICS, loadQrelsAndRuns, parseLevelOption, parseMetricsOption } from './eval.js';
+import { DEFAULT_CLI_METRICS, loadQrelsAndRuns, parseLevelOption, parseMaxDocsOption, parseMetricsOption } from './eval.js';
 
 interface CompareCliOptions {
   metrics: string;
   test: string;
   complete?: boolean;
   level: string;
+  maxDocs?: string;
   json?: boolean;
 }
 
@@ -21,15 +22,17 @@ export function registerCompare(program: Command): void {
     .option('-t, --test <name>', 't (two-sided paired t-test) or randomization (paired randomisation test, 10,000 permutations, fixed seed)', 't')
     .option('-c, --complete', 'score every qrels query (a run without results for one scores 0 there)')
     .option('-l, --level <n>', 'relevance level: rel >= n is relevant', '1')
+    .option('-M, --max-docs <n>', 'keep only the first n documents of each ranking (trec_eval -M)')
     .option('--json', 'print JSON instead of the table')
     .action(async (qrelsFile: string, runFiles: string[], opts: CompareCliOptions) => {
       const test = opts.test === 'randomisation' ? 'randomization' : opts.test;
       if (test !== 't' && test !== 'randomization') throw new CliError(`unknown --test '${opts.test}': use t or randomization`);
       const measures = await parseMetricsOption(opts.metrics);
       const relevanceLevel = parseLevelOption(opts.level);
+      const maxDocs = parseMaxDocsOption(opts.maxDocs);
       const { compareRuns, formatComparison } = await import('../../engine/eval/index.js');
       const { qrels, runs } = await loadQrelsAndRuns(qrelsFile, runFiles);
-      const comparison = compareRuns(runs, qrels, { measures, test, relevanceLevel, complete: opts.complete });
+      const comparison = compareRuns(runs, qrels, { measures, test, relevanceLevel, maxDocs, complete: opts.complete });
       if (comparison.measures.length === 0) throw new CliError('nothing to compare: counts (num_ret, num_rel, num_rel_ret) have no per-query mean to test');
       if (comparison.queries.length === 0) throw new CliError(`no run shares a query with ${qrelsFile}`);
       if (opts.json) {

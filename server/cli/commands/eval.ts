@@ -9,6 +9,7 @@ interface EvalCliOptions {
   json?: boolean;
   complete?: boolean;
   level: string;
+  maxDocs?: string;
 }
 
 export const DEFAULT_CLI_METRICS = 'map,P_10,ndcg_cut_10,recall_100,recip_rank';
@@ -28,6 +29,12 @@ export async function parseMetricsOption(text: string): Promise<string[]> {
     throw err;
   }
   return names;
+}
+
+export function parseMaxDocsOption(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) === 0) throw new CliError(`--max-docs must be a positive integer, got '${text}'`);
+  return Number(text);
 }
 
 export function parseLevelOption(text: string): number {
@@ -63,13 +70,15 @@ export function registerEval(program: Command): void {
     .option('-q, --per-query', 'print every query before the "all" line (trec_eval -q)')
     .option('-c, --complete', 'average over every qrels query, a query without results scoring 0 (trec_eval -c)')
     .option('-l, --level <n>', 'relevance level: rel >= n is relevant (trec_eval -l)', '1')
+    .option('-M, --max-docs <n>', 'keep only the first n documents of each ranking, after sorting (trec_eval -M)')
     .option('--json', 'print JSON instead of the trec_eval layout')
     .action(async (qrelsFile: string, runFiles: string[], opts: EvalCliOptions) => {
       const measures = await parseMetricsOption(opts.metrics);
       const relevanceLevel = parseLevelOption(opts.level);
+      const maxDocs = parseMaxDocsOption(opts.maxDocs);
       const { evaluate, formatTrecEval } = await import('../../engine/eval/index.js');
       const { qrels, runs } = await loadQrelsAndRuns(qrelsFile, runFiles);
-      const results = runs.map((run) => evaluate(run, qrels, { measures, relevanceLevel, complete: opts.complete }));
+      const results = runs.map((run) => evaluate(run, qrels, { measures, relevanceLevel, maxDocs, complete: opts.complete }));
       for (const r of results) {
         if (r.queries.length === 0) console.error(`querylens: warning: run ${r.runId} shares no query with ${qrelsFile}`);
       }

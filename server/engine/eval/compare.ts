@@ -25,6 +25,8 @@ export interface CompareOptions {
   test?: SignificanceTest;
   relevanceLevel?: number;
   complete?: boolean;
+  /** trec_eval -M: keep the first n documents of each ranking. */
+  maxDocs?: number;
   permutations?: number;
   seed?: number;
 }
@@ -61,7 +63,7 @@ export function compareRuns(runs: readonly Run[], qrels: Qrels, options: Compare
     (m) => !isCountMeasure(m),
   );
   const results: EvalResult[] = runs.map((run) =>
-    evaluate(run, qrels, { measures, relevanceLevel: options.relevanceLevel, complete: false }),
+    evaluate(run, qrels, { measures, relevanceLevel: options.relevanceLevel, maxDocs: options.maxDocs, complete: false }),
   );
   const answered = new Set<string>();
   if (options.complete) for (const qid of qrels.keys()) answered.add(qid);

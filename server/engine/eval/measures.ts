@@ -162,6 +162,8 @@ export interface EvalOptions {
    * Default (v9): average over the queries in both the qrels and the run.
    */
   complete?: boolean;
+  /** trec_eval `-M`: keep only the first n documents of each ranking (e.g. 10 for MRR@10). */
+  maxDocs?: number;
 }
 
 export interface EvalResult {
@@ -185,8 +187,10 @@ export function judgeQuery(
   entries: readonly RunEntry[],
   judged: ReadonlyMap<string, number>,
   relevanceLevel = 1,
+  maxDocs = Infinity,
 ): JudgedRanking {
-  const ranked = rankEntries(entries);
+  // SPECS §6.2: sort, then truncate to -M, then rank.
+  const ranked = rankEntries(entries).slice(0, maxDocs);
   const rels = ranked.map((e) => judged.get(e.docno) ?? -1);
   let numRel = 0;
   const idealGains: number[] = [];
@@ -203,6 +207,8 @@ export function evaluate(run: Run, qrels: Qrels, options: EvalOptions = {}): Eva
   const defs = resolveMeasures(options.measures ?? DEFAULT_MEASURES);
   const relevanceLevel = options.relevanceLevel ?? 1;
   const complete = options.complete ?? false;
+  const maxDocs = options.maxDocs ?? Infinity;
+  if (!(maxDocs >= 0)) throw new RangeError(`maxDocs must be a non-negative number, got ${maxDocs}`);
 
   const queries = [...run.queries.keys()].filter((qid) => qrels.has(qid)).sort(compareBytewise);
   const missing = [...qrels.keys()].filter((qid) => !run.queries.has(qid)).sort(compareBytewise);
@@ -210,7 +216,7 @@ export function evaluate(run: Run, qrels: Qrels, options: EvalOptions = {}): Eva
   const perQuery = new Map<string, Record<string, number>>();
   const totals: Record<string, number> = Object.fromEntries(defs.map((d) => [d.name, 0]));
   for (const qid of queries) {
-    const j = judgeQuery(run.queries.get(qid)!, qrels.get(qid)!, relevanceLevel);
+    const j = judgeQuery(run.queries.get(qid)!, qrels.get(qid)!, relevanceLevel, maxDocs);
     const values: Record<string, number> = {};
     for (const d of defs) {
       values[d.name] = d.compute(j);

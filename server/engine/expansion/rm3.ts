@@ -67,10 +67,10 @@ export function relevanceModel(
   stats.documents.forEach((d, i) => {
     const denominator = d.length + fbMu;
     if (denominator <= 0) return;
-    // With fbMu > 0 a term absent from D still gets fbMu·P(w|C)/(|D|+fbMu) from it.
-    for (const term of stats.terms.keys()) {
+    // With fbMu > 0 a term absent from D still gets fbMu·P(w|C)/(|D|+fbMu) from it;
+    // with fbMu = 0 only D's own terms contribute.
+    for (const term of fbMu > 0 ? stats.terms.keys() : d.tfs.keys()) {
       const tf = d.tfs.get(term) ?? 0;
-      if (tf === 0 && fbMu === 0) continue;
       const pc = fbMu > 0 ? collection.collectionFrequency(term) / collection.totalTokens : 0;
       probability.set(term, (probability.get(term) ?? 0) + docWeights[i] * ((tf + fbMu * pc) / denominator));
     }

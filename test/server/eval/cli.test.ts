@@ -62,6 +62,11 @@ describe('querylens eval', () => {
     ]);
   });
 
+  it('-M truncates the rankings (MRR@1)', () => {
+    const r = ql('eval', join(dir, 'qrels'), join(dir, 'a.run'), '-m', 'recip_rank', '-M', '1');
+    expect(r.stdout).toBe('recip_rank            \tall\t0.5000\n');
+  });
+
   it('--json gives the numbers unrounded', () => {
     const r = ql('eval', join(dir, 'qrels'), join(dir, 'a.run'), '-m', 'map', '--json');
     const json = JSON.parse(r.stdout);

@@ -90,6 +90,13 @@ describe('evaluate: hand-computed golden values', () => {
     expect(q1.ndcg_cut_10).toBeCloseTo(result.perQuery.get('q1')!.ndcg_cut_10, 12);
   });
 
+  it('maxDocs (-M) truncates each ranking after sorting', () => {
+    const r = evaluate(parseRun(RUN), parseQrels(QRELS), { measures: ['recip_rank', 'num_ret', 'map'], maxDocs: 1 });
+    expect(r.perQuery.get('q1')).toMatchObject({ recip_rank: 1, num_ret: 1 });
+    expect(r.perQuery.get('q1')!.map).toBeCloseTo(1 / 3, 12);
+    expect(r.perQuery.get('q2')).toMatchObject({ recip_rank: 0, num_ret: 1 }); // d9 outranks d10 on the tie
+  });
+
   it('a query whose qrels are all 0 still counts, with map = ndcg = 0', () => {
     const r = evaluate(parseRun('q Q0 a 1 1 r\n'), parseQrels('q 0 a 0\n'), { measures: ['map', 'ndcg_cut_10', 'recall_100'] });
     expect(r.queries).toEqual(['q']);
