@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import { registerExportTraining } from './export-training.js';
 import { registerLsp } from './lsp.js';
+import { registerCheck } from './check.js';
+import { registerConvert } from './convert.js';
+import { registerFormat } from './format.js';
 import { registerIndex } from './index-cmd.js';
 import { registerEval } from './eval.js';
 import { registerCompare } from './compare.js';
@@ -10,6 +13,9 @@ import { registerExpand } from './expand.js';
 export function registerCommands(program: Command): void {
   void program;
   registerLsp(program);
+  registerCheck(program);
+  registerConvert(program);
+  registerFormat(program);
   registerIndex(program);
   registerEval(program);
   registerCompare(program);
