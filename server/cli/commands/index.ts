@@ -8,6 +8,8 @@ import { registerIndex } from './index-cmd.js';
 import { registerEval } from './eval.js';
 import { registerCompare } from './compare.js';
 import { registerExpand } from './expand.js';
+import { registerSearch } from './search.js';
+import { registerExplain } from './explain.js';
 
 /** Registers every subcommand. One import and one call per command module. */
 export function registerCommands(program: Command): void {
@@ -20,5 +22,7 @@ export function registerCommands(program: Command): void {
   registerEval(program);
   registerCompare(program);
   registerExpand(program);
+  registerSearch(program);
+  registerExplain(program);
   registerExportTraining(program);
 }

@@ -1,0 +1,54 @@
+/**
+ * `querylens explain --index DIR --query "…" --doc ID`: why one document scores what it does
+ * (or why the query does not retrieve it), as an indented formula tree or JSON.
+ */
+import type { Command } from 'commander';
+import type { Dialect } from '../../../grammar/ast.js';
+import { CliError } from '../errors.js';
+import { addScorerOptions, checkParameters, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
+
+interface ExplainCliOptions extends ScorerCliOptions {
+  query: string;
+  dialect: string;
+  doc: string;
+  json?: boolean;
+}
+
+export function registerExplain(program: Command): void {
+  const cmd = program.command('explain').description("Explain one document's score for a query: every formula with its numbers");
+  addScorerOptions(cmd)
+    .requiredOption('--query <text>', 'the query')
+    .option('--dialect <dialect>', 'indri, lucene or text', 'indri')
+    .requiredOption('--doc <docno>', 'the document (its docno)')
+    .option('--json', 'print the explanation tree as JSON')
+    .action(async (opts: ExplainCliOptions) => {
+      const dialects = ['indri', 'lucene', 'text'];
+      if (!dialects.includes(opts.dialect)) throw new CliError(`unknown dialect '${opts.dialect}' (expected ${dialects.join(', ')})`);
+      const options = toSearchOptions(opts);
+      await checkParameters(options);
+      const reader = await openIndexForCli(opts.index);
+      const doc = reader.docByDocno(opts.doc);
+      if (doc === undefined) throw new CliError(`no document '${opts.doc}' in ${opts.index}`);
+      const { parseQuery } = await import('../../../grammar/sources/parse-query.js');
+      const { explain, prepareQuery, renderExplain } = await import('../../engine/search.js');
+      const parsed = parseQuery(opts.query, opts.dialect as Dialect);
+      for (const d of parsed.diagnostics) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
+      const prepared = prepareQuery(reader, parsed.ast, options);
+      for (const d of prepared.warnings) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
+      const tree = explain(reader, parsed.ast, doc, options);
+      // Where the document would rank among all matching ones (answers "why is it not in my top k?").
+      let rank: number | null = null;
+      let matching = 0;
+      if (tree.matched) {
+        const all = prepared.search(reader.stats().numDocs);
+        matching = all.matchedDocs;
+        rank = all.hits.findIndex((h) => h.doc === doc) + 1;
+      }
+      if (opts.json) {
+        console.log(JSON.stringify({ docno: opts.doc, doc, scorer: prepared.parameters, rank, matchingDocs: matching, explanation: tree }, null, 2));
+        return;
+      }
+      console.log(`${opts.doc}: ${tree.matched ? `rank ${rank} of ${matching} matching documents, score ${tree.value}` : 'not retrieved by this query'}`);
+      console.log(renderExplain(tree));
+    });
+}

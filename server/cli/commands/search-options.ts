@@ -1,0 +1,76 @@
+/**
+ * Options shared by `querylens search` and `querylens explain`: the scorer and its
+ * parameters, turned into SearchOptions with one-line CliErrors for bad values.
+ */
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+import type { IndexReader } from '../../engine/index/reader.js';
+import type { SearchOptions } from '../../engine/search.js';
+
+export interface ScorerCliOptions {
+  index: string;
+  scorer: string;
+  k1?: string;
+  b?: string;
+  k3?: string;
+  mu?: string;
+  anserini?: boolean;
+  windowStats: string;
+}
+
+export function addScorerOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('--index <dir>', 'index folder built by `querylens index`')
+    .option('--scorer <name>', 'bm25 (Terrier BM25), bm25-lucene (Lucene BM25, float32) or ql (Indri query likelihood)', 'bm25')
+    .option('--k1 <x>', 'BM25 k1 (default 1.2; 0.9 with --anserini)')
+    .option('--b <x>', 'BM25 b (default 0.75; 0.4 with --anserini)')
+    .option('--k3 <x>', 'Terrier BM25 k3 (default 8)')
+    .option('--mu <x>', 'Dirichlet mu for ql (default 2500)')
+    .option('--anserini', "bm25-lucene with Anserini's k1 = 0.9, b = 0.4")
+    .option('--window-stats <how>', 'statistics of #1/#uw/phrases: exact (counted) or terrier (df = N/100)', 'exact');
+}
+
+function number(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n)) throw new CliError(`${name} must be a number, got '${text}'`);
+  return n;
+}
+
+export function toSearchOptions(opts: ScorerCliOptions): SearchOptions {
+  const scorers = ['bm25', 'bm25-lucene', 'ql'];
+  if (!scorers.includes(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${scorers.join(', ')})`);
+  if (opts.anserini && opts.scorer !== 'bm25-lucene') throw new CliError('--anserini applies to --scorer bm25-lucene only');
+  const windowStats = opts.windowStats === 'exact' ? 'exact' : opts.windowStats === 'terrier' ? 'terrier-heuristic' : undefined;
+  if (!windowStats) throw new CliError(`unknown --window-stats '${opts.windowStats}' (expected exact or terrier)`);
+  return {
+    scorer: opts.scorer as SearchOptions['scorer'],
+    k1: number('--k1', opts.k1),
+    b: number('--b', opts.b),
+    k3: number('--k3', opts.k3),
+    mu: number('--mu', opts.mu),
+    anserini: opts.anserini,
+    windowStats,
+  };
+}
+
+/** Validates parameters up front so a bad k1 is one line, not one error per query. */
+export async function checkParameters(options: SearchOptions): Promise<void> {
+  const { resolveParameters } = await import('../../engine/search.js');
+  try {
+    resolveParameters(options);
+  } catch (err) {
+    if (err instanceof RangeError) throw new CliError(err.message);
+    throw err;
+  }
+}
+
+export async function openIndexForCli(dir: string): Promise<IndexReader> {
+  const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+  try {
+    return openIndex(dir);
+  } catch (err) {
+    if (err instanceof IndexError) throw new CliError(err.message);
+    throw err;
+  }
+}

@@ -1,0 +1,87 @@
+/** `querylens search` and `querylens explain`, run as the user runs them (node bin/querylens.js) on an on-disk index. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DATA_DIR, hasCollection } from './helpers/collections.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+let dir: string;
+let index: string;
+
+function ql(...args: string[]) {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'querylens.js'), ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.skipIf(!hasCollection('cranfield'))('querylens search / explain', () => {
+  beforeAll(() => {
+    try {
+      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
+    } catch {
+      // Type errors elsewhere in the tree do not stop tsc from emitting; the commands below say whether it worked.
+    }
+    dir = mkdtempSync(join(tmpdir(), 'querylens-search-'));
+    index = join(dir, 'cran');
+    const built = ql('index', `${DATA_DIR}/cranfield/corpus.jsonl`, '--out', index, '--no-progress');
+    expect(built.code, built.stderr).toBe(0);
+    writeFileSync(join(dir, 'q.indri'), '#combine( #1(boundary layer) heat.title )\n');
+  }, 600_000);
+
+  it('prints the same TREC run as the golden file (disk index = memory index)', () => {
+    const r = ql('search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '-k', '20', '--run-id', 'cranfield.bm25');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(ROOT, 'test/golden/cranfield.bm25.run'), 'utf8'));
+    // Warnings go to stderr with file positions.
+    expect(r.stderr).toMatch(/queries\.tsv:1:3: warning engine\/stopword "what"/);
+  });
+
+  it('--expand bo1 gives the golden Bo1 run', () => {
+    const r = ql('search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '-k', '20', '--run-id', 'cranfield.bm25.bo1', '--expand', 'bo1', '--fb-docs', '3', '--fb-terms', '10');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(ROOT, 'test/golden/cranfield.bm25.bo1.run'), 'utf8'));
+  });
+
+  it('runs Indri query files with other scorers', () => {
+    const r = ql('search', '--index', index, join(dir, 'q.indri'), '--scorer', 'ql', '-k', '5');
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]).toMatch(/^1 Q0 \S+ 1 -\d+\.\d+ querylens$/);
+  });
+
+  it('explain prints the formula tree whose value is the run score', () => {
+    const run = ql('search', '--index', index, join(dir, 'q.indri'), '-k', '1').stdout.trim().split(' ');
+    const [docno, score] = [run[2]!, Number(run[4])];
+    const r = ql('explain', '--index', index, '--query', '#combine( #1(boundary layer) heat.title )', '--doc', docno);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${docno}: rank 1 of`);
+    expect(r.stdout).toMatch(/idf = log2\(\(N − df \+ 0\.5\)\/\(df \+ 0\.5\)\) = log2\(\(1400 − \d+ \+ 0\.5\)/);
+    const json = JSON.parse(ql('explain', '--index', index, '--query', '#combine( #1(boundary layer) heat.title )', '--doc', docno, '--json').stdout);
+    expect(json.explanation.value).toBe(score);
+    expect(json.rank).toBe(1);
+  });
+
+  it('explain says why a document is not retrieved', () => {
+    const r = ql('explain', '--index', index, '--query', '+boundary -layer', '--dialect', 'lucene', '--doc', '1');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/not retrieved/);
+  });
+
+  it('one clear line, non-zero exit, for a missing index, a bad parameter, an unknown document', () => {
+    for (const args of [
+      ['search', '--index', join(dir, 'nope'), `${DATA_DIR}/cranfield/queries.tsv`],
+      ['search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '--b', '3'],
+      ['search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '--scorer', 'tfidf'],
+      ['search', '--index', dir, `${DATA_DIR}/cranfield/queries.tsv`],
+      ['explain', '--index', index, '--query', 'wing', '--doc', 'no-such-doc'],
+    ]) {
+      const r = ql(...args);
+      expect(r.code, args.join(' ')).not.toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(/^querylens: /);
+    }
+  });
+});
