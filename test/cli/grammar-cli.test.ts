@@ -2,7 +2,7 @@
  * `querylens check | convert | format`, run as the user runs them: `node bin/querylens.js`
  * after a build.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +13,14 @@ const BIN = join(ROOT, 'bin/querylens.js');
 const SAMPLES = join(ROOT, 'samples');
 let dir: string;
 
-function run(...args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** Runs the CLI without blocking the test worker (spawnSync would starve vitest's RPC). */
+function run(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 function file(name: string, text: string | Buffer): string {
@@ -42,16 +47,16 @@ afterAll(() => {
 });
 
 describe('querylens check', () => {
-  it('passes the sample files with exit 0 and no output', () => {
-    const r = run('check', join(SAMPLES, 'queries.indri'), join(SAMPLES, 'queries.lucene'));
+  it('passes the sample files with exit 0 and no output', async () => {
+    const r = await run('check', join(SAMPLES, 'queries.indri'), join(SAMPLES, 'queries.lucene'));
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('');
     expect(r.code).toBe(0);
   });
 
-  it('reports errors at 1-based file positions and exits 1', () => {
+  it('reports errors at 1-based file positions and exits 1', async () => {
     const p = file('broken.indri', '// comment\n1\t#combine( a b )\n22\t#weight( 1.0 a b )\n');
-    const r = run('check', p);
+    const r = await run('check', p);
     expect(r.code).toBe(1);
     const lines = r.stdout.trim().split('\n');
     expect(lines.length).toBeGreaterThan(0);
@@ -65,9 +70,9 @@ describe('querylens check', () => {
     expect(Number(m[3])).toBe('22\t#weight( 1.0 a b )'.indexOf('b') + 1);
   });
 
-  it('prints JSON with --json', () => {
+  it('prints JSON with --json', async () => {
     const p = file('broken2.lucene', '1\tfoo\n2\t(bar\n');
-    const r = run('check', '--json', p);
+    const r = await run('check', '--json', p);
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as Record<string, unknown>[];
     expect(out.length).toBeGreaterThan(0);
@@ -80,39 +85,39 @@ describe('querylens check', () => {
     expect(out.some((d) => d.severity === 'error')).toBe(true);
   });
 
-  it('prints [] for a clean file with --json', () => {
-    const r = run('check', '--json', join(SAMPLES, 'queries.lucene'));
+  it('prints [] for a clean file with --json', async () => {
+    const r = await run('check', '--json', join(SAMPLES, 'queries.lucene'));
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([]);
   });
 
-  it('checks TREC topics with field selection', () => {
-    const r = run('check', '--fields', 'title,desc', '/work/shared/data/topics/robust04.topics.txt');
+  it('checks TREC topics with field selection', async () => {
+    const r = await run('check', '--fields', 'title,desc', '/work/shared/data/topics/robust04.topics.txt');
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
   });
 
-  it('exits 2 with one line for a missing file', () => {
-    const r = run('check', join(dir, 'nope.indri'));
+  it('exits 2 with one line for a missing file', async () => {
+    const r = await run('check', join(dir, 'nope.indri'));
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/nope\.indri: no such file/);
     expectNoStackTrace(r.stderr);
   });
 
-  it('exits 2 for a directory and for a bad option value', () => {
-    const a = run('check', dir);
+  it('exits 2 for a directory and for a bad option value', async () => {
+    const a = await run('check', dir);
     expect(a.code).toBe(2);
     expect(a.stderr.trim().split('\n')).toHaveLength(1);
-    const b = run('check', '--dialect', 'sql', join(SAMPLES, 'queries.indri'));
+    const b = await run('check', '--dialect', 'sql', join(SAMPLES, 'queries.indri'));
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/unknown dialect 'sql'/);
     expectNoStackTrace(a.stderr + b.stderr);
   });
 
-  it('reports malformed XML with its line and column', () => {
+  it('reports malformed XML with its line and column', async () => {
     const p = file('bad.xml', '<parameters>\n  <query>#combine(a)</qery>\n</parameters>\n');
-    const r = run('check', p);
+    const r = await run('check', p);
     expect(r.code).toBe(1);
     const m = LINE.exec(r.stdout.trim().split('\n')[0])!;
     expect(m[5]).toBe('source/xml-malformed');
@@ -125,9 +130,9 @@ describe('querylens convert', () => {
     ['queries.indri', 'lucene'],
     ['queries.lucene', 'indri'],
   ] as const) {
-    it(`${from} --to ${to}: qids kept, output checks clean, warnings on stderr`, () => {
+    it(`${from} --to ${to}: qids kept, output checks clean, warnings on stderr`, async () => {
       const src = join(SAMPLES, from);
-      const r = run('convert', '--to', to, src);
+      const r = await run('convert', '--to', to, src);
       expect(r.code).toBe(0);
       const lines = r.stdout.trim().split('\n');
       const qids = readFileSync(src, 'utf8')
@@ -137,7 +142,7 @@ describe('querylens convert', () => {
       expect(lines.map((l) => l.split('\t')[0])).toEqual(qids);
       for (const l of lines) expect(l.split('\t')[1].length).toBeGreaterThan(0);
       const out = file(`converted.${to}`, r.stdout);
-      expect(run('check', out).code).toBe(0);
+      expect((await run('check', out)).code).toBe(0);
       for (const w of r.stderr.trim().split('\n').filter(Boolean)) {
         const m = LINE.exec(w)!;
         expect(m, w).not.toBeNull();
@@ -148,9 +153,9 @@ describe('querylens convert', () => {
     });
   }
 
-  it('points a warning at the construct in the source file', () => {
+  it('points a warning at the construct in the source file', async () => {
     const p = file('w.indri', '// x\n5\t#combine( a #uw8(b c) )\n');
-    const r = run('convert', '--to', 'lucene', p);
+    const r = await run('convert', '--to', 'lucene', p);
     expect(r.stdout).toBe('5\ta "b c"~8\n');
     const m = LINE.exec(r.stderr.trim())!;
     expect(m[5]).toBe('translate/approximated');
@@ -158,14 +163,14 @@ describe('querylens convert', () => {
     expect(Number(m[3])).toBe('5\t#combine( a #uw8(b c) )'.indexOf('#uw8') + 1);
   });
 
-  it('converts to Terrier', () => {
-    const r = run('convert', '--to', 'terrier', join(SAMPLES, 'queries.lucene'));
+  it('converts to Terrier', async () => {
+    const r = await run('convert', '--to', 'terrier', join(SAMPLES, 'queries.lucene'));
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^1\t#combine:0=2:3=0\.5\(#1\(similarity laws\) aeroelastic models #1\(heated high speed aircraft\)\)$/m);
   });
 
-  it('rejects an unknown target with exit 2', () => {
-    const r = run('convert', '--to', 'solr', join(SAMPLES, 'queries.indri'));
+  it('rejects an unknown target with exit 2', async () => {
+    const r = await run('convert', '--to', 'solr', join(SAMPLES, 'queries.indri'));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown target 'solr'/);
     expectNoStackTrace(r.stderr);
@@ -175,9 +180,9 @@ describe('querylens convert', () => {
 describe('querylens format', () => {
   const tempFiles = () => readdirSync(dir).filter((f) => f.endsWith('.tmp'));
 
-  it('prints the formatted file, keeping comments and qids', () => {
+  it('prints the formatted file, keeping comments and qids', async () => {
     const p = file('messy.indri', '// keep me\n1\t#combine(   a    b )\n\n2\t#weight(2 x 1 y)\n');
-    const r = run('format', p);
+    const r = await run('format', p);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('// keep me');
@@ -189,20 +194,20 @@ describe('querylens format', () => {
     expect(readFileSync(p, 'utf8')).toBe('// keep me\n1\t#combine(   a    b )\n\n2\t#weight(2 x 1 y)\n');
   });
 
-  it('--write rewrites in place and leaves no temp file', () => {
+  it('--write rewrites in place and leaves no temp file', async () => {
     const p = file('w1.lucene', '1\ta    AND    b\n');
-    const expected = run('format', p).stdout;
-    const r = run('format', '--write', p);
+    const expected = (await run('format', p)).stdout;
+    const r = await run('format', '--write', p);
     expect(r.code).toBe(0);
     expect(readFileSync(p, 'utf8')).toBe(expected);
     expect(tempFiles()).toEqual([]);
-    expect(run('check', p).code).toBe(0);
+    expect((await run('check', p)).code).toBe(0);
   });
 
-  it('--write leaves a file with syntax errors byte for byte untouched', () => {
+  it('--write leaves a file with syntax errors byte for byte untouched', async () => {
     const original = '1\t#combine( a b\n2\t#combine(   c )\n';
     const p = file('w2.indri', original);
-    const r = run('format', '--write', p);
+    const r = await run('format', '--write', p);
     expect(r.code).toBe(1);
     expect(readFileSync(p, 'utf8')).toBe(original);
     expect(r.stderr).toMatch(/w2\.indri:1:\d+: error /);
@@ -211,29 +216,29 @@ describe('querylens format', () => {
     expectNoStackTrace(r.stderr);
   });
 
-  it('--write leaves a file with invalid UTF-8 untouched', () => {
+  it('--write leaves a file with invalid UTF-8 untouched', async () => {
     const original = Buffer.concat([Buffer.from('1\t#combine(   a '), Buffer.from([0xc3, 0x28]), Buffer.from(' )\n')]);
     const p = file('w3.indri', original);
-    const r = run('format', '--write', p);
+    const r = await run('format', '--write', p);
     expect(r.code).toBe(1);
     expect(readFileSync(p).equals(original)).toBe(true);
     expect(tempFiles()).toEqual([]);
   });
 
-  it('formats queries inside an Indri parameter file', () => {
+  it('formats queries inside an Indri parameter file', async () => {
     const p = file('p.xml', '<parameters>\n  <query><number>1</number><text>#combine(  a   &lt;b c&gt; )</text></query>\n</parameters>\n');
-    const r = run('format', p);
+    const r = await run('format', p);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('<number>1</number><text>#combine(');
     expect(r.stdout).toContain('&lt;');
-    expect(run('check', file('p2.xml', r.stdout)).code).toBe(0);
+    expect((await run('check', file('p2.xml', r.stdout))).code).toBe(0);
   });
 
-  it('refuses .tsv topic files and bad widths with exit 2', () => {
-    const a = run('format', '/work/shared/data/cranfield/queries.tsv');
+  it('refuses .tsv topic files and bad widths with exit 2', async () => {
+    const a = await run('format', '/work/shared/data/cranfield/queries.tsv');
     expect(a.code).toBe(2);
     expect(a.stderr.trim().split('\n')).toHaveLength(1);
-    const b = run('format', '--width', 'wide', join(SAMPLES, 'queries.indri'));
+    const b = await run('format', '--width', 'wide', join(SAMPLES, 'queries.indri'));
     expect(b.code).toBe(2);
     expectNoStackTrace(a.stderr + b.stderr);
   });

@@ -3,7 +3,7 @@
  * line, nesting 10,000 deep. Every run must end with exit 0 or 1 and diagnostics, never a
  * stack trace, within a time bound.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,14 +49,20 @@ function randomQuery(random: () => number): string {
   return s.replace(/\n/g, ' ');
 }
 
-function runCli(args: string[]): { code: number | null; stderr: string; stdout: string; ms: number } {
+/** Runs the CLI without blocking the test worker (spawnSync would starve vitest's RPC). */
+function runCli(args: string[]): Promise<{ code: number | null; stderr: string; stdout: string; ms: number }> {
   const t = Date.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: TIME_LIMIT_MS, maxBuffer: 256 * 1024 * 1024 });
-  return { code: r.status, stderr: r.stderr ?? '', stdout: r.stdout ?? '', ms: Date.now() - t };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: TIME_LIMIT_MS, maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
+      // A kill on timeout has no exit code: report null, which the caller rejects.
+      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      resolve({ code, stderr: stderr ?? '', stdout: stdout ?? '', ms: Date.now() - t });
+    });
+  });
 }
 
-function expectGraceful(args: string[]): void {
-  const r = runCli(args);
+async function expectGraceful(args: string[]): Promise<void> {
+  const r = await runCli(args);
   expect(r.code, `${args.join(' ')}: ${r.stderr.slice(0, 500)}`).not.toBeNull();
   expect([0, 1], `${args.join(' ')} exited ${r.code}: ${r.stderr.slice(0, 500)}`).toContain(r.code);
   expect(r.stderr).not.toContain('    at ');
@@ -64,11 +70,11 @@ function expectGraceful(args: string[]): void {
 }
 
 /** Every command on one file. */
-function everyCommand(path: string): void {
-  expectGraceful(['check', path]);
-  expectGraceful(['check', '--json', path]);
-  for (const to of ['indri', 'lucene', 'terrier']) expectGraceful(['convert', '--to', to, path]);
-  expectGraceful(['format', path]);
+async function everyCommand(path: string): Promise<void> {
+  await expectGraceful(['check', path]);
+  await expectGraceful(['check', '--json', path]);
+  for (const to of ['indri', 'lucene', 'terrier']) await expectGraceful(['convert', '--to', to, path]);
+  await expectGraceful(['format', path]);
 }
 
 beforeAll(() => {
@@ -92,7 +98,7 @@ describe('CLI fuzz', () => {
 
   for (const seed of [1, 2, 3]) {
     for (const ext of ['indri', 'lucene']) {
-      it(`mutated and random queries (seed ${seed}, .${ext})`, () => {
+      it(`mutated and random queries (seed ${seed}, .${ext})`, async () => {
         const random = rng(seed * 7919 + ext.length);
         const lines: string[] = [];
         for (let i = 0; i < 150; i++) {
@@ -101,12 +107,12 @@ describe('CLI fuzz', () => {
         }
         const p = join(dir, `fuzz-${seed}.${ext}`);
         writeFileSync(p, lines.join('\n') + '\n');
-        everyCommand(p);
+        await everyCommand(p);
       });
     }
   }
 
-  it('invalid UTF-8 bytes and NUL', () => {
+  it('invalid UTF-8 bytes and NUL', async () => {
     const bytes = Buffer.concat([
       Buffer.from('1\t#combine( a '),
       Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28, 0xe2, 0x82]),
@@ -116,26 +122,26 @@ describe('CLI fuzz', () => {
     for (const ext of ['indri', 'lucene', 'tsv', 'xml', 'trec']) {
       const p = join(dir, `bytes.${ext}`);
       writeFileSync(p, bytes);
-      everyCommand(p);
+      await everyCommand(p);
     }
   });
 
-  it('a 1 MB line', () => {
+  it('a 1 MB line', async () => {
     const words = 'aeroelastic models heated high speed aircraft '.repeat(Math.ceil((1 << 20) / 46)).slice(0, 1 << 20);
     writeFileSync(join(dir, 'long.indri'), `1\t#combine( ${words} )\n`);
     writeFileSync(join(dir, 'long.lucene'), `1\t${words}\n`);
     writeFileSync(join(dir, 'long-garbage.lucene'), `1\t${'(+a^'.repeat(1 << 18)}\n`);
     for (const f of ['long.indri', 'long.lucene', 'long-garbage.lucene']) {
-      expectGraceful(['check', join(dir, f)]);
-      expectGraceful(['convert', '--to', 'terrier', join(dir, f)]);
+      await expectGraceful(['check', join(dir, f)]);
+      await expectGraceful(['convert', '--to', 'terrier', join(dir, f)]);
     }
   });
 
-  it('nesting 10,000 deep', () => {
+  it('nesting 10,000 deep', async () => {
     const depth = 10_000;
     writeFileSync(join(dir, 'deep.indri'), `1\t${'#combine( a '.repeat(depth)}${' )'.repeat(depth)}\n2\t${'#1('.repeat(depth)}a${')'.repeat(depth)}\n`);
     writeFileSync(join(dir, 'deep.lucene'), `1\t${'(a '.repeat(depth)}${')'.repeat(depth)}\n2\t${'('.repeat(depth)}\n`);
     writeFileSync(join(dir, 'deep.xml'), `<parameters><query>${'#combine('.repeat(depth)}a${')'.repeat(depth)}</query></parameters>\n`);
-    for (const f of ['deep.indri', 'deep.lucene', 'deep.xml']) everyCommand(join(dir, f));
+    for (const f of ['deep.indri', 'deep.lucene', 'deep.xml']) await everyCommand(join(dir, f));
   });
 });
