@@ -126,7 +126,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   let bytesRead = 0;
   let skipped = 0;
   const skippedExamples: string[] = [];
-  const bar = options.progress && process.stderr.isTTY ? startBar(totalBytes) : undefined;
+  const bar = options.progress && process.stderr.isTTY ? new ProgressBar(totalBytes) : undefined;
   try {
     const store = new StoreFileWriter(join(tmp, 'store.bin'));
     const acc = new IndexAccumulator(profile, (_doc, s) => store.add(s));
@@ -143,9 +143,9 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
       acc.add(doc);
       const docs = acc.numDocs;
       options.onProgress?.({ docs, bytesRead, totalBytes });
-      if (bar && (docs & 63) === 0) bar.update(Math.min(bytesRead, totalBytes), { docs });
+      if (bar && (docs & 63) === 0) bar.update(bytesRead, docs);
     }
-    bar?.update(totalBytes, { docs: acc.numDocs });
+    bar?.update(totalBytes, acc.numDocs);
     store.finish();
     const inv = acc.finish();
     writeIndexFiles(tmp, inv, store.recordLengths(), inputs);
@@ -291,25 +291,36 @@ async function inputBytes(inputs: string[]): Promise<number> {
   return total;
 }
 
-function startBar(totalBytes: number): cliProgress.SingleBar {
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: process.stderr,
-      format: 'indexing |{bar}| {percentage}% | {docs} docs | {speed} docs/s | ETA {eta_formatted}',
-      hideCursor: true,
-      clearOnComplete: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  const t0 = performance.now();
-  bar.start(Math.max(1, totalBytes), 0, { docs: 0, speed: 0 });
-  const update = bar.update.bind(bar);
-  bar.update = ((value: number, payload?: { docs: number }) => {
-    const seconds = (performance.now() - t0) / 1000;
-    const speed = payload && seconds > 0 ? Math.round(payload.docs / seconds) : 0;
-    update(value, { ...payload, speed });
-  }) as typeof bar.update;
-  return bar;
+/**
+ * The progress bar: input bytes drive the percentage and ETA (the number of documents is not
+ * known in advance, the input size is); documents and docs/s are shown beside it.
+ */
+class ProgressBar {
+  private readonly bar: cliProgress.SingleBar;
+  private readonly started = performance.now();
+
+  constructor(private readonly totalBytes: number) {
+    this.bar = new cliProgress.SingleBar(
+      {
+        stream: process.stderr,
+        format: 'indexing |{bar}| {percentage}% | {docs} docs | {speed} docs/s | ETA {eta_formatted}',
+        hideCursor: true,
+        clearOnComplete: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    this.bar.start(Math.max(1, totalBytes), 0, { docs: 0, speed: 0 });
+  }
+
+  update(bytesRead: number, docs: number): void {
+    const seconds = (performance.now() - this.started) / 1000;
+    const speed = seconds > 0 ? Math.round(docs / seconds) : 0;
+    this.bar.update(Math.min(bytesRead, Math.max(1, this.totalBytes)), { docs, speed });
+  }
+
+  stop(): void {
+    this.bar.stop();
+  }
 }
 
 /** store.bin is written while documents stream in, so their text is never all in memory. */

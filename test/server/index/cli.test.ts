@@ -36,6 +36,17 @@ describe('querylens index', () => {
     expect(lines[0]).toMatch(/ in \d+\.\d s; [\d.]+ (KiB|MiB) on disk at .*\(profile terrier\)$/);
   });
 
+  // `script` (util-linux) gives the child a terminal, the only case where the bar is drawn.
+  const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+  it.skipIf(!hasScript)('draws a progress bar (documents, docs/s, ETA) when stderr is a terminal', () => {
+    const out = join(work, 'tty');
+    const command = `${process.execPath} bin/querylens.js index /work/shared/data/cranfield/corpus.jsonl --out ${out}`;
+    const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/indexing \|.*\| \d+% \| [\d,]+ docs \| \d+ docs\/s \| ETA /);
+    expect(r.stdout).toContain('indexed 1,400 docs');
+  });
+
   it('builds with the lucene profile', () => {
     const out = join(work, 'lucene');
     expect(querylens('index', '/work/shared/data/cranfield/corpus.jsonl', '--out', out, '--profile', 'lucene').code).toBe(0);
