@@ -106,7 +106,7 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
   let start = 0;
   while (start < tokens.length) {
     // Tokens that cannot start an item are reported one by one, then parsing resumes.
-    while (start < tokens.length && !canStartItem(tokens, start)) {
+    while (start < tokens.length && !canStartItem(tokens, start) && diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) {
       diagnostics.push(strayDiagnostic(tokens[start]));
       strays.add(start);
       start++;
@@ -135,7 +135,7 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
     items.push(...indriVisitor.build(cst, text, diagnostics));
     start = Math.max(next, start + 1);
   }
-  reportUnclosed(text, tokens, strays, diagnostics);
+  if (diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, diagnostics);
   if (items.length === 0) return null;
   if (items.length === 1) return items[0];
   // Several top-level items: the implicit #combine of rule `query` (SPECS §1.1).
@@ -227,7 +227,7 @@ function reportUnclosed(text: string, tokens: IToken[], strays: Set<number>, dia
   );
   const last = tokens[tokens.length - 1];
   const offset = last.endOffset! + 1;
-  for (let k = stack.length - 1; k >= 0; k--) {
+  for (let k = stack.length - 1; k >= 0 && diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS; k--) {
     const open = stack[k];
     const { name, start } = openerName(tokens, open);
     if (reported.has(start)) continue;

@@ -133,18 +133,61 @@ export class IndriParser extends CstParser {
     this.CONSUME(T.RBracket);
   });
 
-  /** A term expression: unqualified ( '.' fields ( '.'? '(' contexts ')' )? | '.' '(' contexts ')' )? */
+  /**
+   * A term expression (indrilang.g unqualifiedTerm / qualifiedTerm / scoredRaw, flattened:
+   * every rule level costs a call and a CST node per term, and terms are most of a query):
+   *   ( extent operator | word ( ('-' word)+ | '*' )? | float '*'? | -number | "term"
+   *     | #base64(...) | bad term )
+   *   ( '.' fields ( '.'? '(' contexts ')' )? | '.' '(' contexts ')' )?
+   */
   public termExpr = this.RULE('termExpr', () => {
-    this.SUBRULE(this.unqualified);
-    this.OPTION(() => {
+    this.OR([
+      { ALT: () => this.SUBRULE(this.windowOp) },
+      { ALT: () => this.SUBRULE(this.bandOp) },
+      { ALT: () => this.SUBRULE(this.synonymOp) },
+      { ALT: () => this.SUBRULE(this.wsynOp) },
+      { ALT: () => this.SUBRULE(this.anyOp) },
+      { ALT: () => this.SUBRULE(this.compareOp) },
+      { ALT: () => this.SUBRULE(this.dateOp) },
+      { ALT: () => this.SUBRULE(this.wildcardOp) },
+      { ALT: () => this.SUBRULE(this.unknownOp) },
+      {
+        // TERM | NUMBER, then a hyphen chain (`a-b-c`, rule hyphenTerm), a `*`, or nothing.
+        ALT: () => {
+          this.OR2([{ ALT: () => this.CONSUME(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]);
+          this.OR3([
+            {
+              ALT: () =>
+                this.AT_LEAST_ONE(() => {
+                  this.CONSUME(T.Dash);
+                  this.OR4([{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME2(T.NumberTok) }]);
+                }),
+            },
+            { ALT: () => this.CONSUME(T.Star) },
+            { ALT: EMPTY_ALT() },
+          ]);
+        },
+      },
+      {
+        ALT: () => {
+          this.CONSUME(T.FloatTok);
+          this.OPTION(() => this.CONSUME2(T.Star));
+        },
+      },
+      { ALT: () => this.SUBRULE(this.negativeNumber) },
+      { ALT: () => this.SUBRULE(this.quotedAtom) },
+      { ALT: () => this.CONSUME(T.Base64) },
+      { ALT: () => this.CONSUME(T.BadTerm) },
+    ]);
+    this.OPTION2(() => {
       this.CONSUME(T.Dot);
-      this.OR([
+      this.OR5([
         { ALT: () => this.SUBRULE(this.contextList) },
         {
           ALT: () => {
             this.SUBRULE(this.fieldList);
-            this.OPTION2(() => {
-              this.OPTION3(() => this.CONSUME2(T.Dot));
+            this.OPTION3(() => {
+              this.OPTION4(() => this.CONSUME2(T.Dot));
               this.SUBRULE2(this.contextList);
             });
           },
@@ -209,21 +252,6 @@ export class IndriParser extends CstParser {
       { ALT: () => this.CONSUME(T.LBrace) },
     ]);
     this.SUBRULE(this.fieldName);
-  });
-
-  public unqualified = this.RULE('unqualified', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.windowOp) },
-      { ALT: () => this.SUBRULE(this.bandOp) },
-      { ALT: () => this.SUBRULE(this.synonymOp) },
-      { ALT: () => this.SUBRULE(this.wsynOp) },
-      { ALT: () => this.SUBRULE(this.anyOp) },
-      { ALT: () => this.SUBRULE(this.compareOp) },
-      { ALT: () => this.SUBRULE(this.dateOp) },
-      { ALT: () => this.SUBRULE(this.wildcardOp) },
-      { ALT: () => this.SUBRULE(this.unknownOp) },
-      { ALT: () => this.SUBRULE(this.atom) },
-    ]);
   });
 
   /** #odN #od #N #uwN #uw ( unscored+ ) */
@@ -395,38 +423,6 @@ export class IndriParser extends CstParser {
       this.MANY(() => this.SUBRULE(this.scored));
       this.CONSUME(T.RParen);
     });
-  });
-
-  public atom = this.RULE('atom', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.wordAtom) },
-      { ALT: () => this.SUBRULE(this.floatAtom) },
-      { ALT: () => this.SUBRULE(this.negativeNumber) },
-      { ALT: () => this.SUBRULE(this.quotedAtom) },
-      { ALT: () => this.CONSUME(T.Base64) },
-      { ALT: () => this.CONSUME(T.BadTerm) },
-    ]);
-  });
-
-  /** TERM | NUMBER, then a hyphen chain (`a-b-c`), a `*`, or nothing. */
-  public wordAtom = this.RULE('wordAtom', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]);
-    this.OR2([
-      {
-        ALT: () =>
-          this.AT_LEAST_ONE(() => {
-            this.CONSUME(T.Dash);
-            this.OR3([{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME2(T.NumberTok) }]);
-          }),
-      },
-      { ALT: () => this.CONSUME(T.Star) },
-      { ALT: EMPTY_ALT() },
-    ]);
-  });
-
-  public floatAtom = this.RULE('floatAtom', () => {
-    this.CONSUME(T.FloatTok);
-    this.OPTION(() => this.CONSUME(T.Star));
   });
 
   public negativeNumber = this.RULE('negativeNumber', () => {

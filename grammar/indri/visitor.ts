@@ -61,6 +61,21 @@ const FILTER_FORMS: Record<string, FilterNode['form']> = {
 const COMPARE_ARITY: Record<NumericCompareNode['op'], number> = { less: 1, greater: 1, equals: 1, between: 2 };
 const DATE_ARITY: Record<DateCompareNode['op'], number> = { after: 1, before: 1, equals: 1, between: 2 };
 
+/** Sub-rules of termExpr that build the restricted node themselves. */
+const BASE_RULES = [
+  'windowOp',
+  'bandOp',
+  'synonymOp',
+  'wsynOp',
+  'anyOp',
+  'compareOp',
+  'dateOp',
+  'wildcardOp',
+  'unknownOp',
+  'negativeNumber',
+  'quotedAtom',
+] as const;
+
 const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -369,7 +384,7 @@ export class IndriCstVisitor extends BaseVisitor {
   // ------------------------------------------------------------------ term expressions
   termExpr(ctx: Ctx, param?: TermExprParam): QueryNode {
     const scoredPosition = param?.scored ?? false;
-    const base = this.sub<QueryNode>(nodes(ctx, 'unqualified')[0]) ?? this.errorNode(this.cstRange(undefined));
+    const base = this.baseOf(ctx);
     const fieldsNode = nodes(ctx, 'fieldList')[0];
     const contextNode = nodes(ctx, 'contextList')[0];
     if (!fieldsNode && !contextNode) return base;
@@ -443,11 +458,25 @@ export class IndriCstVisitor extends BaseVisitor {
     return op + field;
   }
 
-  unqualified(ctx: Ctx): QueryNode {
-    for (const key of Object.keys(ctx)) {
+  /** The node a term expression restricts: an extent operator or a term form. */
+  private baseOf(ctx: Ctx): QueryNode {
+    for (const key of BASE_RULES) {
       const child = nodes(ctx, key)[0];
       if (child) return this.sub<QueryNode>(child) ?? this.errorNode(this.cstRange(child));
     }
+    if (ctx.Term || ctx.NumberTok) return this.word(ctx);
+    const float = firstTok(ctx, 'FloatTok');
+    if (float) {
+      const star = firstTok(ctx, 'Star');
+      if (star) {
+        return { kind: 'wildcard', pattern: float.image + '*', form: 'suffix-star', range: { start: float.startOffset, end: star.endOffset! + 1 } };
+      }
+      return this.plainTerm(float, true);
+    }
+    const b64 = firstTok(ctx, 'Base64');
+    if (b64) return this.base64Term(b64);
+    const bad = firstTok(ctx, 'BadTerm');
+    if (bad) return this.badTerm(bad, false, tokRange(bad));
     return this.errorNode(this.cstRange(undefined));
   }
 
@@ -602,23 +631,14 @@ export class IndriCstVisitor extends BaseVisitor {
   }
 
   // ------------------------------------------------------------------ terms
-  atom(ctx: Ctx): QueryNode {
-    const sub = nodes(ctx, 'wordAtom')[0] ?? nodes(ctx, 'floatAtom')[0] ?? nodes(ctx, 'negativeNumber')[0] ?? nodes(ctx, 'quotedAtom')[0];
-    if (sub) return this.sub<QueryNode>(sub) ?? this.errorNode(this.cstRange(sub));
-    const b64 = firstTok(ctx, 'Base64');
-    if (b64) return this.base64Term(b64);
-    const bad = firstTok(ctx, 'BadTerm');
-    if (bad) return this.badTerm(bad, false, tokRange(bad));
-    return this.errorNode(this.cstRange(undefined));
-  }
-
   private plainTerm(t: IToken, numeric: boolean): TermNode {
     const node: TermNode = { kind: 'term', text: t.image, raw: false, range: tokRange(t) };
     if (numeric) node.numeric = true;
     return node;
   }
 
-  wordAtom(ctx: Ctx): QueryNode {
+  /** TERM / NUMBER, `term*`, or a hyphen chain `a-b-c` (→ #od1, SPECS §1.1). */
+  private word(ctx: Ctx): QueryNode {
     const parts = orderedTokens(ctx, 'Term', 'NumberTok');
     if (parts.length === 0) return this.errorNode(this.cstRange(undefined));
     const star = firstTok(ctx, 'Star');
@@ -641,14 +661,6 @@ export class IndriCstVisitor extends BaseVisitor {
       form: 'hyphen',
       range: { start: terms[0].range.start, end: terms[terms.length - 1].range.end },
     };
-  }
-
-  floatAtom(ctx: Ctx): QueryNode {
-    const f = firstTok(ctx, 'FloatTok');
-    if (!f) return this.errorNode(this.cstRange(undefined));
-    const star = firstTok(ctx, 'Star');
-    if (star) return { kind: 'wildcard', pattern: f.image + '*', form: 'suffix-star', range: { start: f.startOffset, end: star.endOffset! + 1 } };
-    return this.plainTerm(f, true);
   }
 
   negativeNumber(ctx: Ctx): QueryNode {
