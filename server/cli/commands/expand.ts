@@ -55,7 +55,6 @@ export function registerExpand(program: Command): void {
       }
     }
     const { expandQuery, selectFeedbackDocs, DEFAULT_FEEDBACK_DOCS } = await import('../../engine/expansion/index.js');
-    const fbDocs = positiveInteger('--fb-docs', opts.fbDocs) ?? DEFAULT_FEEDBACK_DOCS[method];
     const { search, SCORER_NAMES } = await import('../../engine/search.js');
     const scorer = opts.scorer ?? (method === 'bo1' ? 'bm25' : 'ql');
     if (!(SCORER_NAMES as readonly string[]).includes(scorer)) throw new CliError(`unknown --scorer '${scorer}' (expected ${SCORER_NAMES.join(', ')})`);
@@ -63,6 +62,11 @@ export function registerExpand(program: Command): void {
     const { printIndri, sourceDiagnostics } = await import('../../../grammar/index.js');
 
     const source = loadSource(file, opts);
+    // An Indri parameter file's <fbDocs>/<fbTerms>/<fbOrigWeight> apply unless the command line says otherwise (SPECS §1.7).
+    const params = source.parameters;
+    const fbDocs = positiveInteger('--fb-docs', opts.fbDocs) ?? params?.fbDocs ?? DEFAULT_FEEDBACK_DOCS[method];
+    const fbTermsUsed = fbTerms ?? params?.fbTerms;
+    const originalWeightUsed = originalWeight ?? params?.fbOrigWeight;
     let reader;
     try {
       reader = openIndex(opts.index);
@@ -80,9 +84,21 @@ export function registerExpand(program: Command): void {
     const out: string[] = [];
     const json: unknown[] = [];
     for (const entry of source.entries) {
-      const first = search(reader, entry.result.ast, { scorer: scorer as (typeof SCORER_NAMES)[number], k: fbDocs });
-      const feedback = selectFeedbackDocs(first.hits, fbDocs);
-      const result = expandQuery(reader, entry.result.ast, feedback, { method, fbTerms, originalWeight });
+      // Indri <feedbackDocno>: the user names the feedback documents; no first pass.
+      let feedback: number[];
+      const named = entry.extra?.feedbackDocnos ?? [];
+      if (named.length) {
+        feedback = [];
+        for (const docno of named) {
+          const doc = reader.docByDocno(docno);
+          if (doc === undefined) console.error(`querylens: warning: query ${entry.qid}: feedbackDocno ${docno} is not in the index`);
+          else feedback.push(doc);
+        }
+      } else {
+        const first = search(reader, entry.result.ast, { scorer: scorer as (typeof SCORER_NAMES)[number], k: fbDocs });
+        feedback = selectFeedbackDocs(first.hits, fbDocs);
+      }
+      const result = expandQuery(reader, entry.result.ast, feedback, { method, fbTerms: fbTermsUsed, originalWeight: originalWeightUsed });
       for (const walkItem of weightedItems(result.ast.root)) walkItem.weight = roundWeight(walkItem.weight!);
       const expanded = result.ast.root ? printIndri(result.ast) : '';
       if (opts.json) {
@@ -96,7 +112,8 @@ export function registerExpand(program: Command): void {
         continue;
       }
       out.push(`// ${entry.qid}: ${entry.text.replace(/\s+/g, ' ').trim()}`);
-      out.push(`// ${method}, ${scorer} first pass, feedback: ${feedback.map((d) => reader.docno(d)).join(' ') || '(no documents retrieved)'}`);
+      const how = named.length ? 'named feedback documents' : `${scorer} first pass`;
+      out.push(`// ${method}, ${how}, feedback: ${feedback.map((d) => reader.docno(d)).join(' ') || '(no documents retrieved)'}`);
       if (result.terms.length) {
         const width = Math.max(4, ...result.terms.map((t) => t.term.length));
         out.push(`//   ${'term'.padEnd(width)}  ${'weight'.padStart(8)}  ${'tfx'.padStart(5)}  ${'dfx'.padStart(3)}`);

@@ -57,6 +57,21 @@ describe('querylens expand', () => {
     expect(entry.terms).toHaveLength(1);
   });
 
+  it('an Indri parameter file sets fbTerms/fbOrigWeight and may name the feedback documents', () => {
+    writeFileSync(
+      join(dir, 'q.xml'),
+      '<parameters><fbTerms>2</fbTerms><fbOrigWeight>0.7</fbOrigWeight>' +
+        '<query><number>7</number><text>#combine( moon )</text><feedbackDocno>d2</feedbackDocno><feedbackDocno>d9</feedbackDocno></query></parameters>\n',
+    );
+    const r = ql('expand', '--index', join(dir, 'idx'), join(dir, 'q.xml'), '--method', 'rm3');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('querylens: warning: query 7: feedbackDocno d9 is not in the index\n');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[1]).toBe('// rm3, named feedback documents, feedback: d2');
+    // d2 = cat tree rock moon: four terms at 1/4 each, the first two by name.
+    expect(lines.at(-1)).toBe('7\t#weight( 0.7 #combine( moon ) 0.3 #weight( 0.5 "cat" 0.5 "moon" ) )');
+  });
+
   it('wrong paths and options are one-line errors with a non-zero exit', () => {
     for (const args of [
       ['--index', join(dir, 'nope'), join(dir, 'q.indri')],
