@@ -115,6 +115,7 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
   for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexed.tokens));
   diagnostics.push(...astBuilder.diagnostics.slice(0, MAX_PARSER_ERRORS));
   diagnostics.push(...textChecks(text));
+  if (diagnostics.length < 2) return { ast, diagnostics };
   diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return { ast, diagnostics: dedupe(diagnostics) };
 }
@@ -208,8 +209,11 @@ export function findTooDeep(text: string): number {
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]+/g;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+const SUSPECT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ud800-\udfff]/;
+
 function textChecks(text: string): QueryDiagnostic[] {
   const out: QueryDiagnostic[] = [];
+  if (!SUSPECT.test(text)) return out;
   for (const m of text.matchAll(CONTROL)) {
     if (out.length >= MAX_TEXT_DIAGNOSTICS) break;
     const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');

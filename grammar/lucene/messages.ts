@@ -81,7 +81,7 @@ export const luceneErrorMessages: IParserErrorMessageProvider = {
   },
   buildNoViableAltMessage({ actual, previous, ruleName }) {
     const token = actual[0];
-    if (ruleName === 'clause' || ruleName === 'term') {
+    if (ruleName === 'clauseItem') {
       return withCode('syntax/expected-clause', `expected a term, phrase, range or group${after(previous)}, ${found(token)}`);
     }
     if (ruleName === 'rangeBound') {

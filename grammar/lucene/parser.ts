@@ -17,6 +17,13 @@ import * as T from './tokens.js';
 /** Lucene's NUMBER token: digits with an optional fraction, no sign, no exponent. */
 export const BOOST_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
 
+const FIELD_LABEL = { LABEL: 'field' };
+const CONJ_LABEL = { LABEL: 'conj' };
+const MOD_LABEL = { LABEL: 'mod' };
+const VALUE_LABEL = { LABEL: 'value' };
+const LOWER_LABEL = { LABEL: 'lower' };
+const UPPER_LABEL = { LABEL: 'upper' };
+
 class LuceneCstParser extends CstParser {
   constructor() {
     super(T.allTokens, {
@@ -24,8 +31,9 @@ class LuceneCstParser extends CstParser {
       errorMessageProvider: luceneErrorMessages,
       // `field:` needs two tokens of look-ahead (Word then ':').
       maxLookahead: 2,
-      // Offsets on CST nodes let the visitor put clauses and stray tokens back in order.
-      nodeLocationTracking: 'onlyOffset',
+      // The visitor orders clauses by their tokens' offsets; node locations would only
+      // allocate.
+      nodeLocationTracking: 'none',
     });
     this.performSelfAnalysis();
   }
@@ -45,99 +53,132 @@ class LuceneCstParser extends CstParser {
     return next;
   }
 
+  // Every closure and alternatives array below is created once, not on each rule call:
+  // Chevrotain's DSL otherwise allocates them per invocation, which dominated the time of
+  // short queries (and costs more still under loaders that wrap each new function).
+  private readonly clauseOrStray = [{ ALT: () => this.SUBRULE(this.clauseItem) }, { ALT: () => this.SUBRULE(this.stray) }];
+  private readonly clauseOrStrayOnce = (): void => {
+    this.OR(this.clauseOrStray);
+  };
+  private readonly conjunctionAlts = [{ ALT: () => this.CONSUME(T.And, CONJ_LABEL) }, { ALT: () => this.CONSUME(T.Or, CONJ_LABEL) }];
+  private readonly modifierAlts = [
+    { ALT: () => this.CONSUME(T.Plus, MOD_LABEL) },
+    { ALT: () => this.CONSUME(T.Minus, MOD_LABEL) },
+    { ALT: () => this.CONSUME(T.Not, MOD_LABEL) },
+  ];
+  private readonly optionalConjunction = (): void => {
+    this.OR2(this.conjunctionAlts);
+  };
+  private readonly optionalModifier = (): void => {
+    this.OR3(this.modifierAlts);
+  };
+  private readonly fieldPrefix = (): void => {
+    this.CONSUME(T.Word, FIELD_LABEL);
+    this.CONSUME(T.Colon);
+  };
+  private readonly optionalBoost = (): void => {
+    this.SUBRULE(this.boost);
+  };
+  private readonly clauseBodyAlts = [
+    { ALT: () => this.SUBRULE(this.group) },
+    { ALT: () => this.SUBRULE(this.wordTerm) },
+    { ALT: () => this.SUBRULE(this.phrase) },
+    { ALT: () => this.SUBRULE(this.regex) },
+    { ALT: () => this.SUBRULE(this.range) },
+    { ALT: () => this.SUBRULE(this.bareOperator) },
+  ];
+  private readonly optionalSlop = (): void => {
+    this.CONSUME(T.FuzzySlop);
+  };
+  private readonly optionalSlopAfterBoost = (): void => {
+    this.CONSUME2(T.FuzzySlop);
+  };
+  private readonly boostThenSlop = (): void => {
+    this.SUBRULE(this.boost);
+    this.OPTION3(this.optionalSlopAfterBoost);
+  };
+  private readonly quotedAlts = [{ ALT: () => this.CONSUME(T.Quoted) }, { ALT: () => this.CONSUME(T.QuotedUnclosed) }];
+  private readonly regexAlts = [{ ALT: () => this.CONSUME(T.Regex) }, { ALT: () => this.CONSUME(T.RegexUnclosed) }];
+  private readonly rangeStartAlts = [{ ALT: () => this.CONSUME(T.RangeInStart) }, { ALT: () => this.CONSUME(T.RangeExStart) }];
+  private readonly rangeBoundAlts = [
+    { ALT: () => this.CONSUME(T.RangeGoop) },
+    { ALT: () => this.CONSUME(T.RangeQuoted) },
+    { ALT: () => this.CONSUME(T.RangeQuotedUnclosed) },
+  ];
+  private readonly boostNumber = {
+    GATE: () => BOOST_NUMBER.test(this.LA(1).image),
+    DEF: () => this.CONSUME(T.Word, VALUE_LABEL),
+  };
+  private readonly strayAlts = [
+    { ALT: () => this.CONSUME(T.StrayClose) },
+    { ALT: () => this.CONSUME(T.DanglingEscape) },
+    { ALT: () => this.CONSUME(T.Caret) },
+    { ALT: () => this.CONSUME(T.FuzzySlop) },
+    { ALT: () => this.CONSUME(T.Colon) },
+  ];
+
   /**
    * The whole text. Ending on EOF gives the repetition a token to re-sync towards, so a
    * `)` with no `(` is skipped and the clauses after it are still parsed.
    */
   public topQuery = this.RULE('topQuery', () => {
-    this.MANY(() => {
-      this.OR([{ ALT: () => this.SUBRULE(this.clauseItem) }, { ALT: () => this.SUBRULE(this.stray) }]);
-    });
+    this.MANY(this.clauseOrStrayOnce);
     this.CONSUME(EOF);
   });
 
+  /**
+   * One clause with what introduces it: Lucene's `Conjunction Modifiers Clause`, with the
+   * clause (`[field ':'] (group | term)`) inlined: fewer rule calls per clause is most of
+   * the parser's speed on short queries.
+   */
   public clauseItem = this.RULE('clauseItem', () => {
-    this.OPTION(() => this.SUBRULE(this.conjunction));
-    this.OPTION2(() => this.SUBRULE(this.modifier));
-    this.SUBRULE(this.clause);
-  });
-
-  public conjunction = this.RULE('conjunction', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.And) }, { ALT: () => this.CONSUME(T.Or) }]);
-  });
-
-  public modifier = this.RULE('modifier', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.Plus) }, { ALT: () => this.CONSUME(T.Minus) }, { ALT: () => this.CONSUME(T.Not) }]);
-  });
-
-  public clause = this.RULE('clause', () => {
-    this.OPTION(() => {
-      this.CONSUME(T.Word, { LABEL: 'field' });
-      this.CONSUME(T.Colon);
-    });
-    this.OR([{ ALT: () => this.SUBRULE(this.group) }, { ALT: () => this.SUBRULE(this.term) }]);
+    this.OPTION(this.optionalConjunction);
+    this.OPTION2(this.optionalModifier);
+    this.OPTION3(this.fieldPrefix);
+    this.OR(this.clauseBodyAlts);
   });
 
   public group = this.RULE('group', () => {
     this.CONSUME(T.LParen);
-    this.MANY(() => {
-      this.OR([{ ALT: () => this.SUBRULE(this.clauseItem) }, { ALT: () => this.SUBRULE(this.stray) }]);
-    });
+    this.MANY(this.clauseOrStrayOnce);
     this.CONSUME(T.RParen);
-    this.OPTION(() => this.SUBRULE(this.boost));
-  });
-
-  public term = this.RULE('term', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.wordTerm) },
-      { ALT: () => this.SUBRULE(this.phrase) },
-      { ALT: () => this.SUBRULE(this.regex) },
-      { ALT: () => this.SUBRULE(this.range) },
-      { ALT: () => this.SUBRULE(this.bareOperator) },
-    ]);
+    this.OPTION(this.optionalBoost);
   });
 
   /** Lucene: term [~slop] [^boost [~slop]]. */
   public wordTerm = this.RULE('wordTerm', () => {
     this.CONSUME(T.Word);
-    this.OPTION(() => this.CONSUME(T.FuzzySlop));
-    this.OPTION2(() => {
-      this.SUBRULE(this.boost);
-      this.OPTION3(() => this.CONSUME2(T.FuzzySlop));
-    });
+    this.OPTION(this.optionalSlop);
+    this.OPTION2(this.boostThenSlop);
   });
 
   public phrase = this.RULE('phrase', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.Quoted) }, { ALT: () => this.CONSUME(T.QuotedUnclosed) }]);
-    this.OPTION(() => this.CONSUME(T.FuzzySlop));
-    this.OPTION2(() => this.SUBRULE(this.boost));
+    this.OR(this.quotedAlts);
+    this.OPTION(this.optionalSlop);
+    this.OPTION2(this.optionalBoost);
   });
 
   public regex = this.RULE('regex', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.Regex) }, { ALT: () => this.CONSUME(T.RegexUnclosed) }]);
-    this.OPTION(() => this.SUBRULE(this.boost));
+    this.OR(this.regexAlts);
+    this.OPTION(this.optionalBoost);
   });
 
   public range = this.RULE('range', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.RangeInStart) }, { ALT: () => this.CONSUME(T.RangeExStart) }]);
-    this.SUBRULE(this.rangeBound, { LABEL: 'lower' });
+    this.OR(this.rangeStartAlts);
+    this.SUBRULE(this.rangeBound, LOWER_LABEL);
     this.CONSUME(T.RangeTo);
-    this.SUBRULE2(this.rangeBound, { LABEL: 'upper' });
+    this.SUBRULE2(this.rangeBound, UPPER_LABEL);
     this.CONSUME(T.RangeEnd);
-    this.OPTION(() => this.SUBRULE(this.boost));
+    this.OPTION(this.optionalBoost);
   });
 
   public rangeBound = this.RULE('rangeBound', () => {
-    this.OR([
-      { ALT: () => this.CONSUME(T.RangeGoop) },
-      { ALT: () => this.CONSUME(T.RangeQuoted) },
-      { ALT: () => this.CONSUME(T.RangeQuotedUnclosed) },
-    ]);
+    this.OR(this.rangeBoundAlts);
   });
 
   public bareOperator = this.RULE('bareOperator', () => {
     this.CONSUME(T.BareOperator);
-    this.OPTION(() => this.SUBRULE(this.boost));
+    this.OPTION(this.optionalBoost);
   });
 
   /**
@@ -147,21 +188,12 @@ class LuceneCstParser extends CstParser {
    */
   public boost = this.RULE('boost', () => {
     this.CONSUME(T.Caret);
-    this.OPTION({
-      GATE: () => BOOST_NUMBER.test(this.LA(1).image),
-      DEF: () => this.CONSUME(T.Word, { LABEL: 'value' }),
-    });
+    this.OPTION(this.boostNumber);
   });
 
   /** Tokens that cannot start a clause; kept in the tree so the visitor can report them. */
   public stray = this.RULE('stray', () => {
-    this.OR([
-      { ALT: () => this.CONSUME(T.StrayClose) },
-      { ALT: () => this.CONSUME(T.DanglingEscape) },
-      { ALT: () => this.CONSUME(T.Caret) },
-      { ALT: () => this.CONSUME(T.FuzzySlop) },
-      { ALT: () => this.CONSUME(T.Colon) },
-    ]);
+    this.OR(this.strayAlts);
   });
 }
 
@@ -171,11 +203,7 @@ export const luceneParser = new LuceneCstParser();
 export type LuceneRuleName =
   | 'topQuery'
   | 'clauseItem'
-  | 'conjunction'
-  | 'modifier'
-  | 'clause'
   | 'group'
-  | 'term'
   | 'wordTerm'
   | 'phrase'
   | 'regex'

@@ -53,6 +53,10 @@ interface ClauseItem {
   start: number;
 }
 
+const byStart = (a: ClauseItem, b: ClauseItem): number => a.start - b.start;
+
+const BODY_RULES = ['group', 'wordTerm', 'phrase', 'regex', 'range', 'bareOperator'];
+
 const BaseVisitor = luceneParser.getBaseCstVisitorConstructor<Ctx, unknown>();
 
 function isToken(e: CstElement): e is IToken {
@@ -197,8 +201,12 @@ export class LuceneAstBuilder extends BaseVisitor {
       const item = this.visit(e as CstNode, ctx) as ClauseItem | null;
       if (item) items.push(item);
     }
-    for (const e of ch.stray ?? []) items.push(this.strayItem(e as CstNode));
-    items.sort((a, b) => a.start - b.start);
+    const strays = ch.stray;
+    if (strays) {
+      // Stray tokens come in their own CST list: put them back between the clauses.
+      for (const e of strays) items.push(this.strayItem(e as CstNode));
+      items.sort(byStart);
+    }
     return this.addClauses(items);
   }
 
@@ -206,7 +214,8 @@ export class LuceneAstBuilder extends BaseVisitor {
   private addClauses(items: ClauseItem[]): BooleanClause[] {
     const out: BooleanClause[] = [];
     const orDefault = this.defaultOperator === 'OR';
-    items.forEach((item, i) => {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
       const conj = item.conj ? (item.conj.tokenType === T.And ? 'AND' : 'OR') : undefined;
       const mod = item.mod?.tokenType;
       if (i === 0 && item.conj) {
@@ -241,7 +250,7 @@ export class LuceneAstBuilder extends BaseVisitor {
       const last = item.mod ?? item.conj;
       if (first && last) clause.operatorRange = { start: first.startOffset, end: tokEnd(last) };
       out.push(clause);
-    });
+    }
     return out;
   }
 
@@ -271,40 +280,34 @@ export class LuceneAstBuilder extends BaseVisitor {
     throw new Error('stray nodes are handled by clauses()');
   }
 
-  conjunction(): never {
-    throw new Error('conjunctions are read by clauseItem()');
-  }
-
-  modifier(): never {
-    throw new Error('modifiers are read by clauseItem()');
-  }
-
   clauseItem(ch: Children, ctx: Ctx): ClauseItem {
-    const conjNode = sub(ch, 'conjunction');
-    const modNode = sub(ch, 'modifier');
-    const conj = conjNode ? (Object.values(conjNode.children)[0]![0] as IToken) : undefined;
-    const mod = modNode ? (Object.values(modNode.children)[0]![0] as IToken) : undefined;
-    const clauseNode = sub(ch, 'clause');
-    let node = clauseNode ? (this.visit(clauseNode, ctx) as QueryNode | null) : null;
+    const conj = tok(ch, 'conj');
+    const mod = tok(ch, 'mod');
+    let node = this.clauseBody(ch, ctx);
     if (!node) {
-      // Recovery left the clause empty (`a AND` at the end): an empty placeholder after
-      // the last token we have.
-      const at = [clauseNode, modNode, conjNode].reduce((acc, n) => (n && !Number.isNaN(lastEnd(n)) ? Math.max(acc, lastEnd(n)) : acc), 0);
+      // Recovery left the clause empty (`a AND` at the end): an empty placeholder right
+      // after the last token we have.
+      const at = Math.max(0, lastEnd({ name: 'clauseItem', children: ch } as CstNode) || 0);
       node = { kind: 'error', text: '', range: { start: at, end: at } } satisfies ErrorNode;
     }
-    const starts = [conj?.startOffset, mod?.startOffset, node.range.start].filter((v): v is number => v !== undefined && !Number.isNaN(v));
-    return { conj: real(conj) ? conj : undefined, mod: real(mod) ? mod : undefined, node, start: Math.min(...starts) };
+    let start = node.range.start;
+    if (real(conj) && conj.startOffset < start) start = conj.startOffset;
+    if (real(mod) && mod.startOffset < start) start = mod.startOffset;
+    return { conj: real(conj) ? conj : undefined, mod: real(mod) ? mod : undefined, node, start };
   }
 
-  clause(ch: Children, ctx: Ctx): QueryNode | null {
+  /** `[field ':'] (group | term)` of a clause. */
+  private clauseBody(ch: Children, ctx: Ctx): QueryNode | null {
     const fieldTok = tok(ch, 'field');
     let inner: Ctx = ctx;
     if (real(fieldTok)) {
       const info = classifyWord(fieldTok.image);
-      const range = { start: fieldTok.startOffset, end: tokEnd(fieldTok) };
       // `*:*` is the only place a wildcard may stand for a field.
       if (info.wildcard && fieldTok.image !== '*') {
-        this.report('lucene/bad-field', 'error', `a field name cannot contain wildcards: '${fieldTok.image}'`, range);
+        this.report('lucene/bad-field', 'error', `a field name cannot contain wildcards: '${fieldTok.image}'`, {
+          start: fieldTok.startOffset,
+          end: tokEnd(fieldTok),
+        });
       }
       inner = { field: info.text, start: fieldTok.startOffset };
       if (fieldTok.image === '*') {
@@ -312,17 +315,16 @@ export class LuceneAstBuilder extends BaseVisitor {
         if (matchAll) return matchAll;
       }
     }
-    const g = sub(ch, 'group');
-    if (g) return this.visit(g, { ...inner, start: inner.start }) as QueryNode;
-    const t = sub(ch, 'term');
-    if (t) return this.visit(t, inner) as QueryNode | null;
+    for (const name of BODY_RULES) {
+      const n = sub(ch, name);
+      if (n) return this.visit(n, inner) as QueryNode | null;
+    }
     return null;
   }
 
   /** `*:*` (optionally boosted) → MatchAllNode. */
   private matchAll(ch: Children, fieldTok: IToken): QueryNode | null {
-    const term = sub(ch, 'term');
-    const word = term && sub(term.children as Children, 'wordTerm');
+    const word = sub(ch, 'wordTerm');
     if (!word) return null;
     const wch = word.children as Children;
     const w = tok(wch, 'Word');
@@ -351,14 +353,6 @@ export class LuceneAstBuilder extends BaseVisitor {
     }
     this.checkClauses(node);
     return this.withBoost(node, sub(ch, 'boost'));
-  }
-
-  term(ch: Children, ctx: Ctx): QueryNode | null {
-    for (const name of ['wordTerm', 'phrase', 'regex', 'range', 'bareOperator']) {
-      const n = sub(ch, name);
-      if (n) return this.visit(n, ctx) as QueryNode | null;
-    }
-    return null;
   }
 
   // ---- leaves --------------------------------------------------------------------------
@@ -589,13 +583,25 @@ export class LuceneAstBuilder extends BaseVisitor {
 
   private checkClauses(node: BooleanNode): void {
     const clauses = node.clauses;
-    if (clauses.length === 0) return;
-    const listRange = {
-      start: Math.min(...clauses.map((c) => c.operatorRange?.start ?? c.node.range.start)),
-      end: Math.max(...clauses.map((c) => c.node.range.end)),
-    };
-    this.checkMixedAndOr(clauses, listRange);
-    if (clauses.every((c) => c.occur === 'mustNot')) {
+    const n = clauses.length;
+    if (n === 0) return;
+    let allNegative = true;
+    let hasAnd = false;
+    let hasOr = false;
+    for (let i = 0; i < n; i++) {
+      const c = clauses[i];
+      if (c.occur !== 'mustNot') allNegative = false;
+      if (c.operatorRange) {
+        const first = this.text.charCodeAt(c.operatorRange.start);
+        if (first === 65 /* A */ || first === 38 /* & */) hasAnd = true;
+        else if (first === 79 /* O */ || first === 124 /* | */) hasOr = true;
+      }
+      if (i > 0 && i + 1 < n && c.via === 'default' && c.node.kind === 'term' && !c.operatorRange) this.checkLowercaseOperator(c.node);
+    }
+    if (!allNegative && !(hasAnd && hasOr)) return;
+    const listRange = { start: clauses[0].operatorRange?.start ?? clauses[0].node.range.start, end: clauses[n - 1].node.range.end };
+    if (hasAnd && hasOr) this.reportMixedAndOr(clauses, listRange);
+    if (allNegative) {
       this.report(
         'lucene/only-negative',
         'warning',
@@ -603,29 +609,21 @@ export class LuceneAstBuilder extends BaseVisitor {
         listRange,
       );
     }
-    for (let i = 1; i + 1 < clauses.length; i++) {
-      const c = clauses[i];
-      if (c.node.kind !== 'term' || c.via !== 'default' || c.operatorRange) continue;
-      const written = this.text.slice(c.node.range.start, c.node.range.end);
-      const upper = written.toUpperCase();
-      if ((upper === 'AND' || upper === 'OR' || upper === 'NOT') && written !== upper) {
-        this.report('lucene/lowercase-operator', 'info', `'${written}' is searched as a word; did you mean ${upper}? (Lucene operators must be upper case)`, c.node.range, {
-          replacement: upper,
-        });
-      }
+  }
+
+  private checkLowercaseOperator(node: TermNode): void {
+    const length = node.range.end - node.range.start;
+    if (length < 2 || length > 3) return;
+    const written = this.text.slice(node.range.start, node.range.end);
+    const upper = written.toUpperCase();
+    if ((upper === 'AND' || upper === 'OR' || upper === 'NOT') && written !== upper) {
+      this.report('lucene/lowercase-operator', 'info', `'${written}' is searched as a word; did you mean ${upper}? (Lucene operators must be upper case)`, node.range, {
+        replacement: upper,
+      });
     }
   }
 
-  private checkMixedAndOr(clauses: BooleanClause[], listRange: SourceRange): void {
-    let hasAnd = false;
-    let hasOr = false;
-    for (const c of clauses) {
-      if (!c.operatorRange) continue;
-      const op = this.text.slice(c.operatorRange.start, c.operatorRange.end);
-      if (/^(AND|&&)/.test(op)) hasAnd = true;
-      if (/^(OR|\|\|)/.test(op)) hasOr = true;
-    }
-    if (!hasAnd || !hasOr) return;
+  private reportMixedAndOr(clauses: BooleanClause[], listRange: SourceRange): void {
     const word = (c: BooleanClause): string => slice(this.text, c.node.range, 24);
     const meaning = clauses.map((c) => (c.occur === 'must' ? '+' : c.occur === 'mustNot' ? '-' : '') + word(c)).join(' ');
     const parts: string[] = [];
