@@ -12,6 +12,8 @@ import type { IndexReader, PostingList } from '../index/reader.js';
 import {
   bandExtents,
   orderedWindow,
+  orderedWindowCount,
+  unorderedWindowCount,
   restrictToFields,
   sloppyPhraseFreq,
   unionExtents,
@@ -165,6 +167,11 @@ export class ConceptEvaluator {
   tfInDocument(spec: ConceptSpec, doc: number): number {
     if (spec.kind === 'term' && !spec.fields?.length) return this.termPositions(spec.term, doc).length;
     if (spec.kind === 'sloppy') return this.sloppyFreq(spec, doc);
+    const plain = plainTermWindow(spec);
+    if (plain) {
+      const positions = plain.terms.map((t) => this.termPositions(t, doc));
+      return plain.ordered ? orderedWindowCount(positions, plain.size) : unorderedWindowCount(positions, plain.size);
+    }
     let tf = 0;
     for (const e of this.extents(spec, doc)) tf += e.weight;
     return tf;
@@ -220,6 +227,21 @@ export class ConceptEvaluator {
     this.materialized.set(key, result);
     return result;
   }
+}
+
+/**
+ * A window over plain, unrestricted terms (distinct ones when unordered) can be counted on
+ * the position arrays directly, without building extents: the common `#1(a b)`/`#uw8(a b)`.
+ */
+function plainTermWindow(spec: ConceptSpec): { terms: string[]; ordered: boolean; size: number | null } | null {
+  if (spec.kind !== 'window' || spec.fields?.length) return null;
+  const terms: string[] = [];
+  for (const c of spec.children) {
+    if (c.kind !== 'term' || c.fields?.length) return null;
+    terms.push(c.term);
+  }
+  if (!spec.ordered && new Set(terms).size !== terms.length) return null;
+  return { terms, ordered: spec.ordered, size: spec.size };
 }
 
 function sum(xs: ArrayLike<number>): number {

@@ -176,6 +176,11 @@ export class PreparedQuery {
   private readonly normCache: Float32Array | null;
   private readonly hasMatchAll: boolean;
   private readonly positiveForQl: boolean[];
+  private readonly positiveConcepts: number[];
+  private readonly qlNeedsEligibility: boolean;
+  private readonly qlFast: ((tfOf: TfOf, dl: number) => number) | null;
+  /** No Lucene booleans, filters or *:*: a document matches when some scored concept occurs. */
+  private readonly pureBag: boolean;
   private readonly evaluator;
 
   constructor(
@@ -215,6 +220,42 @@ export class PreparedQuery {
     this.hasMatchAll = this.root !== null && planHas(this.root, (n) => n.kind === 'all');
     this.positiveForQl = plan.concepts.map(() => false);
     if (this.root) markPositive(this.root, this.positiveForQl, true);
+    this.positiveConcepts = this.positiveForQl.flatMap((pos, c) => (pos && !this.rt[c]!.missing ? [c] : []));
+    this.qlNeedsEligibility = this.root !== null && planHas(this.root, (n) => n.kind === 'filter' || (n.kind === 'group' && n.items.some((it) => it.occur !== 'should')));
+    this.qlFast = p.scorer === 'ql' && this.root ? this.compileQlFast(this.root) : null;
+    this.pureBag = this.root !== null && !planHas(this.root, (n) => n.kind === 'filter' || n.kind === 'all' || (n.kind === 'group' && n.op === 'bool'));
+  }
+
+  /**
+   * The belief network as nested closures for scoring without explanations: the same
+   * functions (dirichletBelief, combineBeliefs) in the same order as qlBelief, so the numbers
+   * are identical, without per-document allocation.
+   */
+  private compileQlFast(plan: Plan): (tfOf: TfOf, dl: number) => number {
+    const mu = this.parameters.mu;
+    switch (plan.kind) {
+      case 'leaf':
+      case 'constant': {
+        const c = plan.concept;
+        const pc = this.rt[c]!.pc;
+        return (tfOf, dl) => dirichletBelief(tfOf(c), dl, pc, mu);
+      }
+      case 'all':
+        return () => 0;
+      case 'filter':
+        return this.compileQlFast(plan.scored);
+      case 'group': {
+        const items = plan.items.filter((it) => it.occur !== 'mustNot');
+        const weights = items.map((it) => it.weight);
+        const children = items.map((it) => this.compileQlFast(it.plan));
+        const op = plan.op === 'bool' ? 'weight' : plan.op;
+        const beliefs = new Array<number>(children.length).fill(0);
+        return (tfOf, dl) => {
+          for (let i = 0; i < children.length; i++) beliefs[i] = children[i]!(tfOf, dl);
+          return combineBeliefs(op, weights, beliefs);
+        };
+      }
+    }
   }
 
   private runtime(c: CompiledConcept): ConceptRuntime {
@@ -433,7 +474,7 @@ export class PreparedQuery {
         );
       }
     }
-    const matched = this.matches(this.root!, tfOf);
+    const matched = this.pureBag ? present > 0 : this.matches(this.root!, tfOf);
     if (!explain) return { matched, score };
     return {
       matched,
@@ -505,8 +546,10 @@ export class PreparedQuery {
   /** SPECS §1.5–1.6: Indri's belief network over Dirichlet term beliefs. */
   private evalQl(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
     const dl = this.reader.docLength(doc);
+    let matched = this.hasMatchAll || this.positiveConcepts.some((c) => tfOf(c) > 0);
+    if (matched && this.qlNeedsEligibility) matched = this.qlEligible(this.root!, tfOf);
+    if (!explain) return { matched, score: this.qlFast!(tfOf, dl) };
     const r = this.qlBelief(this.root!, tfOf, dl, explain);
-    const matched = this.qlEligible(this.root!, tfOf) && (this.hasMatchAll || this.positiveForQl.some((pos, c) => pos && !this.rt[c]!.missing && tfOf(c) > 0));
     return { matched, score: r.score, node: r.node };
   }
 

@@ -9,12 +9,22 @@ export interface RankedDoc {
   score: number;
 }
 
-/** Byte-wise (UTF-8) comparison; code-unit order equals byte order below U+D800. */
+/**
+ * Byte-wise (UTF-8) comparison, as trec_eval's strcmp. UTF-16 code-unit order equals UTF-8
+ * byte order except where a surrogate meets a code unit at or above U+E000; only then do we
+ * fall back to encoding.
+ */
 export function compareDocno(a: string, b: string): number {
   if (a === b) return 0;
-  // eslint-disable-next-line no-control-regex
-  if (/^[\u0000-\ud7ff]*$/.test(a) && /^[\u0000-\ud7ff]*$/.test(b)) return a < b ? -1 : 1;
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if ((x < 0xd800 && y < 0xd800) || (x >= 0xd800 && x < 0xe000 && y >= 0xd800 && y < 0xe000)) return x < y ? -1 : 1;
+    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  }
+  return a.length - b.length < 0 ? -1 : 1;
 }
 
 /** Negative when `a` ranks before `b`. */

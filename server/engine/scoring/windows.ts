@@ -191,3 +191,76 @@ export function sloppyPhraseFreq(positions: readonly (ArrayLike<number>)[], slop
   if (matchLength <= slop) freq = f(freq + f(1 / (1 + matchLength)));
   return freq;
 }
+
+// ---- Count-only fast paths over plain term positions (no extent objects) ----------------------
+
+/** First index at or after `from` whose value is >= `at`. */
+function lowerBound(xs: ArrayLike<number>, at: number, from: number): number {
+  let lo = from;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! < at) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** `orderedWindow(...).length` for single-token occurrences given as sorted positions. */
+export function orderedWindowCount(positions: readonly ArrayLike<number>[], size: number | null): number {
+  const k = positions.length;
+  if (k === 0) return 0;
+  for (const p of positions) if (p.length === 0) return 0;
+  const limit = size ?? Infinity;
+  const cursors = new Array<number>(k).fill(0);
+  const first = positions[0]!;
+  let count = 0;
+  outer: for (let i = 0; i < first.length; i++) {
+    let prevEnd = first[i]! + 1;
+    for (let j = 1; j < k; j++) {
+      const list = positions[j]!;
+      const at = lowerBound(list, prevEnd, cursors[j]!);
+      cursors[j] = at;
+      if (at >= list.length) break outer;
+      const begin = list[at]!;
+      if (begin - prevEnd + 1 > limit) continue outer;
+      prevEnd = begin + 1;
+    }
+    count++;
+  }
+  return count;
+}
+
+/**
+ * `unorderedWindow(...).length` for DISTINCT single-token terms given as sorted positions:
+ * a window starts at each occurrence s and matches when every term occurs in [s, s + N).
+ */
+export function unorderedWindowCount(positions: readonly ArrayLike<number>[], size: number | null): number {
+  const k = positions.length;
+  if (k === 0) return 0;
+  for (const p of positions) if (p.length === 0) return 0;
+  const limit = size ?? Infinity;
+  const starts = new Int32Array(positions.reduce((n, p) => n + p.length, 0));
+  let n = 0;
+  for (const p of positions) for (let i = 0; i < p.length; i++) starts[n++] = p[i]!;
+  starts.sort();
+  const cursors = new Array<number>(k).fill(0);
+  let count = 0;
+  for (let i = 0; i < starts.length; i++) {
+    const s = starts[i]!;
+    if (i > 0 && starts[i - 1] === s) continue;
+    let all = true;
+    for (let j = 0; j < k; j++) {
+      const list = positions[j]!;
+      const at = lowerBound(list, s, cursors[j]!);
+      cursors[j] = at;
+      if (at >= list.length || list[at]! + 1 - s > limit) {
+        all = false;
+        if (at >= list.length) return count; // a term with no occurrence at or after s: no later window
+        break;
+      }
+    }
+    if (all) count++;
+  }
+  return count;
+}

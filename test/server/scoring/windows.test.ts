@@ -1,7 +1,7 @@
 // Window counting (SPECS §1.4) against hand tables and brute-force references.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { orderedWindow, sloppyPhraseFreq, unorderedWindow, type WeightedExtent } from '../../../server/engine/scoring/windows.js';
+import { orderedWindow, orderedWindowCount, sloppyPhraseFreq, unorderedWindow, unorderedWindowCount, type WeightedExtent } from '../../../server/engine/scoring/windows.js';
 
 /** Occurrence lists of terms in a token sequence, as single-token extents. */
 function lists(doc: string[], terms: string[]): WeightedExtent[][] {
@@ -118,5 +118,27 @@ describe('Lucene sloppy phrase frequency (SPECS §4.2)', () => {
   it('counts several matches and sums their weights in float', () => {
     expect(freq('a b x a b', 'a b', 0)).toBe(2);
     expect(freq('a b x x a x b', 'a b', 1)).toBe(1.5);
+  });
+});
+
+describe('count-only fast paths agree with the extent algorithms', () => {
+  const doc = fc.array(fc.constantFrom('a', 'b', 'c', 'x'), { maxLength: 40 });
+  const size = fc.option(fc.integer({ min: 1, max: 8 }), { nil: null });
+  const positionsOf = (d: string[], terms: string[]) => terms.map((t) => Int32Array.from(d.flatMap((w, p) => (w === t ? [p] : []))));
+  it('ordered (repeated terms allowed)', () => {
+    fc.assert(
+      fc.property(doc, fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: 4 }), size, (d, terms, n) => {
+        expect(orderedWindowCount(positionsOf(d, terms), n)).toBe(orderedWindow(lists(d, terms), n).length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+  it('unordered (distinct terms)', () => {
+    fc.assert(
+      fc.property(doc, fc.shuffledSubarray(['a', 'b', 'c'], { minLength: 1 }), size, (d, terms, n) => {
+        expect(unorderedWindowCount(positionsOf(d, terms), n)).toBe(unorderedWindow(lists(d, terms), n).length);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
