@@ -195,7 +195,8 @@ export function judgeQuery(
   let numRel = 0;
   const idealGains: number[] = [];
   for (const rel of judged.values()) {
-    if (rel >= relevanceLevel) numRel++;
+    // form_res_rels.c counts only judged values (rel ≥ 0) towards R, whatever the level.
+    if (rel >= 0 && rel >= relevanceLevel) numRel++;
     if (rel > 0) idealGains.push(rel);
   }
   idealGains.sort((a, b) => b - a);
