@@ -65,8 +65,8 @@ def export_onnx(model, out: Path) -> None:
         )
 
 
-def update_config(kind: str, onnx_name: str, final: bool, description: str) -> None:
-    path = ARTIFACTS / "config.json"
+def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, description: str) -> None:
+    path = out_dir / "config.json"
     cfg = json.loads(path.read_text()) if path.exists() else {}
     cfg.update(
         {
@@ -106,6 +106,7 @@ def main(argv=None):
     p.add_argument("--out-dir", default=str(ARTIFACTS))
     p.add_argument("--not-final", action="store_true", help="mark the artifact as not the final model")
     p.add_argument("--parity-inputs", default=None, help="default: model/.work/parity-inputs-<model>.jsonl")
+    p.add_argument("--no-parity", action="store_true", help="do not write the parity fixture")
     a = p.parse_args(argv)
     model, ck = load_checkpoint(a.model, Path(a.checkpoint))
     out_dir = Path(a.out_dir)
@@ -113,11 +114,10 @@ def main(argv=None):
     onnx_name = f"{a.model}.onnx"
     export_onnx(model, out_dir / onnx_name)
     desc = ck.get("description", "")
-    if out_dir.resolve() == ARTIFACTS.resolve():
-        update_config(a.model, onnx_name, not a.not_final, desc)
+    update_config(out_dir, a.model, onnx_name, not a.not_final, desc)
     print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")
     parity_inputs = Path(a.parity_inputs or WORK / f"parity-inputs-{a.model}.jsonl")
-    if parity_inputs.exists():
+    if parity_inputs.exists() and not a.no_parity:
         print(f"parity fixture: {write_parity_fixture(a.model, model, parity_inputs)}")
 
 

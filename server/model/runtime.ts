@@ -136,6 +136,7 @@ interface OrtSession {
   outputNames: readonly string[];
 }
 interface OrtModule {
+  env: { logLevel?: string };
   InferenceSession: { create(path: string, options: Record<string, unknown>): Promise<OrtSession> };
   Tensor: new (type: string, data: BigInt64Array | Float32Array, dims: number[]) => unknown;
 }
@@ -194,6 +195,13 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
     return fail('runtime-unavailable', `onnxruntime-node cannot be loaded on this platform: ${describe(err)}`);
   }
 
+  // The native layer prints its own red log line when the CUDA provider library is missing; we report
+  // that failure as a notice or a typed error instead, so only fatal native logs get through.
+  try {
+    ort.env.logLevel = 'fatal';
+  } catch {
+    // Older bindings have no settable log level; the extra log line is harmless.
+  }
   const notices: string[] = [];
   const sessionOptions = (providers: string[]) => ({
     executionProviders: providers,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerExportTraining } from './export-training.js';
+import { registerWeigh } from './weigh.js';
 import { registerLsp } from './lsp.js';
 import { registerCheck } from './check.js';
 import { registerConvert } from './convert.js';
@@ -25,4 +26,5 @@ export function registerCommands(program: Command): void {
   registerSearch(program);
   registerExplain(program);
   registerExportTraining(program);
+  registerWeigh(program);
 }

@@ -1,0 +1,108 @@
+"""The whole model build, one command (run from the repository root):
+
+  /usr/bin/python3 -m model.twbert.train all        # data, pre-training, fine-tuning, DeepCT, export
+
+Stages (each can be run alone: data | pretrain | finetune | deepct | export):
+  data      tokenizer.json, GloVe rows, pre-training sequences, engine indexes, pseudo-queries and the
+            `querylens export-training` JSONL of every training and dev query set
+  pretrain  MLM (all occurrences of a masked wordpiece) + MSE of every n-gram weight to 1
+  finetune  TW-BERT through the engine's BM25 (AMSE + ListMLE), early stopping on the dev sets
+  deepct    DeepCT-Query baseline (regression to term recall), same data and early stopping
+  export    ONNX (opset 14) + config.json into model/artifacts, and the parity fixtures for test/model
+
+Budgets are wall-clock minutes (the build machine has 2 shared cores): --pretrain-minutes,
+--finetune-minutes, --deepct-minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+from .common import MODEL_DIR, WORK
+
+ROOT = MODEL_DIR.parent
+DATA = os.environ.get("QUERYLENS_DATA", str(ROOT.parent / "shared" / "data"))
+CLI = ["npx", "--no-install", "tsx", "server/cli/main.ts"]
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=ROOT, check=True, **kw)
+
+
+def py(module, *args):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "1"))
+    run([sys.executable, "-m", module, *args], env=env)
+
+
+def stage_data():
+    run(["node", "model/build-tokenizer.mjs"])
+    run(["node", "--max-old-space-size=8000", "model/glove-rows.mjs"])
+    run(["npx", "--no-install", "tsx", "model/prepare-pretrain.ts"])
+    run(["node", "model/make-pseudo.mjs"])
+    idx = WORK / "idx"
+    train = WORK / "train"
+    train.mkdir(parents=True, exist_ok=True)
+    corpora = {
+        "scifact": f"{DATA}/scifact/corpus.jsonl",
+        "cacm": f"{DATA}/cacm/corpus.jsonl",
+        "cranfield": f"{DATA}/cranfield/corpus.jsonl",
+        "pseudo-scifact": str(WORK / "pseudo" / "scifact.corpus.jsonl"),
+        "pseudo-cacm": str(WORK / "pseudo" / "cacm.corpus.jsonl"),
+    }
+    for name, corpus in corpora.items():
+        run([*CLI, "index", corpus, "--out", str(idx / name), "--no-progress"])
+    sets = [
+        # name, index, queries, qrels, k
+        ("scifact-train", "scifact", f"{DATA}/scifact/queries.train.tsv", f"{DATA}/scifact/qrels.train.txt", 1000),
+        ("cacm", "cacm", f"{DATA}/cacm/queries.tsv", f"{DATA}/cacm/qrels.txt", 1000),
+        ("pseudo-scifact", "pseudo-scifact", str(WORK / "pseudo/scifact.queries.tsv"), str(WORK / "pseudo/scifact.qrels.txt"), 200),
+        ("pseudo-cacm", "pseudo-cacm", str(WORK / "pseudo/cacm.queries.tsv"), str(WORK / "pseudo/cacm.qrels.txt"), 200),
+        # dev sets: early stopping and reporting only
+        ("dev-cranfield", "cranfield", f"{DATA}/cranfield/queries.tsv", f"{DATA}/cranfield/qrels.txt", 1000),
+        ("dev-scifact-test", "scifact", f"{DATA}/scifact/queries.test.tsv", f"{DATA}/scifact/qrels.test.txt", 1000),
+    ]
+    for name, index, queries, qrels, k in sets:
+        run([*CLI, "export-training", "--index", str(idx / index), queries, "--qrels", qrels,
+             "--out", str(train / f"{name}.jsonl"), "--source", name, "-k", str(k)])
+
+
+def stage_export():
+    with open(WORK / "parity-inputs-twbert.jsonl", "w") as f:
+        run(["npx", "--no-install", "tsx", "model/encode-queries.ts"], stdout=f)
+    with open(WORK / "parity-inputs-deepct.jsonl", "w") as f:
+        run(["npx", "--no-install", "tsx", "model/encode-queries.ts", "--unigrams-only"], stdout=f)
+    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(WORK / "twbert.pt"))
+    py("model.twbert.export", "--model", "deepct", "--checkpoint", str(WORK / "deepct.pt"))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export"])
+    p.add_argument("--pretrain-minutes", type=float, default=28.0)
+    p.add_argument("--finetune-minutes", type=float, default=20.0)
+    p.add_argument("--deepct-minutes", type=float, default=8.0)
+    a = p.parse_args(argv)
+    t0 = time.time()
+    stages = ["data", "pretrain", "finetune", "deepct", "export"] if a.stage == "all" else [a.stage]
+    for stage in stages:
+        t = time.time()
+        if stage == "data":
+            stage_data()
+        elif stage == "pretrain":
+            py("model.twbert.pretrain", "--minutes", str(a.pretrain_minutes))
+        elif stage == "finetune":
+            py("model.twbert.finetune", "--minutes", str(a.finetune_minutes))
+        elif stage == "deepct":
+            py("model.twbert.deepct", "--minutes", str(a.deepct_minutes))
+        elif stage == "export":
+            stage_export()
+        print(f"== {stage}: {(time.time() - t) / 60:.1f} min", flush=True)
+    print(f"== total: {(time.time() - t0) / 60:.1f} min", flush=True)
+
+
+if __name__ == "__main__":
+    main()
