@@ -254,44 +254,67 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
     case 'window': {
       if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation is not supported; the window is scored over the whole document.`, node.range);
       const children = node.children.map((c) => specOf(c, ctx, undefined));
-      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: ctx.ast.range ? textOf(ctx, node.range) : 'window' };
+      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node) };
       return withFields({ kind: 'window', ordered: node.ordered, size: node.size, children }, node.fields ?? fields);
     }
     case 'phrase': {
       // Stopwords drop out of the phrase; the index keeps no positions for them either.
       const terms = node.terms.flatMap((t) => analyzeTerm(t, ctx));
       const f = node.fields ?? fields;
-      if (terms.length === 0) return { kind: 'missing', text: textOf(ctx, node.range) };
+      if (terms.length === 0) return { kind: 'missing', text: textOf(node) };
       if (terms.length === 1) return withFields({ kind: 'term', term: terms[0]! }, f);
       if (node.slop === 0)
         return withFields({ kind: 'window', ordered: true, size: 1, phrase: true, children: terms.map((term) => ({ kind: 'term', term }) as ConceptSpec) }, f);
       return withFields({ kind: 'sloppy', terms, slop: node.slop }, f);
     }
     case 'synonym': {
-      const items = node.items.map((it) => specOf(it.node, ctx, undefined)).filter((s) => s.kind !== 'missing');
-      if (items.length === 0) return { kind: 'missing', text: textOf(ctx, node.range) };
-      const weights = node.form === 'wsyn' ? node.items.filter((_, i) => specOf(node.items[i]!.node, ctx, undefined).kind !== 'missing').map((it) => it.weight ?? 1) : undefined;
+      // Items that analyse to nothing (stopwords) drop out of the synonym set.
+      const kept = node.items.map((it) => ({ spec: specOf(it.node, ctx, undefined), weight: it.weight ?? 1 })).filter((x) => x.spec.kind !== 'missing');
+      if (kept.length === 0) return { kind: 'missing', text: textOf(node) };
+      const items = kept.map((x) => x.spec);
+      const weights = node.form === 'wsyn' ? kept.map((x) => x.weight) : undefined;
       return withFields({ kind: 'syn', items, weights, form: node.form === 'wsyn' ? 'wsyn' : 'syn' }, node.fields ?? fields);
     }
     case 'band': {
       const children = node.children.map((c) => specOf(c, ctx, undefined));
-      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(ctx, node.range) };
+      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node) };
       return withFields({ kind: 'band', children }, node.fields ?? fields);
     }
     case 'any':
       return { kind: 'any', field: node.field };
     case 'numericCompare':
     case 'dateCompare':
-      warn(ctx, 'engine/unsupported', `The index has no numeric or date fields; ${textOf(ctx, node.range)} matches nothing.`, node.range);
-      return { kind: 'missing', text: textOf(ctx, node.range) };
+      warn(ctx, 'engine/unsupported', `The index has no numeric or date fields; ${textOf(node)} matches nothing.`, node.range);
+      return { kind: 'missing', text: textOf(node) };
     default:
       warn(ctx, 'engine/unsupported', `A ${node.kind} cannot be used inside an extent operator; it matches nothing.`, node.range);
-      return { kind: 'missing', text: textOf(ctx, node.range) };
+      return { kind: 'missing', text: textOf(node) };
   }
 }
 
-function textOf(_ctx: Ctx, range: SourceRange): string {
-  return `query[${range.start}:${range.end}]`;
+/** Indri-like text of a node, for labels of concepts that match nothing. */
+function textOf(node: QueryNode): string {
+  const list = (xs: QueryNode[]) => xs.map(textOf).join(' ');
+  switch (node.kind) {
+    case 'term':
+      return node.text;
+    case 'window':
+      return `${node.ordered ? `#${node.size ?? 'od'}` : `#uw${node.size ?? ''}`}(${list(node.children)})`;
+    case 'phrase':
+      return `"${list(node.terms)}"${node.slop ? `~${node.slop}` : ''}`;
+    case 'synonym':
+      return `#syn(${list(node.items.map((i) => i.node))})`;
+    case 'band':
+      return `#band(${list(node.children)})`;
+    case 'numericCompare':
+      return `#${node.op}(${node.field} ${node.values.join(' ')})`;
+    case 'dateCompare':
+      return `#date${node.op}(${node.dates.join(' ')})`;
+    case 'wildcard':
+      return node.pattern;
+    default:
+      return node.kind;
+  }
 }
 
 /**

@@ -121,14 +121,14 @@ export function explainLuceneTerm(
 ): ExplainNode {
   const normByte = intToByte4(dl);
   const dlUsed = byte4ToInt(normByte);
-  const weight = f(f(boost) * idf.value);
-  const tfNorm = f(score / weight);
+  const x = f(f(freq) * normInverse);
+  const tfNorm = f(x / f(1 + x));
   return explainNode(score, `score = boost·idf·tf/(tf + k1·(1 − b + b·dl/avgdl)) = ${fmt(boost)}·${fmt(idf.value)}·${fmt(tfNorm)} = ${fmt(score)}`, [
     explainNode(boost, `boost = ${fmt(boost)}`),
     idf,
     explainNode(
-      Number.isFinite(tfNorm) ? tfNorm : 0,
-      `tf/(tf + k1·(1 − b + b·dl/avgdl)) = ${fmt(freq)}/(${fmt(freq)} + ${fmt(p.k1)}·(1 − ${fmt(p.b)} + ${fmt(p.b)}·${dlUsed}/${fmt(avgdl)}))`,
+      tfNorm,
+      `tf/(tf + k1·(1 − b + b·dl/avgdl)) = ${fmt(freq)}/(${fmt(freq)} + ${p.k1}·(1 − ${p.b} + ${p.b}·${dlUsed}/${fmt(avgdl)})) = ${fmt(tfNorm)}`,
       [
         explainNode(freq, `freq = ${fmt(freq)}, occurrences of the term within the document`),
         explainNode(p.k1, `k1, term saturation parameter`),

@@ -479,7 +479,7 @@ export class PreparedQuery {
     return {
       matched,
       score,
-      node: explainNode(score, `BM25 (Terrier, k1 = ${fmt(p.k1)}, b = ${fmt(p.b)}, k3 = ${fmt(p.k3)}): sum over the ${present} concepts present of w = ${fmt(score)} (N = ${this.numDocs}, avgdl = ${fmt(this.avgdl)}, dl = ${dl})`, children),
+      node: explainNode(score, `BM25 (Terrier, k1 = ${p.k1}, b = ${p.b}, k3 = ${p.k3}): sum over the ${present} concept${present === 1 ? '' : 's'} present of w = ${fmt(score)} (N = ${this.numDocs}, avgdl = ${fmt(this.avgdl)}, dl = ${dl})`, children),
     };
   }
 

@@ -74,11 +74,11 @@ export function explainTerrierTf(tf: number, dl: number, avgdl: number, p: Terri
   const K = terrierLengthNorm(dl, avgdl, p.k1, p.b);
   return explainNode(
     value,
-    `tfn = (k1 + 1)·tf/(K + tf) = (${fmt(p.k1)} + 1)·${fmt(tf)}/(${fmt(K)} + ${fmt(tf)}) = ${fmt(value)}`,
+    `tfn = (k1 + 1)·tf/(K + tf) = (${p.k1} + 1)·${fmt(tf)}/(${fmt(K)} + ${fmt(tf)}) = ${fmt(value)}`,
     [
       explainNode(
         K,
-        `K = k1·((1 − b) + b·dl/avgdl) = ${fmt(p.k1)}·((1 − ${fmt(p.b)}) + ${fmt(p.b)}·${dl}/${fmt(avgdl)}) = ${fmt(K)}`,
+        `K = k1·((1 − b) + b·dl/avgdl) = ${p.k1}·((1 − ${p.b}) + ${p.b}·${dl}/${fmt(avgdl)}) = ${fmt(K)}`,
       ),
     ],
   );
@@ -87,7 +87,7 @@ export function explainTerrierTf(tf: number, dl: number, avgdl: number, p: Terri
 export function explainTerrierQtw(weight: number, maxWeight: number, qtw: number, k3: number, value: number): ExplainNode {
   return explainNode(
     value,
-    `qtwf = (k3 + 1)·qtw/(k3 + qtw) = (${fmt(k3)} + 1)·${fmt(qtw)}/(${fmt(k3)} + ${fmt(qtw)}) = ${fmt(value)}`,
+    `qtwf = (k3 + 1)·qtw/(k3 + qtw) = (${k3} + 1)·${fmt(qtw)}/(${k3} + ${fmt(qtw)}) = ${fmt(value)}`,
     [explainNode(qtw, `qtw = weight/max weight = ${fmt(weight)}/${fmt(maxWeight)} = ${fmt(qtw)}`)],
   );
 }

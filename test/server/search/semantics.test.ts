@@ -91,7 +91,7 @@ describe('Terrier BM25 (default scorer)', () => {
     expect(e.value).toBe(scoreDocument(reader, ast, 0));
     const text = renderExplain(e);
     expect(text).toContain('idf = log2((N − df + 0.5)/(df + 0.5)) = log2((5 − 2 + 0.5)/(2 + 0.5))');
-    expect(text).toContain('K = k1·((1 − b) + b·dl/avgdl) = 1.2000·((1 − 0.7500) + 0.7500·5/2.4000)');
+    expect(text).toContain('K = k1·((1 − b) + b·dl/avgdl) = 1.2·((1 − 0.75) + 0.75·5/2.4000)');
     const miss = explain(reader, ast, 1);
     expect(miss.matched).toBe(false);
     expect(miss.description).toMatch(/not retrieved: it lacks wing/);
