@@ -69,7 +69,8 @@ export function queryTokens(entry: QueryEntry): QueryToken[] {
         return true;
       case 'term':
         if (node.encoding) return false; // #base64(...): the operator regex already covered it
-        leafTokens(text, node, node.numeric ? 'number' : node.raw ? 'string' : 'term', out);
+        if (node.raw && text[node.range.start] === '"') out.push({ start: node.range.start, end: node.range.end, type: 'string' });
+        else leafTokens(text, node, node.numeric ? 'number' : 'term', out);
         return false;
       case 'wildcard':
       case 'fuzzy':

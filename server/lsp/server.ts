@@ -16,6 +16,7 @@ import {
   DidChangeWatchedFilesNotification,
   MessageType,
   ProposedFeatures,
+  ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
   createConnection,
@@ -160,9 +161,8 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   function showOnce(type: MessageType, message: string): void {
     if (shownMessages.has(message)) return;
     shownMessages.add(message);
-    if (type === MessageType.Error) void connection.window.showErrorMessage(message);
-    else if (type === MessageType.Warning) void connection.window.showWarningMessage(message);
-    else void connection.window.showInformationMessage(message);
+    // The notification, not window/showMessageRequest: every client handles it and nothing waits on an answer.
+    void connection.sendNotification(ShowMessageNotification.type, { type, message });
   }
 
   function explain(what: string, resource: ResourceStatus): void {

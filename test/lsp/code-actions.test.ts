@@ -1,0 +1,96 @@
+/**
+ * Code actions: text before, diagnostic code, text after (the quick fix is built from the
+ * diagnostic's typed data), and the Indri ↔ Lucene conversion.
+ */
+import type { CodeAction, Diagnostic, TextDocumentEdit, WorkspaceEdit } from 'vscode-languageserver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyEdits, freshUri, TestClient } from './harness.js';
+
+let client: TestClient;
+beforeAll(async () => {
+  client = await TestClient.start();
+});
+afterAll(async () => {
+  await client?.stop();
+});
+
+async function actionsFor(uri: string, text: string, diagnostics: Diagnostic[], only?: string[]): Promise<CodeAction[]> {
+  const lines = text.split('\n');
+  return client.request<CodeAction[]>('textDocument/codeAction', {
+    textDocument: { uri },
+    range: { start: { line: 0, character: 0 }, end: { line: lines.length - 1, character: lines.at(-1)!.length } },
+    context: { diagnostics, only },
+  });
+}
+
+/** Opens `before`, takes the diagnostic with `code`, applies its quick fix and expects `after`. */
+async function check(languageId: string, before: string, code: string, after: string, title?: RegExp): Promise<void> {
+  const uri = freshUri(languageId);
+  client.open(uri, languageId, before);
+  const diagnostic = (await client.diagnosticsFor(uri)).find((d) => d.code === code);
+  expect(diagnostic, `a ${code} diagnostic`).toBeDefined();
+  const actions = await actionsFor(uri, before, [diagnostic!], ['quickfix']);
+  expect(actions.length).toBe(1);
+  const [fix] = actions;
+  expect(fix.kind).toBe('quickfix');
+  expect(fix.diagnostics?.[0].code).toBe(code);
+  if (title) expect(fix.title).toMatch(title);
+  expect(applyEdits(before, fix.edit!.changes![uri])).toBe(after);
+  // The fixed text has no diagnostic of that code left.
+  client.change(uri, after);
+  expect((await client.diagnosticsFor(uri)).map((d) => d.code)).not.toContain(code);
+}
+
+describe('quick fixes', () => {
+  it('inserts a missing closing parenthesis', async () => {
+    await check('indri', '1\t#combine( white house', 'syntax/missing-close', '1\t#combine( white house)', /Insert missing '\)'/);
+    await check('indri', '// c\n2\t#weight( 0.5 #combine( a b ) 0.5 c', 'syntax/missing-close', '// c\n2\t#weight( 0.5 #combine( a b ) 0.5 c)');
+  });
+
+  it('inserts the suggested weight before an unweighted #weight item', async () => {
+    await check('indri', '1\t#weight( white 2.0 house )', 'indri/weight-expected', '1\t#weight( 1.0 white 2.0 house )', /Insert weight 1\.0/);
+  });
+
+  it('replaces an unparseable term by its #base64 form', async () => {
+    await check('indri', '1\t#combine( a@b c )', 'indri/needs-base64', '1\t#combine( #base64(YUBi) c )', /#base64\(YUBi\)/);
+  });
+
+  it('builds the fix from data alone: a diagnostic with unusable data gets no fix', async () => {
+    const uri = freshUri('indri');
+    const text = '1\t#combine( a';
+    client.open(uri, 'indri', text);
+    const [diagnostic] = await client.diagnosticsFor(uri);
+    const actions = await actionsFor(uri, text, [{ ...diagnostic, data: { insert: 42 } }], ['quickfix']);
+    expect(actions).toEqual([]);
+  });
+});
+
+describe('convert', () => {
+  it('writes the Lucene translation next to an Indri file, approximations noted', async () => {
+    const uri = freshUri('indri', 'file');
+    const text = '1\t#weight( 2.0 white 1.0 house )\n2\t#combine( #uw8( a b ) c )';
+    client.open(uri, 'indri', text);
+    await client.diagnosticsFor(uri);
+    const actions = await actionsFor(uri, text, [], ['source.convert']);
+    expect(actions.length).toBe(1);
+    const [convert] = actions;
+    expect(convert.title).toMatch(/^Convert to Lucene → fixture-.*\.lucene \(\d+ approximations?\)$/);
+    const changes = (convert.edit as WorkspaceEdit).documentChanges!;
+    expect(changes[0]).toMatchObject({ kind: 'create', uri: uri.replace(/\.indri$/, '.lucene') });
+    const written = (changes[1] as TextDocumentEdit).edits[0].newText;
+    expect(written).toMatch(/^1\twhite\^2 house$/m);
+    expect(written).toMatch(/^\/\/ 2: /m);
+    expect(written).toMatch(/^2\t/m);
+  });
+
+  it('answers querylens/convert with the whole file for clients without file creation', async () => {
+    const uri = freshUri('lucene');
+    client.open(uri, 'lucene', '1\twhite^2 house\n2\t(broken');
+    await client.diagnosticsFor(uri);
+    const result = await client.request<{ to: string; text: string; skipped: number }>('querylens/convert', { uri });
+    expect(result.to).toBe('indri');
+    expect(result.skipped).toBe(1);
+    expect(result.text).toMatch(/^1\t#weight\(/m);
+    expect(result.text).toMatch(/^\/\/ 2: not converted/m);
+  });
+});
