@@ -54,8 +54,9 @@ const OTHER_PLATFORMS = [
   /[/\\]bin[/\\]napi-v\d+[/\\]linux[/\\]arm64[/\\]/,
   /tokenizers\.(android|darwin|win32|linux-arm|linux-arm64|linux-x64-musl)[^/\\]*\.node$/,
 ];
+/** Installed (hoisted) location; some packages do not export ./package.json, so no require.resolve. */
 function packageDir(name) {
-  return dirname(require.resolve(`${name}/package.json`));
+  return join(root, 'node_modules', name);
 }
 function copyPackage(name) {
   const from = packageDir(name);
