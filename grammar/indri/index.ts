@@ -102,6 +102,7 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
     return { kind: 'error', text, range: { start: tokens[0].startOffset, end: tokens[tokens.length - 1].endOffset! + 1 } };
   }
   const items: QueryNode[] = [];
+  /** Tokens that are not part of the tree: strays, and tokens recovery deleted or skipped. */
   const strays = new Set<number>();
   let start = 0;
   while (start < tokens.length) {
@@ -126,6 +127,11 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
     const cst = indriParser.parseQuery(segment);
     const errors = indriParser.errors;
     let next = start + Math.max(1, indriParser.consumedTokens());
+    for (const e of errors) {
+      for (const t of [e.token, ...(e.resyncedTokens ?? [])]) {
+        if (!isEof(t) && CLOSERS.has(t.tokenType) === false) strays.add(start + tokenIndex(segment, t));
+      }
+    }
     const located = errors.filter((e) => {
       if (e.name !== 'NotAllInputParsedException') return true;
       next = start + tokenIndex(segment, e.token);
@@ -409,7 +415,16 @@ function toDiagnostic(
     }
   }
   const rule = e.context.ruleStack[e.context.ruleStack.length - 1];
+  const caller = e.context.ruleStack[e.context.ruleStack.length - 2];
   const prev = tokens[index - 1];
+  if ((caller === 'weightedItem' || caller === 'wsynItem') && prev && (prev.tokenType === T.NumberTok || prev.tokenType === T.FloatTok)) {
+    return {
+      code: 'indri/item-expected',
+      severity: 'error',
+      message: `expected an item after the weight ${prev.image}, found ${describeToken(actual)}`,
+      range,
+    };
+  }
   if (rule === 'negativeNumber' && prev && (prev.tokenType === T.Dash || prev.tokenType === T.SpaceDash)) {
     return {
       code: 'indri/no-minus-operator',

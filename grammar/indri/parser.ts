@@ -5,8 +5,9 @@
  * and the visitor can report them in the user's words:
  * - items of #weight/#wand/#wsum/#wsyn take an *optional* weight; a missing one is
  *   reported by the visitor (`indri/weight-expected`) instead of derailing the parser;
- * - #not accepts several items and #less/#between/... any count of numbers (arity is
- *   checked by the visitor);
+ * - operator argument lists may be empty and #not may hold several items, #less/#between/...
+ *   any count of numbers: the visitor reports counts. An empty `#combine()` then keeps its
+ *   own `)` instead of leaving it to confuse the enclosing operator;
  * - unknown operators (`#foo`, `#Combine`) and `#sum` parse like operators, then are reported;
  * - contexts `.(f)` are accepted on every term (the visitor rejects them inside extent
  *   operators), and `x.field(ctx)` is accepted as well as indrilang.g's `x.field.(ctx)`;
@@ -16,7 +17,7 @@
  * One instance is built at module load and reused (`parser.input = tokens`): building a
  * Chevrotain parser runs its grammar analysis, which is far too slow per query.
  */
-import { CstParser, EMPTY_ALT, type CstNode, type IToken } from 'chevrotain';
+import { CstParser, EMPTY_ALT, tokenMatcher, type CstNode, type IToken, type TokenType } from 'chevrotain';
 import { indriErrorMessageProvider } from './messages.js';
 import * as T from './tokens.js';
 
@@ -60,7 +61,7 @@ export class IndriParser extends CstParser {
     ]);
     this.OPTION(() => this.SUBRULE(this.restriction));
     this.CONSUME(T.LParen);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.scored));
+    this.MANY(() => this.SUBRULE(this.scored));
     this.CONSUME(T.RParen);
   });
 
@@ -73,7 +74,7 @@ export class IndriParser extends CstParser {
     ]);
     this.OPTION(() => this.SUBRULE(this.restriction));
     this.CONSUME(T.LParen);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.weightedItem));
+    this.MANY(() => this.SUBRULE(this.weightedItem));
     this.CONSUME(T.RParen);
   });
 
@@ -262,14 +263,14 @@ export class IndriParser extends CstParser {
       { ALT: () => this.CONSUME(T.HashNumber) },
     ]);
     this.CONSUME(T.LParen);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.termExpr));
+    this.MANY(() => this.SUBRULE(this.termExpr));
     this.CONSUME(T.RParen);
   });
 
   public bandOp = this.RULE('bandOp', () => {
     this.CONSUME(T.Band);
     this.CONSUME(T.LParen);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.termExpr));
+    this.MANY(() => this.SUBRULE(this.termExpr));
     this.CONSUME(T.RParen);
   });
 
@@ -280,21 +281,21 @@ export class IndriParser extends CstParser {
         ALT: () => {
           this.CONSUME(T.Syn);
           this.CONSUME(T.LParen);
-          this.AT_LEAST_ONE(() => this.SUBRULE(this.termExpr));
+          this.MANY(() => this.SUBRULE(this.termExpr));
           this.CONSUME(T.RParen);
         },
       },
       {
         ALT: () => {
           this.CONSUME(T.LBrace);
-          this.AT_LEAST_ONE2(() => this.SUBRULE2(this.termExpr));
+          this.MANY2(() => this.SUBRULE2(this.termExpr));
           this.CONSUME(T.RBrace);
         },
       },
       {
         ALT: () => {
           this.CONSUME(T.LAngle);
-          this.AT_LEAST_ONE3(() => this.SUBRULE3(this.termExpr));
+          this.MANY3(() => this.SUBRULE3(this.termExpr));
           this.CONSUME(T.RAngle);
         },
       },
@@ -304,7 +305,7 @@ export class IndriParser extends CstParser {
   public wsynOp = this.RULE('wsynOp', () => {
     this.CONSUME(T.Wsyn);
     this.CONSUME(T.LParen);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.wsynItem));
+    this.MANY(() => this.SUBRULE(this.wsynItem));
     this.CONSUME(T.RParen);
   });
 
@@ -343,7 +344,7 @@ export class IndriParser extends CstParser {
     ]);
     this.CONSUME(T.LParen);
     this.SUBRULE(this.fieldName);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.intValue));
+    this.MANY(() => this.SUBRULE(this.intValue));
     this.CONSUME(T.RParen);
   });
 
@@ -362,7 +363,7 @@ export class IndriParser extends CstParser {
       { ALT: () => this.CONSUME(T.DateEquals) },
     ]);
     this.CONSUME(T.LParen);
-    this.AT_LEAST_ONE(() => this.SUBRULE(this.date));
+    this.MANY(() => this.SUBRULE(this.date));
     this.CONSUME(T.RParen);
   });
 
@@ -442,6 +443,15 @@ export class IndriParser extends CstParser {
     ]);
     this.CONSUME2(T.DQuote);
   });
+
+  /**
+   * Chevrotain tries single-token insertion before deletion. In `#less(year x)` inserting
+   * the `)` before `x` would close #less early and hand `x )` to the enclosing operator;
+   * when the token after the unexpected one is the expected one, deleting is the repair.
+   */
+  protected override canTokenTypeBeInsertedInRecovery(tokType: TokenType): boolean {
+    return !tokenMatcher(this.LA(2), tokType);
+  }
 
   /** How many tokens of the last input the parser consumed (Chevrotain keeps the index). */
   consumedTokens(): number {

@@ -220,6 +220,7 @@ export class IndriCstVisitor extends BaseVisitor {
       return this.errorNode(range);
     }
     const op = BELIEF_OPS[opTok.image];
+    this.checkNotEmpty(opTok, items.length, range, 'at least one item');
     if (op === 'not' && items.length > 1) {
       this.report(
         'indri/not-arity',
@@ -242,9 +243,17 @@ export class IndriCstVisitor extends BaseVisitor {
     const restriction = this.sub<ExtentRestriction>(nodes(ctx, 'restriction')[0]);
     const range = this.spanOf(ctx, opTok, items);
     if (!opTok) return this.errorNode(range);
+    this.checkNotEmpty(opTok, items.length, range, 'a weight and an item');
     const node: BeliefNode = { kind: 'belief', op: BELIEF_OPS[opTok.image], items, range };
     if (restriction) node.restriction = restriction;
     return node;
+  }
+
+  /** `#combine()`: the grammar lets lists be empty so that recovery keeps the `)`. */
+  private checkNotEmpty(opTok: IToken | undefined, count: number, range: SourceRange, what: string, name?: string): void {
+    if (count > 0 || (!opTok && !name)) return;
+    const label = name ?? opTok!.image;
+    this.report('syntax/empty-operator', `${label} needs ${what}`, range);
   }
 
   /** Range from the operator token to the closing token (or the last item when missing). */
@@ -495,6 +504,7 @@ export class IndriCstVisitor extends BaseVisitor {
     const children = this.unscoredChildren(ctx);
     const range = this.spanOf(ctx, opTok, children.map((node) => ({ node })));
     if (!opTok) return this.errorNode(range);
+    this.checkNotEmpty(opTok, children.length, range, 'at least one term');
     const img = opTok.image;
     const ordered = !img.startsWith('#uw');
     const digits = img.startsWith('#od') || img.startsWith('#uw') ? img.slice(3) : img.slice(1);
@@ -511,6 +521,7 @@ export class IndriCstVisitor extends BaseVisitor {
     const opTok = firstTok(ctx, 'Band');
     const children = this.unscoredChildren(ctx);
     const range = this.spanOf(ctx, opTok, children.map((node) => ({ node })));
+    this.checkNotEmpty(opTok, children.length, range, 'at least one term');
     return { kind: 'band', children, range };
   }
 
@@ -519,6 +530,7 @@ export class IndriCstVisitor extends BaseVisitor {
     const children = this.unscoredChildren(ctx);
     const range = this.spanOf(ctx, opTok, children.map((node) => ({ node })));
     const form: SynonymNode['form'] = opTok ? 'syn' : ctx.LBrace ? 'braces' : 'angle';
+    this.checkNotEmpty(opTok, children.length, range, 'at least one term', form === 'syn' ? '#syn' : form === 'braces' ? '{ }' : '< >');
     return { kind: 'synonym', items: children.map((node) => ({ node })), form, range };
   }
 
@@ -530,6 +542,7 @@ export class IndriCstVisitor extends BaseVisitor {
       if (item) items.push(item);
     }
     const range = this.spanOf(ctx, opTok, items);
+    this.checkNotEmpty(opTok, items.length, range, 'a weight and a term');
     return { kind: 'synonym', items, form: 'wsyn', range };
   }
 
@@ -561,8 +574,7 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!opTok || !field) return this.errorNode(range);
     const op = opTok.image.slice(1) as NumericCompareNode['op'];
     const arity = COMPARE_ARITY[op];
-    // No value at all was already reported by the parser ("#less needs a number").
-    if (values.length !== arity && values.length > 0) {
+    if (values.length !== arity) {
       this.report(
         'indri/arity',
         `${opTok.image} takes a field and ${arity === 1 ? 'one number' : 'two numbers'}, found ${values.length}`,
@@ -597,7 +609,7 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!opTok) return this.errorNode(range);
     const op = opTok.image.slice(5) as DateCompareNode['op'];
     const arity = DATE_ARITY[op];
-    if (dates.length !== arity && dates.length > 0) {
+    if (dates.length !== arity) {
       this.report('indri/arity', `${opTok.image} takes ${arity === 1 ? 'one date' : 'two dates'}, found ${dates.length}`, range);
     }
     return { kind: 'dateCompare', op, dates, range };
