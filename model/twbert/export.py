@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import warnings
 from pathlib import Path
 
 import torch
@@ -100,6 +101,8 @@ def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
 
 
 def main(argv=None):
+    # torch 1.13's exporter warns about prim::Constant shape inference on every Transformer layer; harmless.
+    warnings.filterwarnings("ignore", category=UserWarning)
     p = argparse.ArgumentParser()
     p.add_argument("--model", choices=["twbert", "deepct"], required=True)
     p.add_argument("--checkpoint", required=True)

@@ -1,0 +1,123 @@
+/**
+ * The Node runtime of the term-weighting models: ONNX output equals the PyTorch output saved by
+ * model/twbert/export.py (test/model/fixtures/parity-*.json) for the same queries, and every way
+ * loading can fail is a typed, explained state.
+ */
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadWeightModel, WeightModelError, type WeightModelName } from '../../server/model/runtime.js';
+import { ARTIFACTS_DIR } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'ql-model-runtime-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Fixture {
+  model: string;
+  queries: { query: string; terms: string[][]; ids: number[]; weights: number[] }[];
+}
+
+describe.each(['twbert', 'deepct'] as WeightModelName[])('%s ONNX runtime vs PyTorch', (name) => {
+  const fixtureFile = new URL(`./fixtures/parity-${name}.json`, import.meta.url);
+
+  it('matches the PyTorch weights to 1e-4 for the same queries, batched together', async () => {
+    const fixture = JSON.parse(readFileSync(fixtureFile, 'utf8')) as Fixture;
+    const loaded = await loadWeightModel(ARTIFACTS_DIR, { model: name, device: 'cpu' });
+    if (!loaded.ok) throw loaded.error;
+    const model = loaded.model;
+    try {
+      const out = await model.weigh(fixture.queries.map((q) => q.query));
+      let maxDiff = 0;
+      fixture.queries.forEach((q, i) => {
+        expect(out[i].ngrams.map((g) => g.terms)).toEqual(q.terms);
+        expect(out[i].ngrams).toHaveLength(q.weights.length);
+        out[i].ngrams.forEach((g, j) => (maxDiff = Math.max(maxDiff, Math.abs(g.weight - q.weights[j]))));
+      });
+      expect(maxDiff).toBeLessThan(1e-4);
+      // The model is not constant: a parity test against a constant would prove little.
+      const all = fixture.queries.flatMap((q) => q.weights);
+      expect(Math.max(...all) - Math.min(...all)).toBeGreaterThan(1e-3);
+    } finally {
+      await model.dispose();
+    }
+  });
+
+  it('gives the same weights one query at a time as in a padded batch', async () => {
+    const fixture = JSON.parse(readFileSync(fixtureFile, 'utf8')) as Fixture;
+    const loaded = await loadWeightModel(ARTIFACTS_DIR, { model: name, device: 'cpu', batchSize: 1 });
+    if (!loaded.ok) throw loaded.error;
+    try {
+      for (const q of fixture.queries.slice(0, 4)) {
+        const [one] = await loaded.model.weigh([q.query]);
+        one.ngrams.forEach((g, j) => expect(Math.abs(g.weight - q.weights[j])).toBeLessThan(1e-4));
+      }
+    } finally {
+      await loaded.model.dispose();
+    }
+  });
+});
+
+describe('loading failures are typed states, never throws', () => {
+  it('missing folder -> missing-model, with how to fix it', async () => {
+    const r = await loadWeightModel(join(work, 'nowhere'));
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error).toBeInstanceOf(WeightModelError);
+      expect(r.error.kind).toBe('missing-model');
+      expect(r.error.message).toMatch(/config\.json is missing/);
+    }
+  });
+
+  it('unreadable config -> invalid-model; a model the config does not list -> missing-model', async () => {
+    const dir = join(work, 'badconfig');
+    rmSync(dir, { recursive: true, force: true });
+    (await import('node:fs')).mkdirSync(dir);
+    writeFileSync(join(dir, 'config.json'), '{ not json');
+    const r1 = await loadWeightModel(dir);
+    expect(r1.ok ? 'ok' : r1.error.kind).toBe('invalid-model');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ format: 1, tokenizer: 'tokenizer.json', maxTokens: 128, profile: 'terrier', inputs: { ids: 'input_ids', attentionMask: 'attention_mask', ngramMask: 'ngram_mask' }, output: 'weights', models: {} }));
+    const r2 = await loadWeightModel(dir, { model: 'deepct' });
+    expect(r2.ok ? 'ok' : r2.error.kind).toBe('missing-model');
+  });
+
+  it('corrupt ONNX file -> invalid-model', async () => {
+    const dir = join(work, 'corrupt');
+    (await import('node:fs')).mkdirSync(dir, { recursive: true });
+    copyFileSync(join(ARTIFACTS_DIR, 'config.json'), join(dir, 'config.json'));
+    copyFileSync(join(ARTIFACTS_DIR, 'tokenizer.json'), join(dir, 'tokenizer.json'));
+    writeFileSync(join(dir, 'twbert.onnx'), 'this is not an ONNX model');
+    const r = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+    expect(r.ok ? 'ok' : r.error.kind).toBe('invalid-model');
+  });
+
+  it("device 'cuda' without the CUDA provider -> cuda-unavailable; 'auto' falls back to the CPU with a notice", async () => {
+    const cudaInstalled = existsSync(join(ARTIFACTS_DIR, '../../node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so'));
+    const cuda = await loadWeightModel(ARTIFACTS_DIR, { device: 'cuda' });
+    if (cudaInstalled && cuda.ok) {
+      expect(cuda.model.device).toBe('cuda');
+      await cuda.model.dispose();
+      return;
+    }
+    expect(cuda.ok ? 'ok' : cuda.error.kind).toBe('cuda-unavailable');
+    if (!cuda.ok) expect(cuda.error.message).toMatch(/cpu/);
+    const auto = await loadWeightModel(ARTIFACTS_DIR, { device: 'auto' });
+    expect(auto.ok).toBe(true);
+    if (auto.ok) {
+      expect(auto.model.device).toBe('cpu');
+      expect(auto.model.notices.join(' ')).toMatch(/CUDA is not available/);
+      await auto.model.dispose();
+    }
+  });
+
+  it('weigh after dispose rejects with a typed error; queries without n-grams give none', async () => {
+    const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
+    if (!r.ok) throw r.error;
+    const [empty, some] = await r.model.weigh(['the of and', 'heat transfer']);
+    expect(empty.ngrams).toEqual([]);
+    expect(some.ngrams.map((g) => g.kind)).toEqual(['unigram', 'unigram', 'bigram']);
+    expect(some.ngrams.every((g) => Number.isFinite(g.weight) && g.weight >= 0)).toBe(true);
+    await r.model.dispose();
+    await expect(r.model.weigh(['heat'])).rejects.toMatchObject({ kind: 'disposed' });
+  });
+});

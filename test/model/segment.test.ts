@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import { createAnalyzer } from '../../server/engine/analysis/index.js';
+import { codePointToUtf16Offsets, segmentQuery, wordTokenIndices } from '../../server/model/segment.js';
+import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
+import { buildWeightedQueryAst, mergeNgrams, queryTextForWeighing } from '../../server/model/weighted-query.js';
+import { printIndri } from '../../grammar/print/indri.js';
+import type { NgramWeights } from '../../server/model/runtime.js';
+
+const analyzer = createAnalyzer('terrier');
+const tokenizerFile = fileURLToPath(new URL('../../model/artifacts/tokenizer.json', import.meta.url));
+
+describe('segmentQuery', () => {
+  it('gives uni-grams in order, then bi-grams of words adjacent after stopping', () => {
+    const q = segmentQuery('flow of the air over plates', analyzer);
+    expect(q.words.map((w) => w.term)).toEqual(['flow', 'air', 'plate']);
+    expect(q.ngrams.map((g) => g.terms.join(' '))).toEqual(['flow', 'air', 'plate', 'flow air', 'air plate']);
+  });
+
+  it('keeps every occurrence of a repeated word', () => {
+    const q = segmentQuery('flow flow separation', analyzer);
+    expect(q.ngrams.map((g) => g.terms.join(' '))).toEqual(['flow', 'flow', 'separ', 'flow flow', 'flow separ']);
+  });
+
+  it('has no n-grams for a query of stopwords, and no bi-grams when asked', () => {
+    expect(segmentQuery('the of and', analyzer).ngrams).toEqual([]);
+    expect(segmentQuery('heat transfer', analyzer, { bigrams: false }).ngrams).toHaveLength(2);
+  });
+});
+
+describe('wordpiece alignment', () => {
+  it('maps code-point offsets to UTF-16 offsets', () => {
+    const map = codePointToUtf16Offsets('a😀b');
+    expect(Array.from(map)).toEqual([0, 1, 3, 4]);
+  });
+
+  it('pools each word over exactly its own wordpieces', async () => {
+    const tokenizer = loadTokenizer(tokenizerFile);
+    const q = segmentQuery('unaffable 😀 aeroelastic models', analyzer);
+    const enc = await encodeQuery(tokenizer, q, 128);
+    // [CLS] una ##ffa ##ble [UNK] aero ##ela ##stic models [SEP] — the emoji is not a word.
+    expect(enc.ids[0]).toBe(101);
+    expect(enc.ids[enc.ids.length - 1]).toBe(102);
+    expect(enc.ngramTokens[0]).toEqual([1, 2, 3]);
+    expect(enc.ngramTokens[1].length).toBeGreaterThan(1);
+    expect(enc.ngramTokens[2]).toEqual([enc.ids.length - 2]);
+    // A bi-gram pools the union of its words' pieces.
+    expect(enc.ngramTokens[3]).toEqual([...enc.ngramTokens[0], ...enc.ngramTokens[1]]);
+  });
+
+  it('leaves n-grams cut off by truncation without tokens', async () => {
+    const tokenizer = loadTokenizer(tokenizerFile);
+    const q = segmentQuery('alpha beta gamma delta epsilon zeta', analyzer);
+    const enc = await encodeQuery(tokenizer, q, 5);
+    expect(enc.ids).toHaveLength(5);
+    expect(enc.ids[4]).toBe(102);
+    expect(enc.ngramTokens.slice(0, 3).every((t) => t.length > 0)).toBe(true);
+    expect(enc.ngramTokens[5]).toEqual([]);
+  });
+
+  it('does not assign special tokens to any word', () => {
+    const words = [{ term: 'a', start: 0, end: 1 }];
+    expect(wordTokenIndices(words, [[0, 0], [0, 1], [0, 0]])).toEqual([[1]]);
+  });
+});
+
+describe('weighted query AST', () => {
+  const weights: NgramWeights = {
+    query: 'flow flow of air',
+    ngrams: [
+      { kind: 'unigram', terms: ['flow'], surface: 'flow', start: 0, end: 4, weight: 0.5 },
+      { kind: 'unigram', terms: ['flow'], surface: 'flow', start: 5, end: 9, weight: 0.25 },
+      { kind: 'unigram', terms: ['air'], surface: 'air', start: 13, end: 16, weight: 1.5 },
+      { kind: 'bigram', terms: ['flow', 'flow'], surface: 'flow flow', start: 0, end: 9, weight: 0 },
+      { kind: 'bigram', terms: ['flow', 'air'], surface: 'flow of air', start: 5, end: 16, weight: 2 },
+    ],
+  };
+
+  it('sums the weights of repeated n-grams', () => {
+    const merged = mergeNgrams(weights);
+    expect(merged.map((m) => [m.terms.join(' '), m.weight, m.occurrences])).toEqual([
+      ['flow', 0.75, 2],
+      ['air', 1.5, 1],
+      ['flow flow', 0, 1],
+      ['flow air', 2, 1],
+    ]);
+  });
+
+  it('prints #weight with #1 bi-grams (surface words, stopword gap removed) and drops zero weights', () => {
+    expect(printIndri(buildWeightedQueryAst(weights))).toBe('#weight( 0.75 flow 1.5 air 2 #1(flow air) )');
+  });
+
+  it('reads the words of a structured query, not its operators', async () => {
+    const { parseQuery } = await import('../../grammar/sources/index.js');
+    const res = parseQuery('#weight( 0.3 #1(heat transfer) 0.7 plates )', 'indri');
+    expect(queryTextForWeighing(res.ast, '#weight( 0.3 #1(heat transfer) 0.7 plates )')).toBe('heat transfer plates');
+  });
+});
