@@ -131,10 +131,10 @@ export function explainLuceneTerm(
       `tf/(tf + k1·(1 − b + b·dl/avgdl)) = ${fmt(freq)}/(${fmt(freq)} + ${p.k1}·(1 − ${p.b} + ${p.b}·${dlUsed}/${fmt(avgdl)})) = ${fmt(tfNorm)}`,
       [
         explainNode(freq, `freq = ${fmt(freq)}, occurrences of the term within the document`),
-        explainNode(p.k1, `k1, term saturation parameter`),
-        explainNode(p.b, `b, length normalization parameter`),
+        explainNode(p.k1, `k1 = ${p.k1}, term saturation parameter`),
+        explainNode(p.b, `b = ${p.b}, length normalization parameter`),
         explainNode(dlUsed, dlUsed === dl ? `dl, length of field = ${dl}` : `dl, length of field (approximate: ${dl} stored in the 1-byte norm ${normByte} decodes to ${dlUsed})`),
-        explainNode(avgdl, `avgdl, average length of field`),
+        explainNode(avgdl, `avgdl = ${fmt(avgdl)}, average length of field`),
         explainNode(normInverse, `1/(k1·(1 − b + b·dl/avgdl)) = ${fmt(normInverse)}`),
       ],
     ),

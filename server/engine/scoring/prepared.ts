@@ -157,6 +157,8 @@ interface ConceptRuntime {
   /** ql: P(c|C). */
   pc: number;
   missing: boolean;
+  /** bm25-lucene phrases: the terms' idfs, whose float sum is the phrase idf. */
+  termIdfs?: { term: string; idf: number }[];
 }
 
 export class PreparedQuery {
@@ -283,6 +285,7 @@ export class PreparedQuery {
     let idf = 0;
     let qtwFactor = 0;
     let pc = 0;
+    let termIdfs: { term: string; idf: number }[] | undefined;
     if (p.scorer === 'bm25') {
       idf = terrierIdf(df, this.numDocs);
       const qtw = this.maxWeight > 0 ? c.weight / this.maxWeight : 0;
@@ -292,17 +295,18 @@ export class PreparedQuery {
     } else if (p.scorer === 'bm25-lucene') {
       const spec = c.spec;
       // Lucene's PhraseQuery sums its terms' idfs (SPECS §4.2).
-      if (spec.kind === 'window' && spec.phrase) {
-        idf = lucenePhraseIdf(spec.children.map((t) => luceneIdf(this.evaluator.materialize(t).df, this.docCount)));
-      } else if (spec.kind === 'sloppy') {
-        idf = lucenePhraseIdf(spec.terms.map((t) => luceneIdf(this.evaluator.materialize({ kind: 'term', term: t }).df, this.docCount)));
+      const phraseTerms =
+        spec.kind === 'window' && spec.phrase ? spec.children.map((t) => (t.kind === 'term' ? t.term : '')) : spec.kind === 'sloppy' ? spec.terms : null;
+      if (phraseTerms) {
+        termIdfs = phraseTerms.map((term) => ({ term, idf: luceneIdf(this.evaluator.materialize({ kind: 'term', term }).df, this.docCount) }));
+        idf = lucenePhraseIdf(termIdfs.map((t) => t.idf));
       } else idf = luceneIdf(df, this.docCount);
       info.idf = idf;
     } else {
       pc = collectionProbability(cf, this.totalTokens);
       info.collectionProbability = pc;
     }
-    return { info, postings, idf, qtwFactor, pc, missing };
+    return { info, postings, idf, qtwFactor, pc, missing, termIdfs };
   }
 
   // ---- public operations --------------------------------------------------------------------
@@ -503,10 +507,17 @@ export class PreparedQuery {
         const r = this.rt[plan.concept]!;
         const score = luceneBm25Score(f(boost * r.idf), tf, normInverse);
         if (!explain) return { score };
-        const idfNode =
-          r.info.spec.kind === 'window' && r.info.spec.phrase
-            ? explainNode(r.idf, `idf = Σ idf of the phrase's terms = ${fmt(r.idf)}`)
-            : explainLuceneIdf(r.info.df, this.docCount, r.idf);
+        const idfNode = r.termIdfs
+          ? explainNode(
+              r.idf,
+              `idf = Σ idf(t) over the phrase's terms = ${r.termIdfs.map((t) => fmt(t.idf)).join(' + ')} = ${fmt(r.idf)}`,
+              r.termIdfs.map((t) => {
+                const n = explainLuceneIdf(this.evaluator.materialize({ kind: 'term', term: t.term }).df, this.docCount, t.idf);
+                n.description = `${t.term}: ${n.description}`;
+                return n;
+              }),
+            )
+          : explainLuceneIdf(r.info.df, this.docCount, r.idf);
         const node = explainLuceneTerm(boost, idfNode, tf, dl, this.luceneAvg, this.parameters, normInverse, score);
         node.description = `${r.info.label}: ${node.description}`;
         return { score, node };
@@ -533,12 +544,16 @@ export class PreparedQuery {
         for (const it of plan.items) {
           if (it.occur === 'mustNot') continue;
           const s = this.luceneScore(it.plan, f(boost * it.weight), tfOf, dl, normInverse, explain);
-          if (!s) continue;
+          if (!s) {
+            if (explain) children.push(explainNode(0, `no match on ${it.occur === 'must' ? 'required' : 'optional'} clause ${this.describe(it.plan)}`));
+            continue;
+          }
           sum += s.score;
           if (explain) children.push(s.node!);
         }
         const score = f(sum);
-        return { score, node: explain ? explainNode(score, `sum of ${children.length} matching clause${children.length === 1 ? '' : 's'} = ${fmt(score)}`, children) : undefined };
+        const matching = children.filter((c) => !c.description.startsWith('no match on')).length;
+        return { score, node: explain ? explainNode(score, `sum of ${matching} matching clause${matching === 1 ? '' : 's'} = ${fmt(score)}`, children) : undefined };
       }
     }
   }
