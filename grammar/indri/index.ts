@@ -104,6 +104,8 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
   const items: QueryNode[] = [];
   /** Tokens that are not part of the tree: strays, and tokens recovery deleted or skipped. */
   const strays = new Set<number>();
+  /** Openers whose closer the parser already reported (and inserted in recovery). */
+  const recoveredOpeners = new Set<number>();
   let start = 0;
   while (start < tokens.length) {
     // Tokens that cannot start an item are reported one by one, then parsing resumes.
@@ -137,11 +139,15 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
       next = start + tokenIndex(segment, e.token);
       return false;
     });
-    if (located.length) diagnostics.push(...syntaxDiagnostics(text, segment, located));
+    if (located.length) {
+      const closed = new Set<number>();
+      diagnostics.push(...syntaxDiagnostics(text, segment, located, closed));
+      for (const i of closed) recoveredOpeners.add(start + i);
+    }
     items.push(...indriVisitor.build(cst, text, diagnostics));
     start = Math.max(next, start + 1);
   }
-  if (diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, diagnostics);
+  if (diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, recoveredOpeners, diagnostics);
   if (items.length === 0) return null;
   if (items.length === 1) return items[0];
   // Several top-level items: the implicit #combine of rule `query` (SPECS §1.1).
@@ -213,7 +219,13 @@ function strayDiagnostic(t: IToken): QueryDiagnostic {
  * Every bracket still open at the end of the query gets a `syntax/missing-close`: Chevrotain
  * reports only the innermost (the outer rules give up once the input is exhausted).
  */
-function reportUnclosed(text: string, tokens: IToken[], strays: Set<number>, diagnostics: QueryDiagnostic[]): void {
+function reportUnclosed(
+  text: string,
+  tokens: IToken[],
+  strays: Set<number>,
+  recoveredOpeners: Set<number>,
+  diagnostics: QueryDiagnostic[],
+): void {
   const stack: OpenBracket[] = [];
   for (let i = 0; i < tokens.length; i++) {
     if (strays.has(i)) continue;
@@ -235,6 +247,7 @@ function reportUnclosed(text: string, tokens: IToken[], strays: Set<number>, dia
   const offset = last.endOffset! + 1;
   for (let k = stack.length - 1; k >= 0 && diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS; k--) {
     const open = stack[k];
+    if (recoveredOpeners.has(open.index)) continue;
     const { name, start } = openerName(tokens, open);
     if (reported.has(start)) continue;
     const close = OPENERS.get(open.type)!;
@@ -257,7 +270,12 @@ interface OpenBracket {
  * Convert Chevrotain's recognition errors. Bracket context (which operator a missing ")"
  * closes) is found with one pass over the tokens, stopping at each error's token.
  */
-function syntaxDiagnostics(text: string, tokens: IToken[], errors: IRecognitionException[]): QueryDiagnostic[] {
+function syntaxDiagnostics(
+  text: string,
+  tokens: IToken[],
+  errors: IRecognitionException[],
+  closedOpeners: Set<number>,
+): QueryDiagnostic[] {
   const out: QueryDiagnostic[] = [];
   const seen = new Set<string>();
   const located = errors
@@ -281,7 +299,7 @@ function syntaxDiagnostics(text: string, tokens: IToken[], errors: IRecognitionE
         }
       }
     }
-    const d = toDiagnostic(text, tokens, e, index, stack);
+    const d = toDiagnostic(text, tokens, e, index, stack, closedOpeners);
     const key = `${d.range.start}:${d.range.end}:${d.message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -339,6 +357,7 @@ function toDiagnostic(
   e: IRecognitionException,
   index: number,
   stack: OpenBracket[],
+  closedOpeners: Set<number>,
 ): QueryDiagnostic {
   const actual = e.token;
   const atEof = isEof(actual);
@@ -362,6 +381,7 @@ function toDiagnostic(
     const closer = expected ? [...OPENERS.entries()].find(([, c]) => `"${c}"` === expected.LABEL) : undefined;
     if (closer && expected) {
       const opener = findOpen(stack, closer[0]);
+      if (opener) closedOpeners.add(opener.index);
       const actualOpener = atEof ? undefined : CLOSERS.get(actual.tokenType);
       if (actualOpener && !findOpen(stack.slice(0, opener ? stack.indexOf(opener) : 0), actualOpener)) {
         // A closer that closes nothing open around here (`#combine(a ] b)`): recovery skipped it.
