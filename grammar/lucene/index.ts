@@ -187,6 +187,10 @@ function closingFor(tokens: IToken[], offset: number, message: string): string {
  * phrases are skipped; counting a `(` inside a regex or a range only errs on the safe side.
  */
 export function findTooDeep(text: string): number {
+  // Fast exit: fewer '(' than the limit cannot nest deeper than it.
+  let opens = 0;
+  for (let i = text.indexOf('('); i >= 0 && opens <= MAX_NESTING_DEPTH; i = text.indexOf('(', i + 1)) opens++;
+  if (opens <= MAX_NESTING_DEPTH) return -1;
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -66,12 +66,16 @@ export const RangeQuotedUnclosed = createToken({ name: 'RangeQuotedUnclosed', pa
 export const RangeGoop = createToken({ name: 'RangeGoop', pattern: new RegExp(`[^${WS}\\]}"][^${WS}\\]}]*`), label: 'a range bound' });
 RangeTo.LONGER_ALT = RangeGoop;
 
+// Order matters twice: the keywords must come before Word (they fall back to it through
+// longer_alt), and Word comes as early as possible because the lexer tries patterns in
+// order and most tokens are words. Word cannot match any of the punctuation after it.
 export const defaultModeTokens: TokenType[] = [
   WhiteSpace,
   And,
   Or,
   BareOperator,
   Not,
+  Word,
   Plus,
   Minus,
   LParen,
@@ -86,7 +90,6 @@ export const defaultModeTokens: TokenType[] = [
   RangeInStart,
   RangeExStart,
   StrayClose,
-  Word,
   DanglingEscape,
 ];
 

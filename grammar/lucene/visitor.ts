@@ -129,7 +129,12 @@ interface WordInfo {
   leadingWildcard: boolean;
 }
 
+const PHRASE_WORD = /[^ \t\n\r\u3000]+/g;
+const NEEDS_SCAN = /[\\*?]/;
+
 function classifyWord(image: string): WordInfo {
+  // Most words have no escape and no wildcard: no per-character work.
+  if (!NEEDS_SCAN.test(image)) return { text: image, pattern: image, wildcard: false, leadingWildcard: false };
   let text = '';
   let pattern = '';
   let wildcard = false;
@@ -454,6 +459,16 @@ export class LuceneAstBuilder extends BaseVisitor {
 
   /** Splits the phrase body on (unescaped or escaped) whitespace, as the analyzer would. */
   private phraseTerms(from: number, to: number): TermNode[] {
+    const body = this.text.slice(from, to);
+    if (body.indexOf('\\') < 0) {
+      // No escapes: the words are the runs between Lucene whitespace, offsets map 1:1.
+      const terms: TermNode[] = [];
+      PHRASE_WORD.lastIndex = 0;
+      for (let m = PHRASE_WORD.exec(body); m; m = PHRASE_WORD.exec(body)) {
+        terms.push({ kind: 'term', text: m[0], raw: false, range: { start: from + m.index, end: from + m.index + m[0].length } });
+      }
+      return terms;
+    }
     const terms: TermNode[] = [];
     let text = '';
     let termStart = -1;
