@@ -15,6 +15,17 @@
  *   clauses' scores, boosts multiplying the term weight (SPECS §3, §4.2). Indri belief
  *   operators act as all-SHOULD groups whose item weights are boosts.
  * - `ql`: Indri's inference network (SPECS §1.5, §1.6): the plan's groups are belief operators.
+ *   A Lucene boolean reads as #weight over its scored clauses (boosts as weights), its MUST
+ *   and MUST_NOT clauses filtering documents; a filter anywhere in the tree excludes the
+ *   document from the ranking (Indri's #filreq inside other operators is not modelled).
+ *
+ * Known departures, each reported as a warning where it applies: `#not`, `#or`, `#max` have no
+ * BM25 meaning (#not is dropped, #or/#max sum); `#prior`, numeric/date fields, extent
+ * restrictions `[field]` and context evaluation `.(field)` are not supported by the index.
+ * Lucene fuzzy queries are one synonym concept (Lucene blends per-term scores); wildcard,
+ * prefix, regex and range queries score a constant under bm25-lucene (the classic parser's
+ * constant-score rewrite) and are synonym concepts otherwise. Field restrictions (`title:x`,
+ * `x.title`) select occurrences but lengths stay document lengths, as in Indri.
  */
 import type { BeliefOp, Occur, QueryAst, QueryNode, SourceRange, TermNode } from '../../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
