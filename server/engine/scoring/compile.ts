@@ -9,8 +9,9 @@
  *   plain multipliers, and since every concept weight is finally divided by the largest one
  *   (normaliseTermWeights, SPECS §2.1), a single top-level #weight ranks the same either way.
  *   A concept met twice accumulates its weights (query term frequency). The plan tree only
- *   decides WHICH documents match (Lucene must/should/mustNot, #filreq/#filrej); every present
- *   scored concept contributes its full BM25 weight.
+ *   decides WHICH documents match (Lucene must/should/mustNot; #filreq/#filrej filter the
+ *   documents wherever they stand); every present scored concept contributes its full BM25
+ *   weight.
  * - `bm25-lucene`: the plan is scored as Lucene scores a BooleanQuery: the sum of the matching
  *   clauses' scores, boosts multiplying the term weight (SPECS §3, §4.2). Indri belief
  *   operators act as all-SHOULD groups whose item weights are boosts.

@@ -478,7 +478,8 @@ export class PreparedQuery {
         );
       }
     }
-    const matched = this.pureBag ? present > 0 : this.matches(this.root!, tfOf);
+    // Bag semantics: a #filreq/#filrej filters documents wherever it stands, as under ql.
+    const matched = this.pureBag ? present > 0 : this.matches(this.root!, tfOf) && this.filtersPass(this.root!, tfOf);
     if (!explain) return { matched, score };
     return {
       matched,
@@ -603,6 +604,39 @@ export class PreparedQuery {
     }
   }
 
+  /** Every #filreq/#filrej outside prohibited clauses accepts the document. */
+  private filtersPass(plan: Plan, tfOf: TfOf): boolean {
+    switch (plan.kind) {
+      case 'filter':
+        return this.matches(plan.filter, tfOf) === (plan.mode === 'require') && this.filtersPass(plan.scored, tfOf);
+      case 'group':
+        return plan.items.every((it) => it.occur === 'mustNot' || this.filtersPass(it.plan, tfOf));
+      default:
+        return true;
+    }
+  }
+
+  /** The first filter that rejects the document, described. */
+  private failingFilter(plan: Plan, tfOf: TfOf): string | null {
+    switch (plan.kind) {
+      case 'filter':
+        if (this.matches(plan.filter, tfOf) !== (plan.mode === 'require'))
+          return plan.mode === 'require'
+            ? `the ${plan.label} filter ${this.describe(plan.filter)} does not match it`
+            : `the ${plan.label} filter ${this.describe(plan.filter)} matches it, so it is rejected`;
+        return this.failingFilter(plan.scored, tfOf);
+      case 'group':
+        for (const it of plan.items) {
+          if (it.occur === 'mustNot') continue;
+          const r = this.failingFilter(it.plan, tfOf);
+          if (r) return r;
+        }
+        return null;
+      default:
+        return null;
+    }
+  }
+
   /** Filters and Lucene must/mustNot exclude documents anywhere in the tree. */
   private qlEligible(plan: Plan, tfOf: TfOf): boolean {
     switch (plan.kind) {
@@ -631,7 +665,7 @@ export class PreparedQuery {
       if (r) return r;
       return `document ${this.reader.docno(doc)} contains none of the query's concepts (Indri scores only documents containing at least one)`;
     }
-    return this.reason(root, tfOf) ?? 'it does not match the query';
+    return this.reason(root, tfOf) ?? (this.parameters.scorer === 'bm25' ? this.failingFilter(root, tfOf) : null) ?? 'it does not match the query';
   }
 
   private describe(plan: Plan): string {

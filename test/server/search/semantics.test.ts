@@ -155,3 +155,12 @@ describe('Lucene BM25', () => {
     expect(s2).toBeCloseTo(2 * s1, 5);
   });
 });
+
+describe('filters nested inside other operators', () => {
+  it('under bm25 a nested #filreq still filters the documents', () => {
+    // d5 has heat and lift but no wing: the nested filter rejects it although "heat" matches.
+    const ast = indri('#combine( heat #filreq( wing lift ) )').ast;
+    expect(search(reader, ast).hits.map((h) => h.docno).sort()).toEqual(['d1', 'd3']);
+    expect(explain(reader, ast, 4).description).toMatch(/#filreq filter wing does not match/);
+  });
+});
