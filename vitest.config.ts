@@ -7,5 +7,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 600_000,
     pool: 'forks',
+    globalSetup: ['test/global-setup.ts'],
   },
 });
