@@ -212,7 +212,14 @@ function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
   const tokens = ctx.reader.analyzer.analyzeTerm(node.text, { raw: node.raw });
   if (tokens.length === 0) {
     if (ctx.reader.analyzer.isStopword(node.text.toLowerCase()))
-      warn(ctx, 'engine/stopword', `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it contributes nothing under BM25.`, node.range);
+      warn(
+        ctx,
+        'engine/stopword',
+        ctx.options.scorer === 'ql'
+          ? `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it is scored as an unseen term (Indri's null scorer).`
+          : `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it contributes nothing under BM25.`,
+        node.range,
+      );
     else warn(ctx, 'engine/empty-term', `"${node.text}" has no indexable characters; it is ignored.`, node.range);
   } else {
     for (const t of tokens)
