@@ -1,0 +1,96 @@
+/**
+ * A few steps of every training stage on a tiny synthetic slice, end to end: pre-training →
+ * engine export → fine-tuning through BM25 → DeepCT → ONNX export → the Node runtime weighs a query.
+ * Checks the plumbing, not the quality. Skipped (with the reason printed) when torch cannot be imported.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAnalyzer } from '../../server/engine/analysis/index.js';
+import { buildMemoryIndex } from '../../server/engine/index/memory.js';
+import { ConceptEvaluator } from '../../server/engine/scoring/concepts.js';
+import { loadWeightModel } from '../../server/model/runtime.js';
+import { segmentQuery } from '../../server/model/segment.js';
+import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
+import { exportTrainingRecord } from '../../server/model/training-export.js';
+import { PYTHON, REPO_ROOT, TOKENIZER_FILE, prng, randomQuery, syntheticCorpus, torchUnavailableReason } from './helpers.js';
+
+const skipReason = torchUnavailableReason();
+if (skipReason) console.log(`skipping the training smoke test: ${skipReason}`);
+
+const work = mkdtempSync(join(tmpdir(), 'ql-train-smoke-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function python(args: string[]): string {
+  const r = spawnSync(PYTHON, args, {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, OPENBLAS_NUM_THREADS: '1', TWBERT_THREADS: '1' },
+    maxBuffer: 1 << 26,
+  });
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
+  it('runs every stage for a few steps and the exported ONNX model weighs queries', async () => {
+    const tokenizer = loadTokenizer(TOKENIZER_FILE);
+    const analyzer = createAnalyzer('terrier');
+    const docs = syntheticCorpus(150, 9);
+
+    // Pre-training sequences, built as model/prepare-pretrain.ts builds them.
+    const lines: string[] = [];
+    for (const d of docs.slice(0, 40)) {
+      const text = `${d.fields.title} ${d.fields.text}`;
+      const enc = await encodeQuery(tokenizer, segmentQuery(text, analyzer), 32);
+      lines.push(JSON.stringify({ src: 'smoke', ids: enc.ids, ngrams: enc.ngramTokens.filter((t) => t.length > 0) }));
+    }
+    writeFileSync(join(work, 'pretrain.jsonl'), lines.join('\n') + '\n');
+    python(['-m', 'model.twbert.pretrain', '--data', join(work, 'pretrain.jsonl'), '--out', join(work, 'pre.pt'), '--max-steps', '3', '--batch', '8', '--hidden', '32', '--layers', '1', '--log', join(work, 'pre.log')]);
+    expect(readFileSync(join(work, 'pre.log'), 'utf8')).toMatch(/pretrain done: 3 steps/);
+
+    // Engine export: a judged document per query (synthetic labels: the 3rd uniform hit).
+    const reader = buildMemoryIndex(docs, { profile: 'terrier' });
+    const evaluator = new ConceptEvaluator(reader);
+    const rand = prng(5);
+    const dataDir = join(work, 'data');
+    mkdirSync(dataDir);
+    for (const name of ['scifact-train', 'cacm', 'pseudo-scifact', 'pseudo-cacm', 'dev-cranfield', 'dev-scifact-test']) {
+      const records: string[] = [];
+      while (records.length < 6) {
+        const text = randomQuery(rand);
+        const probe = await exportTrainingRecord(reader, tokenizer, evaluator, 'x', text, undefined, { k: 30 });
+        const third = probe.docs.find((d) => d.rank === 3);
+        if (!third || probe.ngrams.length === 0) continue;
+        const record = await exportTrainingRecord(reader, tokenizer, evaluator, `q${records.length}`, text, new Map([[third.docno, 1]]), { k: 30, source: name });
+        records.push(JSON.stringify(record));
+      }
+      writeFileSync(join(dataDir, `${name}.jsonl`), records.join('\n') + '\n');
+    }
+    python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
+    expect(readFileSync(join(work, 'ft.log'), 'utf8')).toMatch(/finetune done: \d+ steps/);
+    python(['-m', 'model.twbert.deepct', '--init', join(work, 'pre.pt'), '--out', join(work, 'deepct.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'dct.log')]);
+    expect(readFileSync(join(work, 'dct.log'), 'utf8')).toMatch(/deepct done/);
+
+    const art = join(work, 'artifacts');
+    for (const m of ['twbert', 'deepct']) {
+      python(['-m', 'model.twbert.export', '--model', m, '--checkpoint', join(work, `${m}.pt`), '--out-dir', art, '--no-parity', '--not-final']);
+    }
+    copyFileSync(TOKENIZER_FILE, join(art, 'tokenizer.json'));
+    expect(existsSync(join(art, 'twbert.onnx')) && existsSync(join(art, 'deepct.onnx'))).toBe(true);
+
+    for (const m of ['twbert', 'deepct'] as const) {
+      const loaded = await loadWeightModel(art, { model: m, device: 'cpu' });
+      if (!loaded.ok) throw loaded.error;
+      expect(loaded.model.notices.join(' ')).toMatch(/not the final trained model/);
+      const query = 'laminar flow in the boundary layer';
+      const [w] = await loaded.model.weigh([query]);
+      expect(w.ngrams.length).toBe(segmentQuery(query, analyzer, { bigrams: m === 'twbert' }).ngrams.length);
+      expect(w.ngrams.length).toBe(m === 'twbert' ? 7 : 4);
+      expect(w.ngrams.every((g) => Number.isFinite(g.weight) && g.weight >= 0)).toBe(true);
+      await loaded.model.dispose();
+    }
+  }, 600_000);
+});
