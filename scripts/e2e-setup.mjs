@@ -7,7 +7,7 @@
 // Idempotent: each step is skipped when its result is already there.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -74,4 +74,4 @@ if (!existsSync(ready)) {
   run('npm install --omit=dev', join(vscode, 'extensions'));
   writeFileSync(ready, new Date().toISOString() + '\n');
 }
-console.error(`e2e-setup: ready in ${((Date.now() - started) / 1000).toFixed(1)} s (code-server ${CODE_SERVER_VERSION} in .cache/code-server, ${vsix.replace(root, '.')})`);
+console.error(`e2e-setup: ready in ${((Date.now() - started) / 1000).toFixed(1)} s (code-server ${CODE_SERVER_VERSION} in .cache/code-server, ${relative(root, vsix)})`);
