@@ -62,6 +62,8 @@ export function parseIndri(text: string): ParseResult {
   try {
     if (typeof text !== 'string') throw new TypeError('parseIndri expects a string');
     const root = parseInto(text, diagnostics);
+    // In reading order (syntax errors are found before the visitor's checks); sort is stable.
+    diagnostics.sort((a, b) => a.range.start - b.range.start);
     const ast: QueryAst = { dialect: 'indri', root, range };
     return { ast, diagnostics };
   } catch (err) {

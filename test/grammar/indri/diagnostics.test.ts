@@ -43,8 +43,8 @@ const DIAGNOSTICS: [string, Reported[]][] = [
     { code: 'syntax/missing-close', message: 'missing ")" to close #combine opened at 1:1', at: '#combine(', data: { insert: ')', offset: 12 } },
   ]],
   ['#weight(1 #1(a b', [
-    { code: 'syntax/missing-close', message: 'missing ")" to close #1 opened at 1:11', at: '#1(', data: { insert: ')', offset: 16 } },
     { code: 'syntax/missing-close', message: 'missing ")" to close #weight opened at 1:1', at: '#weight(', data: { insert: ')', offset: 16 } },
+    { code: 'syntax/missing-close', message: 'missing ")" to close #1 opened at 1:11', at: '#1(', data: { insert: ')', offset: 16 } },
   ]],
   ['#combine(\n  a {b c\n)', [
     { code: 'syntax/missing-close', message: 'missing "}" to close "{" opened at 2:5', at: '{', data: { insert: '}', offset: 18 } },
@@ -143,8 +143,8 @@ const DIAGNOSTICS: [string, Reported[]][] = [
     { code: 'indri/number-out-of-range', message: 'the weight 99999999999999999999… is too large', at: '9'.repeat(310) },
   ]],
   ['#less(year 123456789012345678901)', [
-    { code: 'indri/number-out-of-range', message: '123456789012345678901 is too large to compare exactly', at: '123456789012345678901' },
     { code: 'indri/arity', message: '#less takes a field and one number, found 0', at: '#less(year 123456789012345678901)' },
+    { code: 'indri/number-out-of-range', message: '123456789012345678901 is too large to compare exactly', at: '123456789012345678901' },
   ]],
 ];
 
@@ -156,8 +156,8 @@ describe('parseIndri: diagnostics in the user\'s words', () => {
   it('reports several errors of one query, in one parse', () => {
     const text = '#weight(white 1 house) #combine(a ] b) #foo(c) #uw8()';
     expect(reported(text).map((d) => [d.code, d.at])).toEqual([
-      ['syntax/unmatched-close', ']'],
       ['indri/weight-expected', 'white'],
+      ['syntax/unmatched-close', ']'],
       ['indri/unknown-operator', '#foo'],
       ['syntax/empty-operator', '#uw8()'],
     ]);
@@ -198,8 +198,8 @@ describe('parseIndri: error recovery', () => {
   it('single-token deletion: an extra token before the expected one', () => {
     const text = '#combine(#less(year x) b)';
     expect(reported(text)).toEqual([
-      { code: 'syntax/unexpected-token', message: 'expected ")" to close #less, found "x"', at: 'x' },
       { code: 'indri/arity', message: '#less takes a field and one number, found 0', at: '#less(year x)' },
+      { code: 'syntax/unexpected-token', message: 'expected ")" to close #less, found "x"', at: 'x' },
     ]);
     expect(tree(text)).toEqual(belief('combine', [{ kind: 'numericCompare', op: 'less', field: 'year', values: [] }, t('b')]));
 
