@@ -58,10 +58,21 @@ export function translate(ast: QueryAst, to: TranslateTarget): TranslateResult {
     const out: QueryAst = { dialect: to, root, range: ast.range };
     return { ast: out, text: root ? print(out) : '', diagnostics: t.diagnostics };
   } catch (err) {
-    if (!(err instanceof RangeError)) throw err;
+    // Total like the parsers: a query the printers cannot handle (deep nesting, or an
+    // error-recovered tree a printer does not expect) becomes a diagnostic, not a crash.
+    const tooDeep = err instanceof RangeError;
     return {
       text: '',
-      diagnostics: [{ code: 'translate/too-deep', severity: 'error', message: `The query is nested too deeply to translate to ${to}.`, range: ast.range }],
+      diagnostics: [
+        {
+          code: tooDeep ? 'translate/too-deep' : 'translate/failed',
+          severity: 'error',
+          message: tooDeep
+            ? `The query is nested too deeply to translate to ${to}.`
+            : `The query could not be translated to ${to}: ${err instanceof Error ? err.message : String(err)}`,
+          range: ast.range,
+        },
+      ],
     };
   }
 }

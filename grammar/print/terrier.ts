@@ -326,10 +326,12 @@ export function printTerrier(ast: QueryAst | QueryNode): TerrierPrintResult {
     const text = items.length === 1 ? items[0].text : combine(items);
     return { text, diagnostics: printer.diagnostics };
   } catch (err) {
-    if (!(err instanceof RangeError)) throw err;
+    // Never throws: a failure (deep nesting, an unexpected tree) becomes a diagnostic.
+    const tooDeep = err instanceof RangeError;
+    const why = tooDeep ? 'the query is nested too deeply to print.' : `the query could not be printed (${err instanceof Error ? err.message : String(err)}).`;
     return {
       text: '',
-      diagnostics: [{ code: 'translate/too-deep', severity: 'error', message: 'Terrier: the query is nested too deeply to print.', range: root.range }],
+      diagnostics: [{ code: tooDeep ? 'translate/too-deep' : 'translate/failed', severity: 'error', message: `Terrier: ${why}`, range: root.range }],
     };
   }
 }

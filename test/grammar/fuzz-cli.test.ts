@@ -69,18 +69,18 @@ async function expectGraceful(args: string[]): Promise<void> {
   expect(r.ms).toBeLessThan(TIME_LIMIT_MS);
 }
 
-/** Every command on one file. */
+/** Every command on one file (`format` only where it applies; elsewhere it is a usage error, exit 2). */
 async function everyCommand(path: string): Promise<void> {
   await expectGraceful(['check', path]);
   await expectGraceful(['check', '--json', path]);
   for (const to of ['indri', 'lucene', 'terrier']) await expectGraceful(['convert', '--to', to, path]);
-  await expectGraceful(['format', path]);
+  if (/\.(indri|lucene|xml)$/.test(path)) await expectGraceful(['format', path]);
 }
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, 'dist/server/cli/commands/check.js'))) {
-    spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'ignore' });
-  }
+  // Other parts of the tree may not type-check yet; tsc still emits, and the CLI is what we test.
+  spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'ignore' });
+  if (!existsSync(join(ROOT, 'dist/server/cli/commands/check.js'))) throw new Error('build failed: dist/server/cli/commands/check.js missing');
   dir = mkdtempSync(join(tmpdir(), 'ql-fuzz-'));
 });
 

@@ -62,7 +62,14 @@ export function formatSource(source: QuerySourceResult, options: FormatOptions =
   const problems: SourceDiagnostic[] = [];
   for (const entry of source.entries) {
     const fmt = entry.dialect === 'lucene' ? formatLucene : formatIndri;
-    const formatted = fmt(entry.text, { width, indent: options.indent });
+    let formatted: { text: string; diagnostics: QueryDiagnostic[] };
+    try {
+      formatted = fmt(entry.text, { width, indent: options.indent });
+    } catch (err) {
+      // A formatter failure must leave the file alone, like a syntax error does.
+      const message = `The formatter failed on this query: ${err instanceof Error ? err.message : String(err)}`;
+      formatted = { text: entry.text, diagnostics: [{ code: 'format/failed', severity: 'error', message, range: { start: 0, end: entry.text.length } }] };
+    }
     const failed = formatted.diagnostics.filter((d: QueryDiagnostic) => d.severity === 'error');
     if (failed.length) {
       problems.push(...entryDiagnosticsInFile(source, entry, failed));

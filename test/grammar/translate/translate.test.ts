@@ -145,3 +145,31 @@ describe('translations parse back in the target grammar', () => {
     }
   });
 });
+
+describe('translate is total', () => {
+  it('never throws on error-recovered trees (mutated sample queries)', () => {
+    const root = join(import.meta.dirname, '../../..');
+    const pieces = ['#combine(', '#weight(', '#1(', '#uw8(', '#syn(', ')', '(', '"', '^2', '~3', ':', '+', '-', '.title', ' ', '*', '[', ']', '{', '}', '<', '>', 'a', '0.5'];
+    let seed = 12345;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (const [file, dialect] of [['samples/queries.indri', 'indri'], ['samples/queries.lucene', 'lucene']] as const) {
+      const queries = readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('\t'))
+        .map((l) => l.split('\t')[1]);
+      for (let i = 0; i < 300; i++) {
+        let q = queries[i % queries.length];
+        for (let k = 0; k < 3; k++) {
+          const at = Math.floor(random() * q.length);
+          q = random() < 0.5 ? q.slice(0, at) + pieces[Math.floor(random() * pieces.length)] + q.slice(at) : q.slice(0, at) + q.slice(at + 2);
+        }
+        const parsed = parseQuery(q, dialect);
+        for (const to of ['indri', 'lucene', 'terrier'] as const) {
+          const out = translate(parsed.ast, to);
+          expect(typeof out.text, q).toBe('string');
+          for (const d of out.diagnostics) expect(d.code, q).toMatch(/^translate\//);
+        }
+      }
+    }
+  });
+});
