@@ -383,6 +383,18 @@ export class PreparedQuery {
     return node;
   }
 
+  /**
+   * The frequency of every concept (in `concepts` order) in one document: with each
+   * concept's idf and qtw and the document length, the inputs of the Terrier BM25 sum
+   * (score = Σ idf·tfn(tf, dl)·qtwf(qtw) over scored concepts with tf > 0), for training
+   * query-term weights through the exact scorer.
+   */
+  conceptFrequencies(doc: number): Float64Array {
+    this.checkDoc(doc);
+    const tfOf = this.directTf(doc);
+    return Float64Array.from(this.rt, (_, c) => (this.rt[c]!.missing ? 0 : tfOf(c)));
+  }
+
   /** Every matching document scored one by one (the reference the differential tests use). */
   exhaustive(): RankedDoc[] {
     const out: RankedDoc[] = [];

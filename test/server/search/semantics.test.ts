@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseIndri } from '../../../grammar/indri/index.js';
 import { parseLucene } from '../../../grammar/lucene/index.js';
 import { parseText } from '../../../grammar/text/index.js';
-import { explain, renderExplain, scoreDocument, search, type SearchOptions } from '../../../server/engine/search.js';
+import { explain, prepareQuery, renderExplain, scoreDocument, search, type SearchOptions } from '../../../server/engine/search.js';
 import { buildToyIndex } from '../scoring/helpers/toy-index.js';
 import { terrierIdf, terrierTfComponent, terrierQtwFactor } from '../../../server/engine/scoring/terrier-bm25.js';
 import { collectionProbability, dirichletBelief } from '../../../server/engine/scoring/dirichlet.js';
@@ -162,5 +162,22 @@ describe('filters nested inside other operators', () => {
     const ast = indri('#combine( heat #filreq( wing lift ) )').ast;
     expect(search(reader, ast).hits.map((h) => h.docno).sort()).toEqual(['d1', 'd3']);
     expect(explain(reader, ast, 4).description).toMatch(/#filreq filter wing does not match/);
+  });
+});
+
+describe('training inputs', () => {
+  it('concept frequencies, idf and qtw reproduce the Terrier BM25 score', () => {
+    const ast = indri('#weight( 2 wing 1 #uw4(lift wing) 0.5 heat.title 1 the )').ast;
+    const prepared = prepareQuery(reader, ast);
+    for (let doc = 0; doc < 5; doc++) {
+      const tfs = prepared.conceptFrequencies(doc);
+      let s = 0;
+      prepared.concepts.forEach((c, i) => {
+        if (c.scored && tfs[i]! > 0) s += c.idf! * terrierTfComponent(tfs[i]!, reader.docLength(doc), avgdl, 1.2, 0.75) * terrierQtwFactor(c.qtw!, 8);
+      });
+      const score = scoreDocument(reader, ast, doc);
+      if (score !== null) expect(s).toBe(score);
+      else expect(Array.from(tfs).every((tf, i) => tf === 0 || !prepared.concepts[i]!.scored)).toBe(true);
+    }
   });
 });
