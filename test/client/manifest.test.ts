@@ -1,0 +1,74 @@
+/**
+ * The extension manifest agrees with the code: the languages activate the extension, the
+ * settings are exactly the server's configuration keys, every contributed command is
+ * registered by the extension (no stubs), the comment syntax is the query files' one, and
+ * the custom semantic token types are declared.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { COMMENT_PREFIX } from '../../grammar/index.js';
+import { validateConfig } from '../../server/lsp/config.js';
+import { SEMANTIC_TOKENS_LEGEND } from '../../server/lsp/semantic-tokens.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+const manifest = JSON.parse(read('client/package.json'));
+const extensionSource = read('client/src/extension.ts');
+
+describe('client/package.json', () => {
+  it('activates on both languages and targets VS Code 1.91+', () => {
+    expect(manifest.activationEvents).toEqual(['onLanguage:indri', 'onLanguage:lucene']);
+    expect(manifest.engines.vscode).toBe('^1.91.0');
+    expect(manifest.contributes.languages.map((l: { id: string }) => l.id)).toEqual(['indri', 'lucene']);
+    expect(manifest.main).toBe('./dist/extension.js');
+  });
+
+  it('registers every contributed command, and only those', () => {
+    const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
+    const registered = [...extensionSource.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
+    expect(registered).toEqual(contributed);
+  });
+
+  it('offers settings the server accepts, one per configuration key', () => {
+    const settings: Record<string, unknown> = {};
+    for (const [key, schema] of Object.entries<{ enum?: unknown[]; type: string | string[] }>(manifest.contributes.configuration.properties)) {
+      const path = key.replace(/^querylens\./, '').split('.');
+      const types = ([] as string[]).concat(schema.type);
+      const sample = schema.enum?.find((v) => v !== null) ?? (types.includes('integer') ? 3 : types.includes('number') ? 0.5 : 'x');
+      let target = settings;
+      for (const part of path.slice(0, -1)) target = (target[part] ??= {}) as Record<string, unknown>;
+      target[path.at(-1)!] = sample;
+    }
+    const { problems } = validateConfig(settings, 'settings');
+    expect(problems).toEqual([]);
+    for (const key of ['index', 'corpus', 'qrels', 'model', 'device', 'scorer.name', 'scorer.k1', 'scorer.b', 'scorer.mu', 'expansion.method', 'expansion.fbDocs', 'expansion.fbTerms']) {
+      expect(manifest.contributes.configuration.properties).toHaveProperty([`querylens.${key}`]);
+    }
+    // Unset settings must not override querylens.json: every default is null.
+    for (const schema of Object.values<{ default: unknown }>(manifest.contributes.configuration.properties)) expect(schema.default).toBeNull();
+  });
+
+  it('comments lines the way query files do', () => {
+    for (const language of ['indri', 'lucene']) {
+      const config = JSON.parse(read(`client/language-configuration-${language}.json`));
+      expect(config.comments.lineComment).toBe(COMMENT_PREFIX);
+    }
+  });
+
+  it('declares the custom semantic token types the server uses', () => {
+    const standard = new Set(['operator', 'string', 'number', 'regexp', 'comment', 'keyword']);
+    const custom = SEMANTIC_TOKENS_LEGEND.tokenTypes.filter((t) => !standard.has(t));
+    expect(manifest.contributes.semanticTokenTypes.map((t: { id: string }) => t.id).sort()).toEqual(custom.sort());
+  });
+});
+
+describe('docs/LSP_EXTENSIONS.md', () => {
+  it('documents every custom message and configuration key', async () => {
+    const doc = read('docs/LSP_EXTENSIONS.md');
+    const server = read('server/lsp/server.ts');
+    for (const m of server.matchAll(/export const \w+_(?:REQUEST|NOTIFICATION) = '([^']+)'/g)) expect(doc).toContain(`\`${m[1]}\``);
+    for (const key of Object.keys(manifest.contributes.configuration.properties)) {
+      const [section] = key.replace(/^querylens\./, '').split('.');
+      expect(doc).toContain(`"${section}"`);
+    }
+  });
+});
