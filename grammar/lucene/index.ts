@@ -5,7 +5,7 @@
  * as a diagnostic with a stable code:
  * - `syntax/missing-close` (data {insert, offset}), `syntax/unexpected-token`,
  *   `syntax/expected-clause`, `syntax/empty-group`, `syntax/too-deep`,
- *   `syntax/unexpected-character`
+ *   `syntax/too-many-errors`, `syntax/unexpected-character`
  * - `lucene/mixed-and-or`, `lucene/only-negative`, `lucene/lowercase-operator`
  *   (data {replacement}), `lucene/leading-wildcard`, `lucene/bad-boost`, `lucene/zero-boost`,
  *   `lucene/bad-fuzzy`, `lucene/fuzzy-too-far`, `lucene/ignored-fuzzy`, `lucene/bad-field`,
@@ -17,12 +17,12 @@
  * The root is null only for an empty (whitespace-only) text; otherwise it is a BooleanNode
  * with `grouped: false`, even for a single clause (see visitor.ts for the rules).
  */
-import { EOF, type IRecognitionException, type IToken } from 'chevrotain';
+import { EOF, type CstNode, type IRecognitionException, type IToken } from 'chevrotain';
 import type { BooleanNode, QueryAst } from '../ast.js';
 import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
 import { lexLucene } from './lexer.js';
 import { describeToken, splitCodedMessage } from './messages.js';
-import { luceneParser } from './parser.js';
+import { luceneParser, TooManyParseErrors } from './parser.js';
 import * as T from './tokens.js';
 import { LuceneAstBuilder } from './visitor.js';
 
@@ -39,8 +39,11 @@ export interface LuceneParseOptions {
  */
 export const MAX_NESTING_DEPTH = 100;
 
-/** Parser errors beyond this are dropped (garbage input would otherwise flood the editor). */
-const MAX_PARSER_ERRORS = 100;
+/**
+ * After this many syntax errors the parser stops (garbage input would otherwise flood the
+ * editor, and each error costs Chevrotain a scan for a re-sync point).
+ */
+const MAX_PARSER_ERRORS = 50;
 const MAX_TEXT_DIAGNOSTICS = 20;
 
 const astBuilder = new LuceneAstBuilder();
@@ -105,19 +108,43 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
       range: { start: err.offset, end: err.offset + Math.max(1, err.length) },
     });
   }
-  luceneParser.skippedTokens.clear();
-  luceneParser.input = lexed.tokens;
-  const cst = luceneParser.topQuery();
+  let tokens = lexed.tokens;
+  let cst: CstNode;
+  let stoppedAt = -1;
+  try {
+    cst = runParser(tokens, MAX_PARSER_ERRORS);
+  } catch (e) {
+    if (!(e instanceof TooManyParseErrors)) throw e;
+    // Keep the part before the error that hit the limit: it parses into a tree with the
+    // same first errors, and the rest of the text is not checked.
+    stoppedAt = Number.isNaN(e.token.startOffset) ? text.length : e.token.startOffset;
+    tokens = tokens.filter((t) => t.startOffset < stoppedAt);
+    cst = runParser(tokens, MAX_PARSER_ERRORS * 2);
+  }
   const parserErrors = luceneParser.errors;
   astBuilder.reset(text, defaultOperator);
   const root = astBuilder.visit(cst, { field: undefined }) as BooleanNode;
   ast.root = root;
+  if (stoppedAt >= 0) {
+    diagnostics.push({
+      code: 'syntax/too-many-errors',
+      severity: 'error',
+      message: `too many syntax errors; the query was not checked after this point`,
+      range: { start: stoppedAt, end: text.length },
+    });
+  }
   for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexed.tokens));
   diagnostics.push(...astBuilder.diagnostics.slice(0, MAX_PARSER_ERRORS));
   diagnostics.push(...textChecks(text));
   if (diagnostics.length < 2) return { ast, diagnostics };
   diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return { ast, diagnostics: dedupe(diagnostics) };
+}
+
+function runParser(tokens: IToken[], errorLimit: number): CstNode {
+  luceneParser.input = tokens;
+  luceneParser.startParse(errorLimit);
+  return luceneParser.topQuery();
 }
 
 function dedupe(list: QueryDiagnostic[]): QueryDiagnostic[] {

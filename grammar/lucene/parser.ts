@@ -10,12 +10,15 @@
  * cannot start a clause (`]`, `^`, `~`, `:`, a trailing `\`) are all parsed and then
  * reported by the visitor, instead of stopping the parse.
  */
-import { CstParser, EOF, type CstNode, type IToken } from 'chevrotain';
+import { CstParser, EOF, tokenMatcher, type CstNode, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import { luceneErrorMessages } from './messages.js';
 import * as T from './tokens.js';
 
 /** Lucene's NUMBER token: digits with an optional fraction, no sign, no exponent. */
 export const BOOST_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
+
+/** How far error recovery looks ahead for a token to re-synchronise on. */
+const RESYNC_LOOKAHEAD = 64;
 
 const FIELD_LABEL = { LABEL: 'field' };
 const CONJ_LABEL = { LABEL: 'conj' };
@@ -45,6 +48,45 @@ class LuceneCstParser extends CstParser {
    * uses this to say "unexpected X" rather than "missing Y" when X was skipped.
    */
   public readonly skippedTokens = new Set<number>();
+
+  /** Parse errors allowed before the parse is abandoned with TooManyParseErrors. */
+  public errorLimit = Number.POSITIVE_INFINITY;
+  private savedErrors = 0;
+
+  /** Call before each parse (after setting `input`). */
+  public startParse(errorLimit: number): void {
+    this.skippedTokens.clear();
+    this.savedErrors = 0;
+    this.errorLimit = errorLimit;
+  }
+
+  /**
+   * Chevrotain records every recognition error here. Each error can cost a scan ahead for a
+   * re-sync token, and re-sync inside a repetition re-enters the repetition recursively, so
+   * garbage input with thousands of errors is slow and can exhaust the stack: stop early.
+   * (SAVE_ERROR is an internal Chevrotain method, hence the cast.)
+   */
+  SAVE_ERROR(error: IRecognitionException): IRecognitionException {
+    const saved = (baseSaveError as (this: unknown, e: IRecognitionException) => IRecognitionException).call(this, error);
+    if (++this.savedErrors >= this.errorLimit) throw new TooManyParseErrors(error.token);
+    return saved;
+  }
+
+  /**
+   * Chevrotain looks ahead, token by token, for the nearest token that may follow one of
+   * the rules being parsed, without limit; at the top level that is often only EOF, so a
+   * stray `)` early in a long text cost a scan of the whole text. Look at most
+   * RESYNC_LOOKAHEAD tokens ahead, then settle for EOF (skip to the end).
+   */
+  findReSyncTokenType(): TokenType {
+    const follows = (this as unknown as { flattenFollowSet(): TokenType[] }).flattenFollowSet();
+    for (let k = 1; k <= RESYNC_LOOKAHEAD; k++) {
+      const next = this.LA(k);
+      if (next.tokenType === EOF) return EOF;
+      for (const f of follows) if (tokenMatcher(next, f)) return f;
+    }
+    return EOF;
+  }
 
   protected override SKIP_TOKEN(): IToken {
     const current = this.LA(1);
@@ -196,6 +238,15 @@ class LuceneCstParser extends CstParser {
     this.OR(this.strayAlts);
   });
 }
+
+/** Thrown out of the parser when `errorLimit` errors have been recorded. */
+export class TooManyParseErrors extends Error {
+  constructor(public readonly token: IToken) {
+    super('too many parse errors');
+  }
+}
+
+const baseSaveError = (CstParser.prototype as unknown as { SAVE_ERROR: unknown }).SAVE_ERROR;
 
 /** Built once: Chevrotain's grammar analysis is the expensive part (SPECS §3 perf note in index.ts). */
 export const luceneParser = new LuceneCstParser();
