@@ -24,9 +24,6 @@ export function isAnalyzerProfile(name: string): name is AnalyzerProfile {
   return (ANALYZER_PROFILES as readonly string[]).includes(name);
 }
 
-/** Letters and digits of any script (the slow path for single query terms). */
-const TOKEN_PATTERN = /[\p{L}\p{N}]+/gu;
-
 /**
  * Past this many cached surface forms the cache is dropped and refilled: a bound on memory
  * for huge vocabularies, while any real corpus's frequent words stay hot.
@@ -79,16 +76,16 @@ export class ProfileAnalyzer implements Analyzer {
 
   analyzeTerm(term: string, options?: { raw?: boolean }): string[] {
     const out: string[] = [];
-    for (const m of term.matchAll(TOKEN_PATTERN)) {
+    forEachToken(term, (surface) => {
       if (options?.raw) {
         // SPECS §1.3: an Indri "quoted" term skips processTerm entirely: no stemming and
         // no stopping; lowercasing is kept because the index holds lowercased forms only.
-        out.push(m[0].toLowerCase());
+        out.push(surface.toLowerCase());
       } else {
-        const analysed = this.analyzeSurface(m[0]);
+        const analysed = this.analyzeSurface(surface);
         if (analysed !== STOPPED) out.push(analysed);
       }
-    }
+    });
     return out;
   }
 
