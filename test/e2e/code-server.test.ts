@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     // A quiet editor: no welcome page, no trust prompt, no telemetry.
     writeFileSync(
       join(data, 'u/User/settings.json'),
-      JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false }),
+      JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false, 'git.openRepositoryInParentFolders': 'never' }),
     );
     cpSync(join(REPO, 'samples/queries.indri'), join(workspace, 'queries.indri'));
     // The broken query the user will see squiggled: line 1, unclosed #combine.
@@ -148,6 +148,22 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     await page.screenshot({ path: join(OUT, 'hover.png') });
     expect(hoverText).toMatch(/#weight/);
     expect(hoverText).toMatch(/Weighted belief AND/);
+  });
+
+  it('converts the file to Lucene with the command', async () => {
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type('querylens: Convert');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Convert to the Other Dialect' }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    // The translation opens beside the file, as an untitled Lucene document.
+    const converted = page.locator('.monaco-editor .view-lines', { hasText: 'Converted from broken.indri' });
+    await converted.waitFor({ timeout: 20_000 });
+    // Monaco renders spaces as no-break spaces.
+    const text = (await converted.innerText()).replace(/\u00a0/g, ' ');
+    expect(text).toMatch(/not converted: the query has syntax errors/);
+    expect(text).toMatch(/easter egg/);
+    await page.screenshot({ path: join(OUT, 'convert.png') });
   });
 
   it('colours operators with the TextMate grammar', async () => {
