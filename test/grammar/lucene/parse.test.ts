@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripRanges } from '../../../grammar/ast.js';
+import { stripRanges, type QueryNode } from '../../../grammar/ast.js';
 import { hasErrors } from '../../../grammar/diagnostics.js';
 import { parseLucene } from '../../../grammar/lucene/index.js';
 import {
@@ -269,10 +269,10 @@ describe('parseLucene: limits', () => {
     const text = '('.repeat(MAX_NESTING_DEPTH) + 'a' + ')'.repeat(MAX_NESTING_DEPTH);
     const r = parseLucene(text);
     expect(r.diagnostics).toEqual([]);
-    let node = r.ast.root as never as { clauses: { node: unknown }[] };
+    let node: QueryNode = r.ast.root!;
     let depth = 0;
-    while ((node as { kind: string }).kind === 'boolean') {
-      node = node.clauses[0].node as never;
+    while (node.kind === 'boolean') {
+      node = node.clauses[0].node;
       depth++;
     }
     expect(depth).toBe(MAX_NESTING_DEPTH + 1);
