@@ -146,7 +146,8 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
       diagnostics.push(...syntaxDiagnostics(text, segment, located, closed));
       for (const i of closed) recoveredOpeners.add(start + i);
     }
-    items.push(...indriVisitor.build(cst, text, diagnostics));
+    // (a loop, not push(...spread): a 1 MB query has more items than a call has arguments)
+    for (const item of indriVisitor.build(cst, text, diagnostics)) items.push(item);
     start = Math.max(next, start + 1);
   }
   if (diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, recoveredOpeners, diagnostics);

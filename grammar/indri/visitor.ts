@@ -61,6 +61,9 @@ const FILTER_FORMS: Record<string, FilterNode['form']> = {
 const COMPARE_ARITY: Record<NumericCompareNode['op'], number> = { less: 1, greater: 1, equals: 1, between: 2 };
 const DATE_ARITY: Record<DateCompareNode['op'], number> = { after: 1, before: 1, equals: 1, between: 2 };
 
+/** Diagnostics reported per query, all kinds together; then one `syntax/too-many-errors`. */
+const MAX_DIAGNOSTICS = 200;
+
 /** Sub-rules of termExpr that build the restricted node themselves. */
 const BASE_RULES = [
   'windowOp',
@@ -116,6 +119,7 @@ export class IndriCstVisitor extends BaseVisitor {
   private diagnostics: QueryDiagnostic[] = [];
   /** Offset used for nodes that recovery left without any token. */
   private lastOffset = 0;
+  private truncated = false;
 
   constructor() {
     super();
@@ -126,6 +130,7 @@ export class IndriCstVisitor extends BaseVisitor {
   build(cst: CstNode, text: string, diagnostics: QueryDiagnostic[]): QueryNode[] {
     this.text = text;
     this.diagnostics = diagnostics;
+    this.truncated = diagnostics.some((d) => d.code === 'syntax/too-many-errors');
     this.lastOffset = cst.location && !Number.isNaN(cst.location.startOffset) ? cst.location.startOffset : 0;
     try {
       return this.visit(cst) as QueryNode[];
@@ -143,6 +148,19 @@ export class IndriCstVisitor extends BaseVisitor {
     data?: QueryDiagnostic<C>['data'],
     severity: QueryDiagnostic['severity'] = 'error',
   ): void {
+    if (this.diagnostics.length >= MAX_DIAGNOSTICS) {
+      // A pathological text (a megabyte of bad terms) would otherwise carry one per term.
+      if (!this.truncated) {
+        this.truncated = true;
+        this.diagnostics.push({
+          code: 'syntax/too-many-errors',
+          severity: 'error',
+          message: `more than ${MAX_DIAGNOSTICS} problems; the rest are not shown`,
+          range: this.clamp(range),
+        });
+      }
+      return;
+    }
     const d: QueryDiagnostic = { code, severity, message, range: this.clamp(range) };
     if (data !== undefined) d.data = data;
     this.diagnostics.push(d);
@@ -348,7 +366,7 @@ export class IndriCstVisitor extends BaseVisitor {
     if (passage) {
       const inc = firstTok(ctx, 'NumberTok');
       if (!endTok) end = (inc ?? passage).endOffset! + 1;
-      const range = { start, end };
+      const range = this.clamp({ start, end });
       const m = /^([A-Za-z_]*)([0-9]+)$/.exec(passage.image);
       if (!m || !inc) {
         this.report(
@@ -379,13 +397,13 @@ export class IndriCstVisitor extends BaseVisitor {
     }
     if (fieldNode) {
       const field = this.sub<string>(fieldNode) ?? '';
-      if (!endTok) end = this.cstRange(fieldNode).end;
-      return { kind: 'field', field, range: { start, end } };
+      if (!endTok) end = Math.max(start + 1, this.cstRange(fieldNode).end);
+      return { kind: 'field', field, range: this.clamp({ start, end }) };
     }
     if (pathNode) {
       const path = this.sub<string>(pathNode) ?? '';
-      if (!endTok) end = this.cstRange(pathNode).end;
-      return { kind: 'path', path: '.' + path, range: { start, end } };
+      if (!endTok) end = Math.max(start + 1, this.cstRange(pathNode).end);
+      return { kind: 'path', path: '.' + path, range: this.clamp({ start, end }) };
     }
     return undefined;
   }
