@@ -128,7 +128,8 @@ class TerrierPrinter {
         const terms = node.terms.map((t) => this.term(t, f));
         if (terms.length === 1) return terms[0];
         if (node.slop === 0) return `#1(${terms.join(' ')})`;
-        const size = terms.length + node.slop;
+        // The same reading as translate.ts gives Indri: slop N ≈ a window of N (at least k) positions.
+        const size = Math.max(node.slop, terms.length);
         this.approximated(node.range, `a sloppy phrase ~${node.slop} becomes #uw${size}; Lucene's slop counts position moves, not a window.`);
         return `#uw${size}(${terms.join(' ')})`;
       }

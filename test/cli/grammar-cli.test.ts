@@ -243,3 +243,25 @@ describe('querylens format', () => {
     expectNoStackTrace(a.stderr + b.stderr);
   });
 });
+
+describe('npm start main job', () => {
+  it('checks and translates both samples, then prints a summary', async () => {
+    const { runMainJob } = (await import(join(ROOT, 'dist/server/cli/main-job.js'))) as typeof import('../../server/cli/main-job.js');
+    const lines: string[] = [];
+    const code = await runMainJob({ root: ROOT, write: (l) => lines.push(l) });
+    expect(code).toBe(0);
+    for (const header of [
+      '== check samples/queries.indri (indri, 16 queries): clean',
+      '== check samples/queries.lucene (lucene, 16 queries): clean',
+      '== convert samples/queries.indri --to lucene',
+      '== convert samples/queries.indri --to terrier',
+      '== convert samples/queries.lucene --to indri',
+      '== convert samples/queries.lucene --to terrier',
+    ]) {
+      expect(lines).toContain(header);
+    }
+    expect(lines.filter((l) => l.startsWith('== convert samples/queries.indri --to indri'))).toEqual([]);
+    expect(lines.at(-1)).toMatch(/^querylens: 2 files, 32 queries, 0 errors, 0 warnings; 64 translations with \d+ approximation warnings$/);
+    for (const l of lines.filter((x) => x.includes(': warning '))) expect(l).toMatch(/^samples\/queries\.(indri|lucene):\d+:\d+: warning translate\//);
+  });
+});

@@ -78,7 +78,7 @@ const rows: Row[] = [
   { from: 'lucene', input: '+a -b c', to: 'terrier', text: '#combine(#combine:req=true(a) #combine:req=false(b) c)' },
   { from: 'lucene', input: 'title:x y', to: 'terrier', text: '#combine(x.title y)' },
   { from: 'lucene', input: '"a b" c', to: 'terrier', text: '#combine(#1(a b) c)' },
-  { from: 'lucene', input: '"a b"~2', to: 'terrier', text: '#uw4(a b)', codes: [APPROX] },
+  { from: 'lucene', input: '"a b"~2', to: 'terrier', text: '#uw2(a b)', codes: [APPROX] },
   { from: 'lucene', input: 'roam~ x', to: 'terrier', text: '#combine(#fuzzy(roam) x)' },
   { from: 'lucene', input: '/[mb]oat/ a', to: 'terrier', text: 'a', codes: [DROPPED] },
   { from: 'lucene', input: '[a TO b] c', to: 'terrier', text: 'c', codes: [DROPPED] },
