@@ -1,0 +1,143 @@
+/**
+ * Diagnostics that need the index: a term the index has never seen (`engine/oov`), a
+ * stopword the analyser drops (`engine/stopword`), a field the index does not have
+ * (`engine/unknown-field`), a wildcard that matches more terms than the expansion cap
+ * (`engine/wildcard-cap`).
+ *
+ * They are computed from the AST with the index's own analyser and vocabulary, not by
+ * compiling the query: a 1,000-query file must re-validate within a keystroke, and compiling
+ * materialises posting lists. Results are cached per query text for the session, so an edit
+ * re-checks only the queries it touched.
+ */
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
+import { walk, type Dialect, type QueryAst, type SourceRange } from '../../../grammar/index.js';
+import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/vocabulary-match.js';
+import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
+import { rangeInFile, type QueryDocument } from '../documents.js';
+import type { FeatureModule } from '../features.js';
+import type { EngineContext } from './provider.js';
+import { nodeParts } from './query-parts.js';
+import type { EngineSession } from './session.js';
+
+export type EngineDiagnosticCode = 'engine/oov' | 'engine/stopword' | 'engine/unknown-field' | 'engine/wildcard-cap';
+
+/** `data` of each engine diagnostic (what a client or a future quick fix may rely on). */
+export interface EngineDiagnosticData {
+  'engine/oov': { term: string; analysed: string[] };
+  'engine/stopword': { term: string };
+  'engine/unknown-field': { field: string; known: string[] };
+  'engine/wildcard-cap': { pattern: string; cap: number };
+}
+
+interface QueryProblem {
+  code: EngineDiagnosticCode;
+  severity: DiagnosticSeverity;
+  message: string;
+  /** Query-relative. */
+  range: SourceRange;
+  data: EngineDiagnosticData[EngineDiagnosticCode];
+}
+
+/** The engine problems of one parsed query (query-relative ranges). */
+export function queryProblems(session: EngineSession, ast: QueryAst, text: string, dialect: Dialect): QueryProblem[] {
+  const { reader } = session;
+  const analyzer = reader.analyzer;
+  const problems: QueryProblem[] = [];
+  const known = () => reader.fields();
+  walk(ast.root, (node) => {
+    const parts = nodeParts(text, node, dialect);
+    for (const f of parts.fields) {
+      if (!session.hasField(f.field))
+        problems.push({
+          code: 'engine/unknown-field',
+          severity: DiagnosticSeverity.Warning,
+          message: `The index has no field "${f.field}" (indexed: ${known().join(', ') || 'none'}); the restriction matches nothing.`,
+          range: f.range,
+          data: { field: f.field, known: known() },
+        });
+    }
+    if (node.kind === 'any' && !session.hasField(node.field)) {
+      problems.push({
+        code: 'engine/unknown-field',
+        severity: DiagnosticSeverity.Warning,
+        message: `The index has no field "${node.field}" (indexed: ${known().join(', ') || 'none'}).`,
+        range: node.range,
+        data: { field: node.field, known: known() },
+      });
+    }
+    if (node.kind === 'term') {
+      const tokens = analyzer.analyzeTerm(node.text, { raw: node.raw });
+      if (tokens.length === 0) {
+        if (analyzer.isStopword(node.text.toLowerCase()))
+          problems.push({
+            code: 'engine/stopword',
+            severity: DiagnosticSeverity.Information,
+            message: `"${node.text}" is a stopword for the ${reader.profile} profile: it is dropped and scores nothing.`,
+            range: parts.body,
+            data: { term: node.text },
+          });
+      } else {
+        const absent = tokens.filter((t) => !reader.termStats(t));
+        if (absent.length > 0)
+          problems.push({
+            code: 'engine/oov',
+            severity: DiagnosticSeverity.Warning,
+            message:
+              tokens.length === 1
+                ? `"${node.text}" (analysed "${tokens[0]}") does not occur in the index: it matches no document.`
+                : `"${node.text}" analyses to ${tokens.map((t) => `"${t}"`).join(' ')}; ${absent.map((t) => `"${t}"`).join(', ')} never occur in the index.`,
+            range: parts.body,
+            data: { term: node.text, analysed: tokens },
+          });
+      }
+    } else if (node.kind === 'wildcard') {
+      const cap = DEFAULT_MAX_EXPANSIONS;
+      const m = matchWildcard(reader, node.pattern, cap);
+      if (m.capped)
+        problems.push({
+          code: 'engine/wildcard-cap',
+          severity: DiagnosticSeverity.Warning,
+          message: `${node.pattern} matches more than ${cap} index terms; only the first ${cap} (in vocabulary order) are used. Make the prefix longer.`,
+          range: parts.body,
+          data: { pattern: node.pattern, cap },
+        });
+    }
+  });
+  return problems;
+}
+
+export function engineDiagnostics(session: EngineSession, doc: QueryDocument): Diagnostic[] {
+  const cache = session.cache<QueryProblem[]>('diagnostics');
+  const out: Diagnostic[] = [];
+  for (const entry of doc.source.entries) {
+    if (!entry.result.ast.root) continue;
+    const key = `${entry.dialect}\0${entry.text}`;
+    let problems = cache.get(key);
+    if (!problems) {
+      problems = queryProblems(session, entry.result.ast, entry.text, entry.dialect);
+      cache.set(key, problems);
+    }
+    for (const p of problems) {
+      out.push({
+        range: rangeInFile(doc, entry, p.range.start, p.range.end),
+        severity: p.severity,
+        code: p.code,
+        source: DIAGNOSTIC_SOURCE,
+        message: p.message,
+        data: p.data,
+      });
+    }
+  }
+  return out;
+}
+
+export function engineDiagnosticsModule(context: EngineContext): FeatureModule {
+  return {
+    id: 'engine/diagnostics',
+    diagnostics: (doc) => {
+      context.documents.see(doc);
+      const session = context.session();
+      return session ? engineDiagnostics(session, doc) : [];
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * "Add Bo1 expansion terms": a refactor action on the query under the cursor. Its title
+ * shows the terms and weights before anything is applied,
+ *   Add Bo1 expansion terms: flow 0.41, boundari 0.33, …
+ * and its edit replaces the query with the expanded one (Indri `#weight( w "t" … )` for
+ * Indri documents, Lucene `t^w …` for Lucene ones).
+ *
+ * It is not a quick fix: no diagnostic says a query needs expansion, so there is no
+ * diagnostic code to hang it on (unlike server/lsp/code-actions.ts). It is computed when the
+ * client asks (first-pass search + Bo1 over the top fbDocs documents, a few milliseconds) and
+ * honours the request's cancellation.
+ */
+import { CodeActionKind, type CancellationToken, type CodeAction } from 'vscode-languageserver';
+import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
+import type { CodeActionRequest, FeatureModule } from '../features.js';
+import type { EngineContext } from './provider.js';
+import { bo1Expansion, expandedQueryText, runnable } from './ranking.js';
+import type { EngineSession } from './session.js';
+
+export const BO1_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.bo1`;
+/** Terms named in the title; the rest are summarised by "…". */
+const TITLE_TERMS = 6;
+
+function wants(only: string[] | undefined, kind: string): boolean {
+  if (!only || only.length === 0) return true;
+  return only.some((k) => kind === k || kind.startsWith(`${k}.`));
+}
+
+export function bo1Action(session: EngineSession, request: CodeActionRequest, token: CancellationToken): CodeAction | null {
+  const { doc, range, context } = request;
+  if (!wants(context.only, BO1_ACTION_KIND)) return null;
+  const located = entryAt(doc, range.start);
+  if (!located || !runnable(located.entry) || !isVerbatim(doc, located.entry)) return null;
+  const { entry } = located;
+  if (token.isCancellationRequested) return null;
+  const expansion = bo1Expansion(session, entry.result.ast);
+  if (token.isCancellationRequested) return null;
+  const added = expansion.terms.filter((t) => !t.isOriginal);
+  if (added.length === 0) return null;
+  const listed = added.slice(0, TITLE_TERMS).map((t) => `${t.term} ${t.weight.toFixed(2)}`);
+  const title = `Add Bo1 expansion terms: ${listed.join(', ')}${added.length > TITLE_TERMS ? ', …' : ''}`;
+  const newText = expandedQueryText(expansion, entry.dialect);
+  if (!newText) return null;
+  return {
+    title,
+    kind: BO1_ACTION_KIND,
+    edit: { changes: { [doc.uri]: [{ range: rangeInFile(doc, entry, 0, entry.text.length), newText }] } },
+    data: { qid: entry.qid, terms: expansion.terms.map((t) => ({ term: t.term, weight: t.weight, isOriginal: t.isOriginal })) },
+  };
+}
+
+export function expansionActionModule(context: EngineContext): FeatureModule {
+  return {
+    id: 'engine/bo1-action',
+    codeActions: (request, token) => {
+      context.documents.see(request.doc);
+      const session = context.session();
+      const action = session ? bo1Action(session, request, token) : null;
+      return action ? [action] : [];
+    },
+  };
+}

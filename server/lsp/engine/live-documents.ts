@@ -1,0 +1,76 @@
+/**
+ * The open documents as the engine's custom requests see them. The server does not hand
+ * its document store to modules, but every module hook receives a QueryDocument whose
+ * `document` is the server's TextDocument, which vscode-languageserver updates in place on
+ * each edit. Keeping that reference gives the current text and version at any time; a
+ * request for a version newer than any seen waits briefly for the server to validate it.
+ */
+import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver';
+import { parseQueryFile } from '../../../grammar/index.js';
+import type { QueryEntry } from '../../../grammar/index.js';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { fileNameOf, type QueryDocument } from '../documents.js';
+
+export class LiveDocuments {
+  private readonly texts = new Map<string, TextDocument>();
+  private readonly parsed = new Map<string, QueryDocument>();
+
+  /** Called from every hook: remembers the live TextDocument and the parse for its version. */
+  see(doc: QueryDocument): void {
+    this.texts.set(doc.uri, doc.document);
+    const known = this.parsed.get(doc.uri);
+    if (!known || known.version < doc.version) this.parsed.set(doc.uri, doc);
+  }
+
+  /** The parsed current version of `uri`, or undefined when the server has not shown it to us. */
+  current(uri: string): QueryDocument | undefined {
+    const text = this.texts.get(uri);
+    if (!text) return undefined;
+    const known = this.parsed.get(uri);
+    if (known && known.version === text.version) return known;
+    const dialect = known?.dialect ?? (text.languageId === 'lucene' ? 'lucene' : 'indri');
+    const doc: QueryDocument = { uri, dialect, version: text.version, document: text, source: parseQueryFile(text.getText(), dialect, fileNameOf(uri)) };
+    this.parsed.set(uri, doc);
+    return doc;
+  }
+
+  /**
+   * The document and the entry `qid` of the requested version. Throws ContentModified when the
+   * document moved past `version`, InvalidParams when the document or qid is unknown.
+   */
+  async resolve(uri: string, qid: string, version: number | undefined, token: CancellationToken): Promise<{ doc: QueryDocument; entry: QueryEntry }> {
+    const deadline = Date.now() + 2000;
+    let doc = this.current(uri);
+    // The client may ask right after didOpen/didChange, before the server showed us the document.
+    while ((!doc || (version !== undefined && doc.version < version)) && Date.now() < deadline) {
+      throwIfCancelled(token);
+      await new Promise((r) => setTimeout(r, 10));
+      doc = this.current(uri);
+    }
+    if (!doc) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: ${uri} is not open (or not an Indri/Lucene document)`);
+    if (version !== undefined && doc.version !== version) throw staleError(uri, version, doc.version);
+    const entry = doc.source.entries.find((e) => e.qid === qid);
+    if (!entry) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no query with qid "${qid}" in ${uri}`);
+    return { doc, entry };
+  }
+
+  /** Throws ContentModified when the document was edited after `doc` was parsed. */
+  checkFresh(doc: QueryDocument, token: CancellationToken): void {
+    throwIfCancelled(token);
+    const live = this.texts.get(doc.uri);
+    if (live && live.version !== doc.version) throw staleError(doc.uri, doc.version, live.version);
+  }
+}
+
+function staleError(uri: string, asked: number, now: number): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.ContentModified, `querylens: ${uri} changed (version ${asked} → ${now}); ask again`);
+}
+
+export function throwIfCancelled(token: CancellationToken): void {
+  if (token.isCancellationRequested) throw new ResponseError(LSPErrorCodes.RequestCancelled, 'querylens: request cancelled');
+}
+
+/** Lets queued messages ($/cancelRequest, didChange) in between two steps of a long request. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}

@@ -1,0 +1,70 @@
+/**
+ * The inline result preview: a code lens above each query,
+ *   ▶ 152 results · nDCG@10 0.43 · top: <title of the first hit>
+ * (nDCG@10 only when the qrels judge the query). Its command, `querylens.showResults`
+ * with arguments [qid, uri], asks the client to open the results panel, which fetches the
+ * full list with `querylens/preview`.
+ *
+ * Lenses are cached per query text for the session, so an edit re-runs only the edited
+ * query; a long file yields between queries and stops when the request is cancelled.
+ */
+import type { CancellationToken, CodeLens } from 'vscode-languageserver';
+import { rangeInFile, type QueryDocument } from '../documents.js';
+import type { FeatureModule } from '../features.js';
+import { SHOW_RESULTS_COMMAND } from './protocol.js';
+import type { EngineContext } from './provider.js';
+import { runnable, runQueryAst } from './ranking.js';
+import type { EngineSession } from './session.js';
+
+const TITLE_CHARS = 60;
+
+function shorten(text: string, n: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > n ? `${flat.slice(0, n - 1)}…` : flat;
+}
+
+/** The lens title of one query (without the qid-specific metric when no qrels judge it). */
+export function lensTitle(session: EngineSession, qid: string, entryAst: Parameters<typeof runQueryAst>[1]): string {
+  const result = runQueryAst(session, entryAst, 10);
+  const parts = [`▶ ${result.matchedDocs.toLocaleString('en-US')} result${result.matchedDocs === 1 ? '' : 's'}`];
+  const metrics = session.metrics(qid, result.hits, ['ndcg_cut_10']);
+  if (metrics) parts.push(`nDCG@10 ${metrics.ndcg_cut_10!.toFixed(2)}`);
+  if (result.hits.length > 0) parts.push(`top: ${shorten(session.title(result.hits[0]!.doc), TITLE_CHARS)}`);
+  return parts.join(' · ');
+}
+
+export async function previewLenses(session: EngineSession, doc: QueryDocument, token: CancellationToken): Promise<CodeLens[]> {
+  const cache = session.cache<string>('lens');
+  const lenses: CodeLens[] = [];
+  let sinceYield = performance.now();
+  for (const entry of doc.source.entries) {
+    if (token.isCancellationRequested) return [];
+    if (!runnable(entry)) continue;
+    // The qid is part of the key: the same text under another qid has other judgements.
+    const key = `${entry.qid}\0${entry.dialect}\0${entry.text}`;
+    let title = cache.get(key);
+    if (title === undefined) {
+      title = lensTitle(session, entry.qid, entry.result.ast);
+      cache.set(key, title);
+    }
+    const start = rangeInFile(doc, entry, 0, 0).start;
+    lenses.push({ range: { start, end: start }, command: { title, command: SHOW_RESULTS_COMMAND, arguments: [entry.qid, doc.uri] } });
+    if (performance.now() - sinceYield > 20) {
+      // Let $/cancelRequest and edits in before continuing with a long file.
+      await new Promise((r) => setImmediate(r));
+      sinceYield = performance.now();
+    }
+  }
+  return lenses;
+}
+
+export function previewLensModule(context: EngineContext): FeatureModule {
+  return {
+    id: 'engine/preview-lens',
+    codeLenses: (doc, token) => {
+      context.documents.see(doc);
+      const session = context.session();
+      return session ? previewLenses(session, doc, token) : [];
+    },
+  };
+}

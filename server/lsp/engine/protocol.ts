@@ -1,0 +1,141 @@
+/**
+ * Types of the engine's custom LSP requests (`querylens/preview`, `querylens/explain`,
+ * `querylens/compare`) and of the result-preview command. This file is the contract with
+ * the clients: docs/LSP_EXTENSIONS.md records its SHA-256, and test/lsp/engine/protocol.test.ts
+ * fails when the file changes without the documentation being updated.
+ *
+ * Offsets are UTF-16 code units; ranks are 1-based; `null` means "not applicable" (no qrels,
+ * not retrieved), never "unknown because of an error" (errors are JSON-RPC errors).
+ */
+
+export const PREVIEW_REQUEST = 'querylens/preview';
+export const EXPLAIN_REQUEST = 'querylens/explain';
+export const COMPARE_REQUEST = 'querylens/compare';
+/** Command of the result-preview code lens: arguments `[qid, uri]`; the client opens its results panel. */
+export const SHOW_RESULTS_COMMAND = 'querylens.showResults';
+
+/** Which query of which document. */
+export interface QueryRef {
+  uri: string;
+  /** The query id as written in the file (line files: the qid column or the line number). */
+  qid: string;
+  /**
+   * The document version the client saw. When given and the server holds a newer version,
+   * the request fails with ContentModified (-32801): the answer would describe stale text.
+   */
+  version?: number;
+}
+
+export interface PreviewParams extends QueryRef {
+  /** Hits to return (default 10, at most 1000). Metrics always use the top 1000. */
+  k?: number;
+  /** Include each hit's explanation tree (default true). */
+  explain?: boolean;
+}
+
+export interface ExplanationNode {
+  value: number;
+  description: string;
+  children: ExplanationNode[];
+  /** Only on the root: false when the query would not retrieve the document. */
+  matched?: boolean;
+}
+
+export interface Snippet {
+  /** A passage of the document text ('…' marks cut ends). */
+  text: string;
+  /** [start, end) offsets into `text` of words that match a query term. */
+  highlights: [number, number][];
+}
+
+export interface PreviewHit {
+  rank: number;
+  docno: string;
+  title: string;
+  snippet: Snippet;
+  score: number;
+  explanation?: ExplanationNode;
+  /** Qrels relevance (-1.. as judged); null when the document is not judged or no qrels are set. */
+  relevance: number | null;
+}
+
+/** trec_eval measures of one query: ndcg_cut_10, map, P_10, recall_100, recip_rank. */
+export type QueryMetrics = Record<string, number>;
+
+export interface PreviewResult {
+  qid: string;
+  /** The query text as parsed. */
+  query: string;
+  version: number;
+  /** Documents the query matched (before the top-k cut). */
+  matchedDocs: number;
+  hits: PreviewHit[];
+  /** Present when qrels are configured and judge this qid; else null. */
+  metrics: QueryMetrics | null;
+  /** Engine warnings (stopwords, unknown terms, unsupported operators). */
+  warnings: { code: string; message: string }[];
+  /** The scorer and its parameters. */
+  scorer: { name: string; k1: number; b: number; mu: number };
+}
+
+export interface ExplainParams extends QueryRef {
+  docno: string;
+}
+
+export interface ExplainResult {
+  qid: string;
+  docno: string;
+  title: string;
+  /** Rank in the top 1000, or null when the document is not among them. */
+  rank: number | null;
+  /** The document's score; null when the query would not retrieve it. */
+  score: number | null;
+  explanation: ExplanationNode;
+  relevance: number | null;
+}
+
+export interface CompareParams extends QueryRef {
+  /** Rows of the side-by-side lists (default 10). */
+  k?: number;
+}
+
+export interface RankedEntry {
+  rank: number;
+  docno: string;
+  title: string;
+  score: number;
+  relevance: number | null;
+}
+
+export interface RankedVariant {
+  /** 'original' | 'bo1' | 'weighted'. */
+  name: string;
+  /** The query that was run, in the document's dialect. */
+  query: string;
+  hits: RankedEntry[];
+  metrics: QueryMetrics | null;
+}
+
+export interface CompareRow {
+  docno: string;
+  title: string;
+  relevance: number | null;
+  /** Rank in each variant (top 1000), by variant name; null when not retrieved. */
+  ranks: Record<string, number | null>;
+  /** originalRank − variantRank per non-original variant (positive = moved up); null when either is absent. */
+  change: Record<string, number | null>;
+}
+
+export interface CompareResult {
+  qid: string;
+  version: number;
+  variants: RankedVariant[];
+  /** Union of the variants' top k, ordered by the best rank in any variant. */
+  rows: CompareRow[];
+  /** Bo1 terms that were added or reweighted (analysed forms). */
+  expansionTerms: { term: string; weight: number; isOriginal: boolean }[];
+  /** variant metric − original metric, per non-original variant; null without qrels. */
+  deltas: Record<string, QueryMetrics> | null;
+  /** Why a variant is absent (e.g. no weighting model loaded). */
+  notes: string[];
+}

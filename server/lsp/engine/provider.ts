@@ -1,0 +1,268 @@
+/**
+ * `LocalEngineProvider`: the engine in the server's own process. On each configuration it
+ * opens the configured index (building it first from the configured corpus when the folder
+ * does not exist), reads the qrels, and serves the engine feature modules from the loaded
+ * session. Loading is asynchronous and reported with LSP work-done progress; the build is
+ * cancellable from the client. Every failure ends as a ResourceStatus with the fix.
+ *
+ * A new configure() supersedes one still running: an in-flight build for another target is
+ * aborted; one for the same corpus and folder is awaited instead of started twice.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { MessageType, ShowMessageNotification, type CancellationToken, type Connection, type WorkDoneProgressServerReporter } from 'vscode-languageserver';
+import { readQrelsFile, type Qrels } from '../../engine/eval/index.js';
+import { buildIndex, IndexError, openIndex } from '../../engine/index/index.js';
+import type { ResolvedConfig } from '../config.js';
+import { checkIndex, checkModel, type EngineProvider, type EngineStatus, type ResourceStatus } from '../engine.js';
+import type { FeatureModule } from '../features.js';
+import { engineDiagnosticsModule } from './engine-diagnostics.js';
+import { expansionActionModule } from './expansion-action.js';
+import { hoverStatsModule } from './hover-stats.js';
+import { LiveDocuments } from './live-documents.js';
+import { previewLensModule } from './preview-lens.js';
+import { requestsModule } from './requests.js';
+import { EngineSession } from './session.js';
+import { vocabularyCompletionModule } from './vocabulary-completion.js';
+
+/** What the feature modules get: the current session (null while none is loaded) and the documents. */
+export interface EngineContext {
+  session(): EngineSession | null;
+  readonly documents: LiveDocuments;
+}
+
+class BuildCancelled extends Error {}
+
+interface Build {
+  key: string;
+  aborted: boolean;
+  promise: Promise<ResourceStatus>;
+}
+
+export class LocalEngineProvider implements EngineProvider {
+  readonly name = 'local';
+  private current: EngineStatus = {
+    provider: this.name,
+    index: { state: 'not-configured', path: null, message: 'Not configured yet.' },
+    model: { state: 'not-configured', path: null, message: 'Not configured yet.' },
+  };
+  private loaded: EngineSession | null = null;
+  /** meta.bin mtime of the loaded index, to reopen only when the index changed. */
+  private loadedStamp = '';
+  private build: Build | null = null;
+  private generation = 0;
+  private readonly context: EngineContext;
+  private readonly modules: FeatureModule[];
+
+  constructor(private readonly connection?: Connection) {
+    const documents = new LiveDocuments();
+    this.context = { session: () => this.loaded, documents };
+    this.modules = [
+      engineDiagnosticsModule(this.context),
+      hoverStatsModule(this.context),
+      vocabularyCompletionModule(this.context),
+      previewLensModule(this.context),
+      expansionActionModule(this.context),
+      requestsModule(this.context),
+    ];
+  }
+
+  async configure(config: ResolvedConfig): Promise<EngineStatus> {
+    const generation = ++this.generation;
+    let index: ResourceStatus;
+    try {
+      index = await this.loadIndex(config, generation);
+    } catch (err) {
+      // loadIndex turns every expected failure into a status; this is the safety net.
+      index = { state: 'error', path: config.index, message: `Loading the index failed: ${describe(err)}`, fix: 'See the server log; rebuild the index with `querylens index`.' };
+    }
+    const model = await checkModel(config);
+    if (generation === this.generation) this.current = { provider: this.name, index, model };
+    return this.current;
+  }
+
+  status(): EngineStatus {
+    return this.current;
+  }
+
+  features(): FeatureModule[] {
+    return this.modules;
+  }
+
+  async dispose(): Promise<void> {
+    if (this.build) this.build.aborted = true;
+    this.loaded = null;
+  }
+
+  /** The loaded session, for tests and benches in-process. */
+  session(): EngineSession | null {
+    return this.loaded;
+  }
+
+  private async loadIndex(config: ResolvedConfig, generation: number): Promise<ResourceStatus> {
+    if (!config.index) {
+      this.loaded = null;
+      return checkIndex(config);
+    }
+    const path = config.index;
+    if (!existsSync(path)) {
+      if (!config.corpus) {
+        this.loaded = null;
+        return checkIndex(config);
+      }
+      if (!existsSync(config.corpus)) {
+        this.loaded = null;
+        return {
+          state: 'missing',
+          path,
+          message: `No index at ${path}, and the corpus ${config.corpus} to build it from does not exist.`,
+          fix: `Correct "corpus" (or "index") in querylens.json, or build the index yourself with \`querylens index ${config.corpus} --out ${path}\`.`,
+        };
+      }
+      const built = await this.buildOnce(config.corpus, path);
+      if (built.state !== 'ready') {
+        if (generation === this.generation) this.loaded = null;
+        return built;
+      }
+    }
+    if (generation !== this.generation) return this.current.index;
+
+    const stamp = indexStamp(path);
+    if (this.loaded && this.loaded.indexPath === path && this.loadedStamp === stamp) {
+      // Same index: only the qrels and scorer settings may have changed.
+      const qrels = this.readQrels(config);
+      this.loaded = new EngineSession(this.loaded.reader, config, qrels.qrels, path);
+      return readyStatus(this.loaded, qrels.problem);
+    }
+
+    const progress = await this.progress('querylens: opening the index', false);
+    try {
+      // Let the initialize/initialized exchange and queued requests through before the synchronous open.
+      await new Promise((r) => setImmediate(r));
+      const started = performance.now();
+      const reader = openIndex(path);
+      const qrels = this.readQrels(config);
+      if (generation !== this.generation) return this.current.index;
+      this.loaded = new EngineSession(reader, config, qrels.qrels, path);
+      this.loadedStamp = stamp;
+      this.log(`querylens: opened ${path} in ${(performance.now() - started).toFixed(0)} ms`);
+      return readyStatus(this.loaded, qrels.problem);
+    } catch (err) {
+      this.loaded = null;
+      const message = err instanceof IndexError ? err.message : `cannot open the index: ${describe(err)}`;
+      return {
+        state: 'error',
+        path,
+        message: `The index at ${path} cannot be used: ${message}.`,
+        fix: config.corpus
+          ? `Delete the folder and reload (the server rebuilds it from ${config.corpus}), or run \`querylens index ${config.corpus} --out ${path}\`.`
+          : `Rebuild it with \`querylens index <corpus> --out ${path}\`, or point "index" at a valid index.`,
+      };
+    } finally {
+      progress?.done();
+    }
+  }
+
+  /** Builds corpus → folder, sharing an identical build that is already running. */
+  private buildOnce(corpus: string, path: string): Promise<ResourceStatus> {
+    const key = `${corpus}\0${path}`;
+    if (this.build && !this.build.aborted && this.build.key === key) return this.build.promise;
+    if (this.build) this.build.aborted = true;
+    const build: Build = { key, aborted: false, promise: Promise.resolve(undefined as never) };
+    build.promise = this.runBuild(corpus, path, build).finally(() => {
+      if (this.build === build) this.build = null;
+    });
+    this.build = build;
+    return build.promise;
+  }
+
+  private async runBuild(corpus: string, path: string, build: Build): Promise<ResourceStatus> {
+    const progress = await this.progress(`querylens: building the index from ${corpus}`, true);
+    const cancelled = (token: CancellationToken | undefined) => build.aborted || !!token?.isCancellationRequested;
+    let lastReport = 0;
+    try {
+      const summary = await buildIndex([corpus], path, {
+        onProgress: (p) => {
+          if (cancelled(progress?.token)) throw new BuildCancelled();
+          const now = Date.now();
+          if (progress && now - lastReport > 100) {
+            lastReport = now;
+            const percentage = p.totalBytes > 0 ? Math.min(99, Math.floor((100 * p.bytesRead) / p.totalBytes)) : undefined;
+            progress.report(percentage ?? 0, `${p.docs.toLocaleString('en-US')} documents`);
+          }
+        },
+      });
+      this.log(`querylens: built ${path}: ${summary.docs} documents, ${summary.terms} terms in ${summary.seconds.toFixed(1)} s`);
+      return { state: 'ready', path, message: `Built from ${corpus}.` };
+    } catch (err) {
+      if (err instanceof BuildCancelled || cancelled(progress?.token)) {
+        return {
+          state: 'missing',
+          path,
+          message: `Building the index at ${path} was cancelled.`,
+          fix: `Reload the window or save querylens.json to build it again, or run \`querylens index ${corpus} --out ${path}\`.`,
+        };
+      }
+      return {
+        state: 'error',
+        path,
+        message: `Building the index from ${corpus} failed: ${describe(err)}.`,
+        fix: `Check the corpus file (JSONL, TREC or a folder), then reload; or run \`querylens index ${corpus} --out ${path}\` to see the details.`,
+      };
+    } finally {
+      progress?.done();
+    }
+  }
+
+  private readQrels(config: ResolvedConfig): { qrels: Qrels | null; problem?: string } {
+    if (!config.qrels) return { qrels: null };
+    try {
+      return { qrels: readQrelsFile(config.qrels) };
+    } catch (err) {
+      const problem = `the qrels ${config.qrels} cannot be read (${describe(err)}); previews show no metrics`;
+      this.warn(`querylens: ${problem}. Correct "qrels" in querylens.json.`);
+      return { qrels: null, problem };
+    }
+  }
+
+  private async progress(title: string, cancellable: boolean): Promise<WorkDoneProgressServerReporter | null> {
+    if (!this.connection) return null;
+    try {
+      const reporter = await this.connection.window.createWorkDoneProgress();
+      reporter.begin(title, 0, undefined, cancellable);
+      return reporter;
+    } catch {
+      // A client that refuses the progress token still gets the result.
+      return null;
+    }
+  }
+
+  private log(message: string): void {
+    this.connection?.console.log(message);
+  }
+
+  private warn(message: string): void {
+    void this.connection?.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message });
+  }
+}
+
+function readyStatus(session: EngineSession, qrelsProblem: string | undefined): ResourceStatus {
+  const s = session.reader.stats();
+  const qrels = session.qrels ? `, qrels for ${session.qrels.size} queries` : '';
+  return {
+    state: 'ready',
+    path: session.indexPath,
+    message: `Index loaded: ${s.numDocs.toLocaleString('en-US')} documents, ${session.reader.vocabularySize().toLocaleString('en-US')} terms (${session.reader.profile} profile)${qrels}.${qrelsProblem ? ` Note: ${qrelsProblem}.` : ''}`,
+  };
+}
+
+function indexStamp(path: string): string {
+  try {
+    return String(statSync(`${path}/meta.bin`).mtimeMs);
+  } catch {
+    return '';
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

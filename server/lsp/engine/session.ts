@@ -1,0 +1,68 @@
+/**
+ * What the engine features share once an index is loaded: the reader, the qrels, the search
+ * options derived from the configuration, and per-session caches. A new `EngineSession` is
+ * made for every (re)load, so caches never outlive the index they describe.
+ */
+import { evaluate, type Qrels } from '../../engine/eval/index.js';
+import type { IndexReader } from '../../engine/index/index.js';
+import type { SearchHit, SearchOptions } from '../../engine/search.js';
+import type { ResolvedConfig } from '../config.js';
+
+/** Measures shown in previews and comparisons (trec_eval names). */
+export const PREVIEW_MEASURES = ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 'recip_rank'];
+
+export function searchOptionsOf(config: ResolvedConfig): SearchOptions {
+  const s = config.scorer;
+  return s.name === 'ql' ? { scorer: 'ql', mu: s.mu } : { scorer: 'bm25', k1: s.k1, b: s.b };
+}
+
+export class EngineSession {
+  readonly options: SearchOptions;
+  /** Per-feature caches keyed by dialect + query text (cleared with the session). */
+  readonly caches = new Map<string, Map<string, unknown>>();
+  private readonly fieldSet: Set<string>;
+
+  constructor(
+    readonly reader: IndexReader,
+    readonly config: ResolvedConfig,
+    readonly qrels: Qrels | null,
+    readonly indexPath: string,
+  ) {
+    this.options = searchOptionsOf(config);
+    this.fieldSet = new Set(reader.fields());
+  }
+
+  hasField(field: string): boolean {
+    return this.fieldSet.has(field);
+  }
+
+  cache<T>(name: string): Map<string, T> {
+    let c = this.caches.get(name);
+    if (!c) this.caches.set(name, (c = new Map()));
+    return c as Map<string, T>;
+  }
+
+  /** Qrels relevance of a document for a query; null when not judged or no qrels. */
+  relevance(qid: string, docno: string): number | null {
+    return this.qrels?.get(qid)?.get(docno) ?? null;
+  }
+
+  /** trec_eval measures of one ranked list; null when the qrels do not judge the query. */
+  metrics(qid: string, hits: readonly SearchHit[], measures = PREVIEW_MEASURES): Record<string, number> | null {
+    const judged = this.qrels?.get(qid);
+    if (!judged) return null;
+    const run = { runId: 'preview', queries: new Map([[qid, hits.map((h) => ({ docno: h.docno, score: h.score }))]]) };
+    const result = evaluate(run, new Map([[qid, judged]]), { measures });
+    return result.perQuery.get(qid) ?? Object.fromEntries(measures.map((m) => [m, 0]));
+  }
+
+  title(doc: number): string {
+    const stored = this.reader.document(doc);
+    return stored.title || firstWords(stored.fields.text ?? Object.values(stored.fields)[0] ?? '', 12);
+  }
+}
+
+function firstWords(text: string, n: number): string {
+  const words = text.trim().split(/\s+/);
+  return words.length > n ? `${words.slice(0, n).join(' ')} …` : words.join(' ');
+}

@@ -1,0 +1,216 @@
+/**
+ * Engine features through the real server over stdio, against an index built by the real
+ * indexer from the hand-counted corpus in fixture.ts: hover statistics, vocabulary
+ * completion, engine diagnostics, the result-preview code lens and the Bo1 action.
+ */
+import { CompletionItemKind, type CodeAction, type CodeLens, type CompletionItem, type Diagnostic, type Hover, type MarkupContent, type TextEdit } from 'vscode-languageserver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQuery } from '../../../grammar/index.js';
+import { applyEdits, freshUri, parseMarkers, positionAt, rangeOf, textOf, type TestClient } from '../harness.js';
+import { makeWorkspace, startIn, terrierIdf, type Workspace } from './fixture.js';
+
+let ws: Workspace;
+let client: TestClient;
+beforeAll(async () => {
+  ws = await makeWorkspace();
+  const started = await startIn(ws.root);
+  client = started.client;
+  expect(started.status.index.state).toBe('ready');
+});
+afterAll(async () => {
+  await client?.stop();
+  ws?.dispose();
+});
+
+async function hoverAt(languageId: string, input: string): Promise<string | null> {
+  const { text, cursor } = parseMarkers(input);
+  const uri = freshUri(languageId);
+  client.open(uri, languageId, text);
+  const hover = await client.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: positionAt(text, cursor!) });
+  return hover ? (hover.contents as MarkupContent).value : null;
+}
+
+describe('hover statistics', () => {
+  it('gives the analysed form, df, cf and the scorer idf of a term', async () => {
+    const value = await hoverAt('indri', '1\t#combine( fl<|>ows boundary )');
+    expect(value).toMatch(/\*\*flows\*\* → `flow` \(terrier analysis\)/);
+    expect(value).toContain(`| whole document | 3 | 4 | ${terrierIdf(3).toFixed(3)} |`);
+  });
+
+  it('gives the effective weight after nested weights multiply (Terrier semantics)', async () => {
+    const value = await hoverAt('indri', '1\t#weight( 0.5 #weight( 3.0 fl<|>ow 1.0 heat ) 1.0 plate )');
+    expect(value).toMatch(/Effective weight \*\*1\.5\*\*/);
+    // qtw = 1.5 / max(1.5, 0.5, 1.0)
+    expect(value).toMatch(/qtw 1\.000 after dividing by the largest weight/);
+    const heat = await hoverAt('indri', '1\t#weight( 0.5 #weight( 3.0 flow 1.0 he<|>at ) 1.0 plate )');
+    expect(heat).toMatch(/Effective weight \*\*0\.5\*\*/);
+    expect(heat).toContain('| whole document | 2 | 5 |');
+  });
+
+  it('gives the restricted statistics of a field-restricted term', async () => {
+    const value = await hoverAt('indri', '1\t#combine( fl<|>ow.title )');
+    expect(value).toContain('| whole document | 3 | 4 | — |');
+    // "Flow" is in d1's title only.
+    expect(value).toContain(`| in title | 1 | 1 | ${terrierIdf(1).toFixed(3)} |`);
+  });
+
+  it('gives the exact window df/cf of #1(…) over the operator and over its terms', async () => {
+    const over = await hoverAt('indri', '1\t#combine( #<|>1(heat conduction) flow )');
+    expect(over).toMatch(/\*\*#N\*\* \(window of 1\)/); // the grammar's section is kept
+    expect(over).toMatch(/Concept `#1\(heat conduct\)` — exact window statistics/);
+    expect(over).toContain(`| window | 1 | 2 | ${terrierIdf(1).toFixed(3)} |`);
+    const inside = await hoverAt('indri', '1\t#combine( #1(heat cond<|>uction) flow )');
+    expect(inside).toContain('| whole document | 1 | 2 | — |');
+    expect(inside).toMatch(/Scored as part of `#1\(heat conduct\)`/);
+  });
+
+  it('gives window statistics of #uwN and of a Lucene phrase', async () => {
+    const uw = await hoverAt('indri', '1\t#combine( #uw<|>2(layer boundary) )');
+    // "boundary layer" adjacent in d1, d3 (title and text), d6
+    expect(uw).toMatch(/Concept `#uw2\(layer boundari\)` — exact window statistics/);
+    expect(uw).toContain('| window | 3 | 4 |');
+    const phrase = await hoverAt('lucene', '1\t"boundary la<|>yer" flow');
+    expect(phrase).toMatch(/Scored as part of `"boundari layer"`/);
+  });
+
+  it('says when a term is a stopword or not in the index', async () => {
+    expect(await hoverAt('indri', '1\t#combine( t<|>he flow )')).toMatch(/\*\*the\*\* is a stopword for the terrier profile/);
+    expect(await hoverAt('indri', '1\t#combine( zebr<|>as flow )')).toMatch(/`zebra` does not occur in the index/);
+  });
+});
+
+describe('vocabulary completion', () => {
+  async function complete(languageId: string, input: string): Promise<CompletionItem[]> {
+    const { text, cursor } = parseMarkers(input);
+    const uri = freshUri(languageId);
+    client.open(uri, languageId, text);
+    return client.request<CompletionItem[]>('textDocument/completion', { textDocument: { uri }, position: positionAt(text, cursor!) });
+  }
+
+  it('returns vocabulary terms of the prefix, most frequent first, replacing the prefix', async () => {
+    const items = (await complete('indri', '1\t#combine( h<|> )')).filter((i) => i.detail?.startsWith('df'));
+    expect(items.map((i) => i.label)).toEqual(['heat', 'high', 'hyperson']);
+    expect(items[0]!.detail).toBe('df 2 · cf 5');
+    expect((items[0]!.textEdit as TextEdit).range).toEqual({ start: { line: 0, character: 12 }, end: { line: 0, character: 13 } });
+    const b = (await complete('indri', '1\t#combine( flow b<|> )')).filter((i) => i.detail?.startsWith('df')).map((i) => i.label);
+    expect(b[0]).toBe('boundari');
+    expect(b).toContain('bodi');
+  });
+
+  it('offers indexed field names after "term." and "field:" in Lucene', async () => {
+    const fields = await complete('indri', '1\t#combine( flow.ti<|> )');
+    expect(fields.filter((i) => i.kind === CompletionItemKind.Field).map((i) => i.label)).toEqual(['title']);
+    const lucene = await complete('lucene', '1\tti<|>');
+    expect(lucene.map((i) => i.label)).toContain('title:');
+  });
+
+  it('leaves operator names to the grammar completion', async () => {
+    const items = await complete('indri', '1\t#wei<|>');
+    expect(items.some((i) => i.detail?.startsWith('df'))).toBe(false);
+  });
+});
+
+describe('engine diagnostics', () => {
+  async function diagnose(languageId: string, input: string): Promise<{ text: string; ranges: { start: number; end: number }[]; diagnostics: Diagnostic[] }> {
+    const { text, ranges } = parseMarkers(input);
+    const uri = freshUri(languageId);
+    client.open(uri, languageId, text);
+    const diagnostics = (await client.diagnosticsFor(uri)).filter((d) => String(d.code).startsWith('engine/'));
+    return { text, ranges, diagnostics };
+  }
+
+  it('flags out-of-vocabulary terms and stopwords with exact ranges', async () => {
+    const { text, ranges, diagnostics } = await diagnose('indri', '1\t#combine( flow <|zebra|> <|the|> #1(<|qwertz|> plate) )');
+    expect(diagnostics.map((d) => [d.code, textOf(text, d.range)])).toEqual([
+      ['engine/oov', 'zebra'],
+      ['engine/stopword', 'the'],
+      ['engine/oov', 'qwertz'],
+    ]);
+    expect(diagnostics.map((d) => d.range)).toEqual(ranges.map((r) => rangeOf(text, r)));
+    expect(diagnostics[0]!.message).toMatch(/"zebra" \(analysed "zebra"\) does not occur in the index/);
+    expect(diagnostics[0]!.data).toEqual({ term: 'zebra', analysed: ['zebra'] });
+  });
+
+  it('flags a field the index does not have, on the field name only', async () => {
+    const indri = await diagnose('indri', '1\t#combine( flow.<|abstract|> plate.title )');
+    expect(indri.diagnostics.map((d) => [d.code, textOf(indri.text, d.range)])).toEqual([['engine/unknown-field', 'abstract']]);
+    expect(indri.diagnostics[0]!.message).toMatch(/indexed: title, text/);
+    const lucene = await diagnose('lucene', '1\t<|body|>:flow title:plate');
+    expect(lucene.diagnostics.map((d) => [d.code, textOf(lucene.text, d.range)])).toEqual([['engine/unknown-field', 'body']]);
+  });
+
+  it('flags a wildcard that expands past the cap', async () => {
+    const { text, diagnostics } = await diagnose('indri', '1\t#combine( zz* flow* )');
+    expect(diagnostics.map((d) => [d.code, textOf(text, d.range)])).toEqual([['engine/wildcard-cap', 'zz*']]);
+  });
+
+  it('says nothing about a clean query and follows edits', async () => {
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\t#combine( flow plate )');
+    expect((await client.diagnosticsFor(uri)).filter((d) => String(d.code).startsWith('engine/'))).toEqual([]);
+    client.change(uri, '1\t#combine( flow plates zebra )');
+    expect((await client.diagnosticsFor(uri)).map((d) => d.code)).toEqual(['engine/oov']);
+  });
+});
+
+describe('result-preview code lens', () => {
+  it('shows results, nDCG@10 when judged, and the top title; the command opens the results panel', async () => {
+    const text = ['1\t#combine( boundary layer flow )', '2\t#combine( heat conduction )', '9\t#combine( zebra )', '4\t#combine( broken '].join('\n');
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', text);
+    const lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
+    expect(lenses.map((l) => l.range.start.line)).toEqual([0, 1, 2]);
+    expect(lenses[0]!.command!.title).toMatch(/^▶ 4 results · nDCG@10 \d\.\d\d · top: Boundary layer transition$/);
+    expect(lenses[1]!.command!.title).toMatch(/^▶ 2 results · nDCG@10 1\.00 · top: Heat conduction in slabs$/);
+    // qid 9 is not judged: no metric; nothing matches: no top.
+    expect(lenses[2]!.command!.title).toBe('▶ 0 results');
+    expect(lenses[0]!.command!.command).toBe('querylens.showResults');
+    expect(lenses[0]!.command!.arguments).toEqual(['1', uri]);
+  });
+});
+
+describe('Bo1 expansion action', () => {
+  async function actionsAt(languageId: string, input: string): Promise<{ text: string; uri: string; actions: CodeAction[] }> {
+    const { text, cursor } = parseMarkers(input);
+    const uri = freshUri(languageId);
+    client.open(uri, languageId, text);
+    const position = positionAt(text, cursor!);
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: position, end: position },
+      context: { diagnostics: [] },
+    });
+    return { text, uri, actions };
+  }
+
+  it('lists the terms and weights in the title and rewrites an Indri query as #weight', async () => {
+    const { text, uri, actions } = await actionsAt('indri', '1\t#combine( boundary <|>layer )');
+    const bo1 = actions.find((a) => a.title.startsWith('Add Bo1 expansion terms: '));
+    expect(bo1, JSON.stringify(actions.map((a) => a.title))).toBeDefined();
+    expect(bo1!.title).toMatch(/^Add Bo1 expansion terms: [a-z0-9]+ \d\.\d\d(, [a-z0-9]+ \d\.\d\d)*(, …)?$/);
+    expect(bo1!.kind).toBe('refactor.rewrite.bo1');
+    const after = applyEdits(text, bo1!.edit!.changes![uri]!);
+    const query = after.slice(2);
+    expect(query).toMatch(/^#weight\( /);
+    const parsed = parseQuery(query, 'indri');
+    expect(parsed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    // Every term named in the title is in the rewritten query with that weight (rounded).
+    for (const part of bo1!.title.replace(/^.*?: /, '').replace(/, …$/, '').split(', ')) {
+      const [term] = part.split(' ');
+      expect(query).toContain(`"${term}"`);
+    }
+  });
+
+  it('rewrites a Lucene query with t^w boosts', async () => {
+    const { text, uri, actions } = await actionsAt('lucene', '1\tboundary <|>layer');
+    const bo1 = actions.find((a) => a.title.startsWith('Add Bo1 expansion terms: '))!;
+    const query = applyEdits(text, bo1.edit!.changes![uri]!).slice(2);
+    expect(query).toMatch(/\^\d/);
+    expect(parseQuery(query, 'lucene').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+
+  it('offers nothing on a query with syntax errors', async () => {
+    const { actions } = await actionsAt('indri', '1\t#combine( bound<|>ary ');
+    expect(actions.some((a) => a.title.startsWith('Add Bo1'))).toBe(false);
+  });
+});
