@@ -43,8 +43,9 @@ import {
 import { convertDocument, otherDialect, type ConvertResult, type ConvertTarget } from './convert.js';
 import { grammarDiagnosticsModule } from './diagnostics.js';
 import { LANGUAGE_IDS, QueryDocuments, entryAt, type QueryDocument } from './documents.js';
-import { ResourceCheckProvider, type EngineProvider, type EngineStatus, type ResourceStatus } from './engine.js';
+import { type EngineProvider, type EngineStatus, type ResourceStatus } from './engine.js';
 import type { FeatureHost, FeatureModule } from './features.js';
+import { LocalEngineProvider } from './engine/provider.js';
 import { foldingRanges } from './folding.js';
 import { formattingEdits } from './formatting.js';
 import { operatorHoverModule } from './hover.js';
@@ -86,7 +87,7 @@ function rootOf(params: InitializeParams): string | null {
 export function startLanguageServer(options: ServerOptions = {}, connection: Connection = createConnection(ProposedFeatures.all)): Connection {
   const documents = new TextDocuments(TextDocument);
   const parsed = new QueryDocuments();
-  const engine = options.engine ?? new ResourceCheckProvider();
+  const engine = options.engine ?? new LocalEngineProvider(connection);
   let modules: FeatureModule[] = [...GRAMMAR_FEATURES, ...(options.features ?? [])];
 
   let root: string | null = null;
