@@ -30,6 +30,8 @@ const DATA_GUARDS: { [C in FixableCode]: (d: unknown) => d is DiagnosticDataByCo
     isRecord(d) && Number.isInteger(d.offset) && typeof d.suggestedWeight === 'number',
   'indri/needs-base64': (d): d is DiagnosticDataByCode['indri/needs-base64'] =>
     isRecord(d) && typeof d.encoded === 'string' && typeof d.quote === 'boolean',
+  'lucene/lowercase-operator': (d): d is DiagnosticDataByCode['lucene/lowercase-operator'] =>
+    isRecord(d) && typeof d.replacement === 'string' && /^(AND|OR|NOT)$/.test(d.replacement),
 };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -81,6 +83,18 @@ export function quickFixFor(doc: QueryDocument, diagnostic: Diagnostic): CodeAct
       title = `Replace by ${op}(${data.encoded})`;
       edit = { range: diagnostic.range, newText: `${op}(${data.encoded})` };
       break;
+    }
+    case 'lucene/lowercase-operator': {
+      const data = diagnostic.data;
+      if (!DATA_GUARDS[code](data)) return null;
+      title = `Use the operator ${data.replacement}`;
+      edit = { range: diagnostic.range, newText: data.replacement };
+      break;
+    }
+    default: {
+      // A new code in DiagnosticDataByCode without a case here fails to compile.
+      const unhandled: never = code;
+      return unhandled;
     }
   }
   const workspaceEdit: WorkspaceEdit = { changes: { [doc.uri]: [edit] } };

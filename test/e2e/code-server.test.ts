@@ -6,7 +6,7 @@
  * test-output/e2e-code-server/.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,15 @@ const OUT = join(REPO, 'test-output/e2e-code-server');
 
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.log(`test/e2e/code-server: SKIPPED — Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -58,6 +67,10 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     const version = JSON.parse(readFileSync(join(REPO, 'client/package.json'), 'utf8')).version;
     const vsix = join(REPO, 'out', `querylens-linux-x64-${version}.vsix`);
     if (!existsSync(CODE_SERVER) || !existsSync(vsix)) execFileSync(process.execPath, ['scripts/e2e-setup.mjs'], { cwd: REPO, stdio: 'inherit' });
+    else if (statSync(vsix).mtimeMs < Math.max(...['client', 'server', 'grammar'].map((d) => newestMtime(join(REPO, d))))) {
+      // Test what the sources say, not an old package.
+      execFileSync(process.execPath, ['scripts/package-vsix.mjs'], { cwd: REPO, stdio: 'inherit' });
+    }
     timings.setup = Date.now() - t0;
 
     rmSync(OUT, { recursive: true, force: true });

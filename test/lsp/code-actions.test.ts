@@ -55,6 +55,10 @@ describe('quick fixes', () => {
     await check('indri', '1\t#combine( a@b c )', 'indri/needs-base64', '1\t#combine( #base64(YUBi) c )', /#base64\(YUBi\)/);
   });
 
+  it('upper-cases a Lucene operator written in lower case', async () => {
+    await check('lucene', '1\tcat and dog', 'lucene/lowercase-operator', '1\tcat AND dog', /Use the operator AND/);
+  });
+
   it('builds the fix from data alone: a diagnostic with unusable data gets no fix', async () => {
     const uri = freshUri('indri');
     const text = '1\t#combine( a';
