@@ -134,11 +134,33 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
     });
   }
   for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexed.tokens));
-  diagnostics.push(...astBuilder.diagnostics.slice(0, MAX_PARSER_ERRORS));
+  diagnostics.push(...withoutReportedCloses(astBuilder.diagnostics, diagnostics).slice(0, MAX_PARSER_ERRORS));
   diagnostics.push(...textChecks(text));
   if (diagnostics.length < 2) return { ast, diagnostics };
   diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return { ast, diagnostics: dedupe(diagnostics) };
+}
+
+/**
+ * The visitor reports every group left without `)`; the parser reports some of them itself
+ * (when it inserts the `)`). Each parser report cancels one visitor report with the same
+ * insertion point, so a missing `)` is reported once and nested ones are all reported.
+ */
+function withoutReportedCloses(fromVisitor: QueryDiagnostic[], fromParser: QueryDiagnostic[]): QueryDiagnostic[] {
+  const pending = new Map<number, number>();
+  for (const d of fromParser) {
+    const data = d.data as { insert?: string; offset?: number } | undefined;
+    if (d.code === 'syntax/missing-close' && data?.insert === ')' && data.offset !== undefined) pending.set(data.offset, (pending.get(data.offset) ?? 0) + 1);
+  }
+  if (pending.size === 0) return fromVisitor;
+  return fromVisitor.filter((d) => {
+    const data = d.data as { insert?: string; offset?: number } | undefined;
+    if (d.code !== 'syntax/missing-close' || data?.insert !== ')' || data.offset === undefined) return true;
+    const n = pending.get(data.offset) ?? 0;
+    if (n === 0) return true;
+    pending.set(data.offset, n - 1);
+    return false;
+  });
 }
 
 function runParser(tokens: IToken[], errorLimit: number): CstNode {

@@ -351,6 +351,11 @@ export class LuceneAstBuilder extends BaseVisitor {
       const inside = lastEnd({ name: 'group', children: { ...ch, boost: [] } } as unknown as CstNode);
       end = Number.isNaN(inside) ? tokEnd(lp) : inside;
     }
+    if (!real(rp)) {
+      // index.ts drops this when the parser already reported the same missing ')'; nested
+      // unclosed groups and groups the parser re-synced out of keep theirs.
+      this.report('syntax/missing-close', 'error', "missing ')' to close this '('", { start: lp.startOffset, end: tokEnd(lp) }, { insert: ')', offset: end });
+    }
     const node: BooleanNode = { kind: 'boolean', clauses, grouped: true, range: { start, end } };
     if (ctx.start !== undefined && ctx.field !== undefined) node.field = ctx.field;
     if (clauses.length === 0 && real(rp)) {

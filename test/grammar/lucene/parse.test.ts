@@ -219,6 +219,18 @@ describe('parseLucene: errors', () => {
     expect(d).toEqual([expect.objectContaining({ severity: 'error', message, range: r })]);
   });
 
+  it('reports every unclosed group once, including those recovery re-synced out of', () => {
+    const nested = parseLucene('((a').diagnostics.filter((d) => d.code === 'syntax/missing-close');
+    expect(nested.map((d) => [d.range, d.data])).toEqual([
+      [{ start: 0, end: 1 }, { insert: ')', offset: 3 }],
+      [{ start: 3, end: 3 }, { insert: ')', offset: 3 }],
+    ]);
+    const afterOr = parseLucene('(a OR').diagnostics;
+    expect(afterOr.map((d) => d.code)).toEqual(['syntax/missing-close', 'syntax/expected-clause']);
+    expect(afterOr[0]).toMatchObject({ message: "missing ')' to close this '('", range: { start: 0, end: 1 }, data: { insert: ')', offset: 5 } });
+    expect(parseLucene('(a b').diagnostics).toHaveLength(1);
+  });
+
   it('reports several errors in one query', () => {
     const d = parseLucene('(a ] b) ) c^x "d').diagnostics.filter((x) => x.severity === 'error');
     expect(d.map((x) => x.code)).toEqual(['syntax/unexpected-token', 'syntax/unexpected-token', 'lucene/bad-boost', 'syntax/missing-close']);
