@@ -66,9 +66,20 @@ export interface Status {
   provider: string;
 }
 
+/**
+ * Starts the server in `root`. `$/progress` is routed by token inside vscode-jsonrpc, so the
+ * client records unclaimed progress as a notification; registering before the first I/O
+ * callback means no report is missed.
+ */
+export async function startClient(root: string, extra: Partial<StartOptions> = {}): Promise<TestClient> {
+  const client = await TestClient.start({ root, ...extra });
+  client.connection.onUnhandledProgress((params) => client.notifications.push({ method: '$/progress', params }));
+  return client;
+}
+
 /** Starts the server in `root` and waits for the first `querylens/status` it announces. */
 export async function startIn(root: string, extra: Partial<StartOptions> = {}): Promise<{ client: TestClient; status: Status }> {
-  const client = await TestClient.start({ root, ...extra });
+  const client = await startClient(root, extra);
   const status = await client.until(
     () => client.notifications.find((n) => n.method === 'querylens/status')?.params as Status | undefined,
     'querylens/status',

@@ -1,0 +1,118 @@
+/**
+ * Loading the index: a missing or broken index gives an explained status (and a warning)
+ * instead of a crash or silent empty answers; a configured corpus without an index is built
+ * on first use, with work-done progress, and the build can be cancelled from the client.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Diagnostic, Hover, MarkupContent } from 'vscode-languageserver';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CAPABILITIES, REPO, freshUri, type TestClient } from '../harness.js';
+import { makeWorkspace, startClient, startIn, type Workspace } from './fixture.js';
+
+const clients: TestClient[] = [];
+const workspaces: Workspace[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.stop()));
+  for (const w of workspaces.splice(0)) w.dispose();
+});
+
+async function workspace(options: Parameters<typeof makeWorkspace>[0]): Promise<Workspace> {
+  const w = await makeWorkspace(options);
+  workspaces.push(w);
+  return w;
+}
+
+const WITH_PROGRESS = { ...DEFAULT_CAPABILITIES, window: { workDoneProgress: true } };
+
+interface ProgressParams {
+  token: string | number;
+  value: { kind: 'begin' | 'report' | 'end'; title?: string; cancellable?: boolean; percentage?: number };
+}
+
+describe('index status', () => {
+  it('explains a missing index without a corpus, and keeps the grammar features working', async () => {
+    const w = await workspace({ build: false, config: { index: 'nowhere' } });
+    const { client, status } = await startIn(w.root);
+    clients.push(client);
+    expect(status.provider).toBe('local');
+    expect(status.index.state).toBe('missing');
+    expect(status.index.message).toMatch(/No index at .*nowhere/);
+    expect(status.index.fix).toMatch(/querylens index/);
+    await client.until(() => client.messages.find((m) => m.type === 2 && /No index at/.test(m.message)), 'the warning');
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\t#combine( zebra flow )');
+    const diagnostics: Diagnostic[] = await client.diagnosticsFor(uri);
+    expect(diagnostics).toEqual([]);
+    const hover = await client.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 4 } });
+    expect((hover!.contents as MarkupContent).value).toMatch(/#combine/);
+    const err = await client.request('querylens/preview', { uri, qid: '1' }).catch((e: Error) => e);
+    expect(String((err as Error).message)).toMatch(/no index is loaded/);
+  });
+
+  it('explains a broken index with the fix', async () => {
+    const w = await workspace({ build: true });
+    writeFileSync(join(w.index, 'lexicon.bin'), 'garbage');
+    const { client, status } = await startIn(w.root);
+    clients.push(client);
+    expect(status.index.state).toBe('error');
+    expect(status.index.message).toMatch(/lexicon\.bin is corrupt/);
+    expect(status.index.fix).toMatch(/Delete the folder and reload|querylens index/);
+    await client.until(() => client.messages.find((m) => /lexicon\.bin is corrupt/.test(m.message)), 'the warning');
+  });
+
+  it('builds a configured corpus on first use, with progress, then serves the engine features', async () => {
+    const w = await workspace({ build: false });
+    expect(existsSync(w.index)).toBe(false);
+    const { client, status } = await startIn(w.root, { capabilities: WITH_PROGRESS });
+    clients.push(client);
+    expect(status.index.state).toBe('ready');
+    expect(status.index.message).toMatch(/9 documents/);
+    expect(existsSync(join(w.index, 'meta.bin'))).toBe(true);
+    const progress = client.notifications.filter((n) => n.method === '$/progress').map((n) => n.params as ProgressParams);
+    const begin = progress.find((p) => p.value.kind === 'begin' && /building the index/.test(p.value.title ?? ''));
+    expect(begin?.value.cancellable).toBe(true);
+    expect(progress.some((p) => p.token === begin!.token && p.value.kind === 'end')).toBe(true);
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\t#combine( zebra flow )');
+    expect((await client.diagnosticsFor(uri)).map((d) => d.code)).toEqual(['engine/oov']);
+  });
+
+  it('stops a build the user cancels and says how to build again', async () => {
+    // The Cranfield sample is big enough to still be building when the cancel arrives.
+    const w = await workspace({ build: false, config: { corpus: join(REPO, 'samples/cranfield/corpus.jsonl'), index: 'idx' } });
+    const client = await startClient(w.root, { capabilities: WITH_PROGRESS });
+    clients.push(client);
+    const begin = await client.until(
+      () => client.notifications.map((n) => n.params as ProgressParams).find((p) => p?.value?.kind === 'begin' && /building/.test(p.value.title ?? '')),
+      'the build progress',
+    );
+    await client.connection.sendNotification('window/workDoneProgress/cancel', { token: begin.token });
+    const status = await client.until(
+      () => client.notifications.find((n) => n.method === 'querylens/status')?.params as { index: { state: string; message: string; fix?: string } } | undefined,
+      'querylens/status',
+      60_000,
+    );
+    expect(status.index.state).toBe('missing');
+    expect(status.index.message).toMatch(/was cancelled/);
+    expect(status.index.fix).toMatch(/querylens index/);
+    // Nothing half-built is left where the index should be.
+    expect(existsSync(join(w.index, 'meta.bin'))).toBe(false);
+  });
+
+  it('reopens nothing and keeps serving when only the scorer settings change', async () => {
+    const w = await workspace({ build: true });
+    mkdirSync(join(w.root, 'sub'));
+    const { client, status } = await startIn(w.root);
+    clients.push(client);
+    expect(status.index.state).toBe('ready');
+    writeFileSync(join(w.root, 'querylens.json'), JSON.stringify({ index: 'idx', qrels: 'data/qrels.txt', scorer: { name: 'ql' } }));
+    await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: `file://${w.root}/querylens.json`, type: 2 }] });
+    await client.until(() => client.notifications.filter((n) => n.method === 'querylens/status').length >= 2, 'a second status');
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\tflow');
+    await client.diagnosticsFor(uri);
+    const r = await client.request<{ scorer: { name: string } }>('querylens/preview', { uri, qid: '1' });
+    expect(r.scorer.name).toBe('ql');
+  });
+});
