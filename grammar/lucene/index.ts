@@ -134,7 +134,8 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
     });
   }
   for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexed.tokens));
-  diagnostics.push(...withoutReportedCloses(astBuilder.diagnostics, diagnostics).slice(0, MAX_PARSER_ERRORS));
+  const visitorDiagnostics = withoutReportedCloses(astBuilder.diagnostics, diagnostics).filter((d) => !closedButSkipped(d, lexed.tokens));
+  diagnostics.push(...visitorDiagnostics.slice(0, MAX_PARSER_ERRORS));
   diagnostics.push(...textChecks(text));
   if (diagnostics.length < 2) return { ast, diagnostics };
   diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
@@ -142,25 +143,50 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
 }
 
 /**
- * The visitor reports every group left without `)`; the parser reports some of them itself
- * (when it inserts the `)`). Each parser report cancels one visitor report with the same
+ * The visitor reports every group / range left without its `)` / `]` / `}`; the parser
+ * reports some of them itself (when it inserts the token). Each parser report cancels one visitor report with the same
  * insertion point, so a missing `)` is reported once and nested ones are all reported.
  */
 function withoutReportedCloses(fromVisitor: QueryDiagnostic[], fromParser: QueryDiagnostic[]): QueryDiagnostic[] {
-  const pending = new Map<number, number>();
-  for (const d of fromParser) {
+  const key = (d: QueryDiagnostic): string | null => {
     const data = d.data as { insert?: string; offset?: number } | undefined;
-    if (d.code === 'syntax/missing-close' && data?.insert === ')' && data.offset !== undefined) pending.set(data.offset, (pending.get(data.offset) ?? 0) + 1);
+    return d.code === 'syntax/missing-close' && data?.insert !== undefined ? `${data.insert}@${data.offset}` : null;
+  };
+  const pending = new Map<string, number>();
+  for (const d of fromParser) {
+    const k = key(d);
+    if (k) pending.set(k, (pending.get(k) ?? 0) + 1);
   }
   if (pending.size === 0) return fromVisitor;
   return fromVisitor.filter((d) => {
-    const data = d.data as { insert?: string; offset?: number } | undefined;
-    if (d.code !== 'syntax/missing-close' || data?.insert !== ')' || data.offset === undefined) return true;
-    const n = pending.get(data.offset) ?? 0;
+    const k = key(d);
+    const n = k ? pending.get(k) ?? 0 : 0;
     if (n === 0) return true;
-    pending.set(data.offset, n - 1);
+    pending.set(k!, n - 1);
     return false;
   });
+}
+
+/**
+ * A range whose `]` / `}` was there but skipped by recovery (`[a TO b c d]`) is not missing
+ * its bracket: the "unexpected c d]" error says what is wrong.
+ */
+function closedButSkipped(d: QueryDiagnostic, tokens: IToken[]): boolean {
+  const data = d.data as { insert?: string; offset?: number } | undefined;
+  if (d.code !== 'syntax/missing-close' || (data?.insert !== ']' && data?.insert !== '}') || data.offset === undefined) return false;
+  let lo = 0;
+  let hi = tokens.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tokens[mid].startOffset < data.offset) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.tokenType === T.RangeInEnd || t.tokenType === T.RangeExEnd) return luceneParser.skippedTokens.has(t.startOffset);
+    if (t.tokenType === T.RangeInStart || t.tokenType === T.RangeExStart) return false;
+  }
+  return false;
 }
 
 function runParser(tokens: IToken[], errorLimit: number): CstNode {

@@ -533,6 +533,8 @@ export class LuceneAstBuilder extends BaseVisitor {
       const candidates = [lastEnd({ name: 'range', children: { ...ch, boost: [] } } as unknown as CstNode), tokEnd(open)].filter((v) => !Number.isNaN(v));
       end = Math.max(...candidates);
       includeUpper = includeLower;
+      const insert = includeLower ? ']' : '}';
+      this.report('syntax/missing-close', 'error', `missing '${insert}' to close this '${open.image}'`, { start: open.startOffset, end: tokEnd(open) }, { insert, offset: end });
     }
     const node: RangeNode = {
       kind: 'range',

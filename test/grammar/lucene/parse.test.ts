@@ -229,6 +229,11 @@ describe('parseLucene: errors', () => {
     expect(afterOr.map((d) => d.code)).toEqual(['syntax/missing-close', 'syntax/expected-clause']);
     expect(afterOr[0]).toMatchObject({ message: "missing ')' to close this '('", range: { start: 0, end: 1 }, data: { insert: ')', offset: 5 } });
     expect(parseLucene('(a b').diagnostics).toHaveLength(1);
+    const range = parseLucene('{a TO').diagnostics;
+    expect(range.map((d) => d.code)).toEqual(['syntax/missing-close', 'lucene/range-bound']);
+    expect(range[0]).toMatchObject({ message: "missing '}' to close this '{'", range: { start: 0, end: 1 }, data: { insert: '}', offset: 5 } });
+    // The ']' is there but recovery skipped it with the extra bounds: not "missing".
+    expect(parseLucene('[a TO b c d] e').diagnostics.map((d) => d.code)).toEqual(['syntax/unexpected-token']);
   });
 
   it('reports several errors in one query', () => {
