@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../lsp/harness.js';
 
 function findNvim(): string | null {
@@ -51,8 +51,9 @@ vim.cmd('qa!')
 `;
 
 describe.skipIf(!nvim)('Neovim 0.7 as LSP client', () => {
+  beforeAll(() => ensureBuilt());
+
   it('receives diagnostics for a broken query and a hover for an operator', async () => {
-    await ensureBuilt();
     const dir = join(REPO, 'test-output/e2e-nvim');
     mkdirSync(dir, { recursive: true });
     const fixture = join(dir, 'broken.indri');

@@ -42,7 +42,14 @@ function newestMtime(dir: string): number {
  * Compiles with tsc when a source is newer than the server in dist/. A lock directory keeps
  * parallel test files from compiling at the same time.
  */
-export async function ensureBuilt(): Promise<void> {
+export function ensureBuilt(): Promise<void> {
+  // Once per test process: sources edited while a file runs must not rebuild mid-test.
+  built ??= buildIfStale();
+  return built;
+}
+let built: Promise<void> | undefined;
+
+async function buildIfStale(): Promise<void> {
   const built = join(REPO, 'dist/server/lsp/server.js');
   const lock = join(REPO, 'dist/.lsp-test-build.lock');
   const stale = () => !existsSync(built) || statSync(built).mtimeMs < Math.max(newestMtime(join(REPO, 'server')), newestMtime(join(REPO, 'grammar')));
