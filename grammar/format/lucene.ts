@@ -59,9 +59,14 @@ class Formatter {
     this.printOptions = (field) => ({ field, clausePrefix: (c) => this.prefix(c) });
   }
 
+  private readonly prefixes = new WeakMap<BooleanClause, string>();
+
   /** The operator text written before a clause, spaces normalised. */
   prefix(c: BooleanClause): string {
-    if (this.source === undefined || !c.operatorRange) return this.source === undefined ? occurPrefix(c) : '';
+    if (this.source === undefined) return occurPrefix(c);
+    if (!c.operatorRange) return '';
+    const known = this.prefixes.get(c);
+    if (known !== undefined) return known;
     const tokens = lexLucene(this.source.slice(c.operatorRange.start, c.operatorRange.end)).tokens;
     let out = '';
     for (const t of tokens) {
@@ -69,6 +74,7 @@ class Formatter {
       else if (t.tokenType === T.Not && t.image === 'NOT') out += 'NOT ';
       else out += t.image; // + - ! stick to the clause
     }
+    this.prefixes.set(c, out);
     return out;
   }
 

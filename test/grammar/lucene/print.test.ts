@@ -62,6 +62,24 @@ describe('printLucene: canonical text', () => {
   });
 });
 
+describe('printLucene: Indri-only shapes print as parseable Lucene', () => {
+  const term = (text: string): QueryNode => ({ kind: 'term', text, raw: false, range: R });
+  it.each<[string, QueryNode, string]>([
+    ['#combine', { kind: 'belief', op: 'combine', items: [{ node: term('a') }, { node: term('b') }], range: R }, '(a b)'],
+    ['#weight', { kind: 'belief', op: 'weight', items: [{ weight: 2, node: term('a') }, { weight: 0.5, node: term('b') }], range: R }, '(a^2 b^0.5)'],
+    ['#not', { kind: 'belief', op: 'not', items: [{ node: term('a') }], range: R }, '(*:* -a)'],
+    ['#1', { kind: 'window', ordered: true, size: 1, form: 'hash-number', children: [term('a'), term('b')], range: R }, '"a b"'],
+    ['#uw8', { kind: 'window', ordered: false, size: 8, form: 'uw', children: [term('a'), term('b')], range: R }, '"a b"~8'],
+    ['#syn', { kind: 'synonym', form: 'syn', items: [{ node: term('a') }, { node: term('b') }], range: R }, '(a b)'],
+    ['#band', { kind: 'band', children: [term('a'), term('b')], range: R }, '(+a +b)'],
+    ['#filreq', { kind: 'filter', mode: 'require', form: 'filreq', filter: term('a'), scored: term('b'), range: R }, '(+a^0 b)'],
+    ['#less', { kind: 'numericCompare', op: 'less', field: 'year', values: [1990], range: R }, 'year:{* TO 1990}'],
+  ])('%s', (_name, node, expected) => {
+    expect(printLucene(node)).toBe(expected);
+    expect(hasErrors(parseLucene(expected).diagnostics)).toBe(false);
+  });
+});
+
 describe('printLucene: round trip', () => {
   it('random ASTs print to text that parses back to the same AST', () => {
     fc.assert(
