@@ -150,7 +150,8 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
     for (const item of indriVisitor.build(cst, text, diagnostics)) items.push(item);
     start = Math.max(next, start + 1);
   }
-  if (diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, recoveredOpeners, diagnostics);
+  // With every bracket matched in the text, nothing can be left open.
+  if (!lexed.balanced && diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, recoveredOpeners, diagnostics);
   if (items.length === 0) return null;
   if (items.length === 1) return items[0];
   // Several top-level items: the implicit #combine of rule `query` (SPECS §1.1).

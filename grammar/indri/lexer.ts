@@ -49,6 +49,8 @@ export interface IndriLexResult {
   maxDepth: number;
   /** The first opening bracket whose depth exceeded `depthLimit`, if any. */
   tooDeepAt?: IToken;
+  /** True when every `(`, `{`, `<` is closed by its own kind of closer, in order. */
+  balanced: boolean;
 }
 
 function retype(token: IToken, type: TokenType): void {
@@ -89,6 +91,9 @@ export function lexIndri(text: string, depthLimit = Infinity): IndriLexResult {
   let depth = 0;
   let maxDepth = 0;
   let tooDeepAt: IToken | undefined;
+  // Kinds of the open brackets (1 = paren, 2 = brace, 3 = angle); balanced = all matched.
+  const open: number[] = [];
+  let balanced = true;
   const opW = OperatorWord.tokenTypeIdx;
   const wordIdx = Word.tokenTypeIdx;
   const spaceDash = SpaceDash.tokenTypeIdx;
@@ -111,13 +116,16 @@ export function lexIndri(text: string, depthLimit = Infinity): IndriLexResult {
       t.image = '-';
     } else if (idx === lp || idx === lb || idx === la) {
       depth++;
+      open.push(idx === lp ? 1 : idx === lb ? 2 : 3);
       if (depth > maxDepth) {
         maxDepth = depth;
         if (depth > depthLimit && !tooDeepAt) tooDeepAt = t;
       }
     } else if (idx === rp || idx === rb || idx === ra) {
       if (depth > 0) depth--;
+      if (open.pop() !== (idx === rp ? 1 : idx === rb ? 2 : 3)) balanced = false;
     }
   }
-  return { tokens, errors: lexed.errors, maxDepth, tooDeepAt };
+  if (open.length > 0) balanced = false;
+  return { tokens, errors: lexed.errors, maxDepth, tooDeepAt, balanced };
 }

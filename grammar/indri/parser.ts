@@ -17,11 +17,17 @@
  * One instance is built at module load and reused (`parser.input = tokens`): building a
  * Chevrotain parser runs its grammar analysis, which is far too slow per query.
  */
-import { CstParser, EMPTY_ALT, tokenMatcher, type CstNode, type IToken, type TokenType } from 'chevrotain';
+import { CstParser, EMPTY_ALT, tokenMatcher, type CstNode, type IOrAlt, type IToken, type TokenType } from 'chevrotain';
 import { indriErrorMessageProvider } from './messages.js';
 import * as T from './tokens.js';
 
 export class IndriParser extends CstParser {
+  /**
+   * Alternatives of each OR, built once (Chevrotain's performance advice): an OR given a
+   * fresh array of closures allocates them on every call, i.e. for every term.
+   */
+  private readonly alts: Partial<Record<string, IOrAlt<unknown>[]>> = {};
+
   constructor() {
     super(T.ALL_TOKENS, {
       recoveryEnabled: true,
@@ -41,24 +47,24 @@ export class IndriParser extends CstParser {
   });
 
   public scored = this.RULE('scored', () => {
-    this.OR([
+    this.OR((this.alts.scored1 ??= [
       { ALT: () => this.SUBRULE(this.unweightedOp) },
       { ALT: () => this.SUBRULE(this.weightedOp) },
       { ALT: () => this.SUBRULE(this.priorOp) },
       { ALT: () => this.SUBRULE(this.filterOp) },
       { ALT: () => this.SUBRULE(this.termExpr) },
-    ]);
+    ]));
   });
 
   /** #combine #or #max #not (and the unreachable #sum) [restriction]? ( scored+ ) */
   public unweightedOp = this.RULE('unweightedOp', () => {
-    this.OR([
+    this.OR((this.alts.unweightedOp1 ??= [
       { ALT: () => this.CONSUME(T.Combine) },
       { ALT: () => this.CONSUME(T.Or) },
       { ALT: () => this.CONSUME(T.Max) },
       { ALT: () => this.CONSUME(T.Not) },
       { ALT: () => this.CONSUME(T.Sum) },
-    ]);
+    ]));
     this.OPTION(() => this.SUBRULE(this.restriction));
     this.CONSUME(T.LParen);
     this.MANY(() => this.SUBRULE(this.scored));
@@ -67,11 +73,11 @@ export class IndriParser extends CstParser {
 
   /** #weight #wand #wsum [restriction]? ( (weight scored)+ ) */
   public weightedOp = this.RULE('weightedOp', () => {
-    this.OR([
+    this.OR((this.alts.weightedOp1 ??= [
       { ALT: () => this.CONSUME(T.Weight) },
       { ALT: () => this.CONSUME(T.Wand) },
       { ALT: () => this.CONSUME(T.Wsum) },
-    ]);
+    ]));
     this.OPTION(() => this.SUBRULE(this.restriction));
     this.CONSUME(T.LParen);
     this.MANY(() => this.SUBRULE(this.weightedItem));
@@ -86,9 +92,9 @@ export class IndriParser extends CstParser {
   /** NUMBER | FLOAT, optionally negative. */
   public weight = this.RULE('weight', () => {
     this.OPTION(() => {
-      this.OR([{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]);
+      this.OR((this.alts.weight1 ??= [{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]));
     });
-    this.OR2([{ ALT: () => this.CONSUME(T.NumberTok) }, { ALT: () => this.CONSUME(T.FloatTok) }]);
+    this.OR2((this.alts.weight2 ??= [{ ALT: () => this.CONSUME(T.NumberTok) }, { ALT: () => this.CONSUME(T.FloatTok) }]));
   });
 
   public priorOp = this.RULE('priorOp', () => {
@@ -100,12 +106,12 @@ export class IndriParser extends CstParser {
 
   /** #filreq #filrej #scoreif #scoreifnot ( unscored scored ) */
   public filterOp = this.RULE('filterOp', () => {
-    this.OR([
+    this.OR((this.alts.filterOp1 ??= [
       { ALT: () => this.CONSUME(T.Filreq) },
       { ALT: () => this.CONSUME(T.Filrej) },
       { ALT: () => this.CONSUME(T.Scoreif) },
       { ALT: () => this.CONSUME(T.Scoreifnot) },
-    ]);
+    ]));
     this.CONSUME(T.LParen);
     this.SUBRULE(this.termExpr);
     this.SUBRULE(this.scored);
@@ -115,7 +121,7 @@ export class IndriParser extends CstParser {
   /** '[' ( passageW ':' I | field | '.' path ) ']' */
   public restriction = this.RULE('restriction', () => {
     this.CONSUME(T.LBracket);
-    this.OR([
+    this.OR((this.alts.restriction1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.Term);
@@ -130,7 +136,7 @@ export class IndriParser extends CstParser {
           this.SUBRULE(this.path);
         },
       },
-    ]);
+    ]));
     this.CONSUME(T.RBracket);
   });
 
@@ -142,7 +148,7 @@ export class IndriParser extends CstParser {
    *   ( '.' fields ( '.'? '(' contexts ')' )? | '.' '(' contexts ')' )?
    */
   public termExpr = this.RULE('termExpr', () => {
-    this.OR([
+    this.OR((this.alts.termExpr1 ??= [
       { ALT: () => this.SUBRULE(this.windowOp) },
       { ALT: () => this.SUBRULE(this.bandOp) },
       { ALT: () => this.SUBRULE(this.synonymOp) },
@@ -155,18 +161,18 @@ export class IndriParser extends CstParser {
       {
         // TERM | NUMBER, then a hyphen chain (`a-b-c`, rule hyphenTerm), a `*`, or nothing.
         ALT: () => {
-          this.OR2([{ ALT: () => this.CONSUME(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]);
-          this.OR3([
+          this.OR2((this.alts.termExpr2 ??= [{ ALT: () => this.CONSUME(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]));
+          this.OR3((this.alts.termExpr3 ??= [
             {
               ALT: () =>
                 this.AT_LEAST_ONE(() => {
                   this.CONSUME(T.Dash);
-                  this.OR4([{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME2(T.NumberTok) }]);
+                  this.OR4((this.alts.termExpr4 ??= [{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME2(T.NumberTok) }]));
                 }),
             },
             { ALT: () => this.CONSUME(T.Star) },
             { ALT: EMPTY_ALT() },
-          ]);
+          ]));
         },
       },
       {
@@ -179,10 +185,10 @@ export class IndriParser extends CstParser {
       { ALT: () => this.SUBRULE(this.quotedAtom) },
       { ALT: () => this.CONSUME(T.Base64) },
       { ALT: () => this.CONSUME(T.BadTerm) },
-    ]);
+    ]));
     this.OPTION2(() => {
       this.CONSUME(T.Dot);
-      this.OR5([
+      this.OR5((this.alts.termExpr5 ??= [
         { ALT: () => this.SUBRULE(this.contextList) },
         {
           ALT: () => {
@@ -193,7 +199,7 @@ export class IndriParser extends CstParser {
             });
           },
         },
-      ]);
+      ]));
     });
   });
 
@@ -210,7 +216,7 @@ export class IndriParser extends CstParser {
     this.CONSUME(T.Term);
     this.MANY(() => {
       this.CONSUME(T.Dash);
-      this.OR([{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]);
+      this.OR((this.alts.fieldName1 ??= [{ ALT: () => this.CONSUME2(T.Term) }, { ALT: () => this.CONSUME(T.NumberTok) }]));
     });
   });
 
@@ -225,7 +231,7 @@ export class IndriParser extends CstParser {
   });
 
   public contextItem = this.RULE('contextItem', () => {
-    this.OR([
+    this.OR((this.alts.contextItem1 ??= [
       { ALT: () => this.SUBRULE(this.fieldName) },
       {
         ALT: () => {
@@ -233,7 +239,7 @@ export class IndriParser extends CstParser {
           this.SUBRULE(this.path);
         },
       },
-    ]);
+    ]));
   });
 
   public path = this.RULE('path', () => {
@@ -242,7 +248,7 @@ export class IndriParser extends CstParser {
 
   /** '/' field (child), '//' field (descendant), '\' field (parent), '{' field (inside). */
   public pathStep = this.RULE('pathStep', () => {
-    this.OR([
+    this.OR((this.alts.pathStep1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.Slash);
@@ -251,17 +257,17 @@ export class IndriParser extends CstParser {
       },
       { ALT: () => this.CONSUME(T.Backslash) },
       { ALT: () => this.CONSUME(T.LBrace) },
-    ]);
+    ]));
     this.SUBRULE(this.fieldName);
   });
 
   /** #odN #od #N #uwN #uw ( unscored+ ) */
   public windowOp = this.RULE('windowOp', () => {
-    this.OR([
+    this.OR((this.alts.windowOp1 ??= [
       { ALT: () => this.CONSUME(T.Od) },
       { ALT: () => this.CONSUME(T.Uw) },
       { ALT: () => this.CONSUME(T.HashNumber) },
-    ]);
+    ]));
     this.CONSUME(T.LParen);
     this.MANY(() => this.SUBRULE(this.termExpr));
     this.CONSUME(T.RParen);
@@ -276,7 +282,7 @@ export class IndriParser extends CstParser {
 
   /** #syn( ... ) | { ... } | < ... > */
   public synonymOp = this.RULE('synonymOp', () => {
-    this.OR([
+    this.OR((this.alts.synonymOp1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.Syn);
@@ -299,7 +305,7 @@ export class IndriParser extends CstParser {
           this.CONSUME(T.RAngle);
         },
       },
-    ]);
+    ]));
   });
 
   public wsynOp = this.RULE('wsynOp', () => {
@@ -317,7 +323,7 @@ export class IndriParser extends CstParser {
   /** #any:FIELD | #any(FIELD) */
   public anyOp = this.RULE('anyOp', () => {
     this.CONSUME(T.Any);
-    this.OR([
+    this.OR((this.alts.anyOp1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.Colon);
@@ -331,17 +337,17 @@ export class IndriParser extends CstParser {
           this.CONSUME(T.RParen);
         },
       },
-    ]);
+    ]));
   });
 
   /** #less #greater #equals ( FIELD n ), #between ( FIELD lo hi ) */
   public compareOp = this.RULE('compareOp', () => {
-    this.OR([
+    this.OR((this.alts.compareOp1 ??= [
       { ALT: () => this.CONSUME(T.Less) },
       { ALT: () => this.CONSUME(T.Greater) },
       { ALT: () => this.CONSUME(T.Between) },
       { ALT: () => this.CONSUME(T.Equals) },
-    ]);
+    ]));
     this.CONSUME(T.LParen);
     this.SUBRULE(this.fieldName);
     this.MANY(() => this.SUBRULE(this.intValue));
@@ -350,18 +356,18 @@ export class IndriParser extends CstParser {
 
   public intValue = this.RULE('intValue', () => {
     this.OPTION(() => {
-      this.OR([{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]);
+      this.OR((this.alts.intValue1 ??= [{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]));
     });
     this.CONSUME(T.NumberTok);
   });
 
   public dateOp = this.RULE('dateOp', () => {
-    this.OR([
+    this.OR((this.alts.dateOp1 ??= [
       { ALT: () => this.CONSUME(T.DateAfter) },
       { ALT: () => this.CONSUME(T.DateBefore) },
       { ALT: () => this.CONSUME(T.DateBetween) },
       { ALT: () => this.CONSUME(T.DateEquals) },
-    ]);
+    ]));
     this.CONSUME(T.LParen);
     this.MANY(() => this.SUBRULE(this.date));
     this.CONSUME(T.RParen);
@@ -369,7 +375,7 @@ export class IndriParser extends CstParser {
 
   /** MM/DD/YYYY | DD-MON-YYYY | DD month YYYY | Month DD YYYY */
   public date = this.RULE('date', () => {
-    this.OR([
+    this.OR((this.alts.date1 ??= [
       {
         ALT: () => {
           this.CONSUME(T.NumberTok);
@@ -402,17 +408,17 @@ export class IndriParser extends CstParser {
           this.CONSUME9(T.NumberTok);
         },
       },
-    ]);
+    ]));
   });
 
   public wildcardOp = this.RULE('wildcardOp', () => {
     this.CONSUME(T.Wildcard);
     this.CONSUME(T.LParen);
-    this.OR([
+    this.OR((this.alts.wildcardOp1 ??= [
       { ALT: () => this.CONSUME(T.Term) },
       { ALT: () => this.CONSUME(T.NumberTok) },
       { ALT: () => this.CONSUME(T.FloatTok) },
-    ]);
+    ]));
     this.CONSUME(T.RParen);
   });
 
@@ -427,20 +433,20 @@ export class IndriParser extends CstParser {
   });
 
   public negativeNumber = this.RULE('negativeNumber', () => {
-    this.OR([{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]);
-    this.OR2([{ ALT: () => this.CONSUME(T.NumberTok) }, { ALT: () => this.CONSUME(T.FloatTok) }]);
+    this.OR((this.alts.negativeNumber1 ??= [{ ALT: () => this.CONSUME(T.Dash) }, { ALT: () => this.CONSUME(T.SpaceDash) }]));
+    this.OR2((this.alts.negativeNumber2 ??= [{ ALT: () => this.CONSUME(T.NumberTok) }, { ALT: () => this.CONSUME(T.FloatTok) }]));
   });
 
   /** `"term"`: a single raw (unstemmed) term; Indri has no quoted phrases. */
   public quotedAtom = this.RULE('quotedAtom', () => {
     this.CONSUME(T.DQuote);
-    this.OR([
+    this.OR((this.alts.quotedAtom1 ??= [
       { ALT: () => this.CONSUME(T.Term) },
       { ALT: () => this.CONSUME(T.NumberTok) },
       { ALT: () => this.CONSUME(T.FloatTok) },
       { ALT: () => this.SUBRULE(this.negativeNumber) },
       { ALT: () => this.CONSUME(T.BadTerm) },
-    ]);
+    ]));
     this.CONSUME2(T.DQuote);
   });
 

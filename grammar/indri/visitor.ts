@@ -65,7 +65,7 @@ const DATE_ARITY: Record<DateCompareNode['op'], number> = { after: 1, before: 1,
 const MAX_DIAGNOSTICS = 200;
 
 /** Sub-rules of termExpr that build the restricted node themselves. */
-const BASE_RULES = [
+const BASE_RULES = new Set([
   'windowOp',
   'bandOp',
   'synonymOp',
@@ -77,7 +77,7 @@ const BASE_RULES = [
   'unknownOp',
   'negativeNumber',
   'quotedAtom',
-] as const;
+]);
 
 const BASE64_BODY = /^[A-Za-z0-9+/]+={0,2}$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -487,11 +487,14 @@ export class IndriCstVisitor extends BaseVisitor {
 
   /** The node a term expression restricts: an extent operator or a term form. */
   private baseOf(ctx: Ctx): QueryNode {
-    for (const key of BASE_RULES) {
+    // Words are most of a query: test them first. `Term`/`NumberTok` children of termExpr
+    // come only from its word alternative (field names live in the fieldList sub-rule).
+    if (ctx.Term || ctx.NumberTok) return this.word(ctx);
+    for (const key in ctx) {
+      if (!BASE_RULES.has(key)) continue;
       const child = nodes(ctx, key)[0];
       if (child) return this.sub<QueryNode>(child) ?? this.errorNode(this.cstRange(child));
     }
-    if (ctx.Term || ctx.NumberTok) return this.word(ctx);
     const float = firstTok(ctx, 'FloatTok');
     if (float) {
       const star = firstTok(ctx, 'Star');
