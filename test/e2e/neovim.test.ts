@@ -26,7 +26,8 @@ local got = nil
 local client_id = vim.lsp.start_client({
   name = 'querylens',
   cmd = { 'node', root .. '/bin/querylens.js', 'lsp', '--stdio' },
-  root_dir = root,
+  -- The fixture's folder, not the repository: the repository's querylens.json would build the sample index.
+  root_dir = vim.fn.fnamemodify(fixture, ':h'),
   handlers = {
     ['textDocument/publishDiagnostics'] = function(_, result)
       if result and #result.diagnostics > 0 then got = result end
