@@ -29,7 +29,16 @@ mkdirSync(join(stage, 'dist'), { recursive: true });
 // ---- 1. bundles
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: false, minify: true, logLevel: 'warning' };
 await build({ ...common, entryPoints: [join(root, 'client/src/extension.ts')], outfile: join(stage, 'dist/extension.js'), external: ['vscode'] });
-await build({ ...common, entryPoints: [join(root, 'server/lsp/main.ts')], outfile: join(stage, 'dist/server.js'), external: NATIVE });
+// The sources are ES modules; in the CommonJS bundle `import.meta.url` (used with createRequire
+// to load the native modules lazily) becomes this file's own URL.
+await build({
+  ...common,
+  entryPoints: [join(root, 'server/lsp/main.ts')],
+  outfile: join(stage, 'dist/server.js'),
+  external: NATIVE,
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
 
 // ---- 2. manifest and static files
 const manifest = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8'));
