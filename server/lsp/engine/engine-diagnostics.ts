@@ -9,8 +9,8 @@
  * materialises posting lists. Results are cached per query text for the session, so an edit
  * re-checks only the queries it touched.
  */
-import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
-import { walk, type Dialect, type QueryAst, type SourceRange } from '../../../grammar/index.js';
+import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
+import { walk, type Dialect, type QueryAst, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
 import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/vocabulary-match.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
@@ -106,27 +106,48 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
   return problems;
 }
 
+/**
+ * A query that sits verbatim on one line of the file: a query offset is a column shift from
+ * the entry's start, so its diagnostics depend only on (line, column, text) and can be cached
+ * already placed. An edit elsewhere that keeps the line numbers then costs one lookup.
+ */
+function placedOnOneLine(entry: QueryEntry): boolean {
+  return entry.map.text.length === 1 && entry.map.text[0] === 0 && entry.map.file[0] === entry.offset && !/[\r\n]/.test(entry.text);
+}
+
+function toDiagnostic(p: QueryProblem, range: Range): Diagnostic {
+  return { range, severity: p.severity, code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message, data: p.data };
+}
+
 export function engineDiagnostics(session: EngineSession, doc: QueryDocument): Diagnostic[] {
-  const cache = session.cache<QueryProblem[]>('diagnostics');
+  const problemsCache = session.cache<QueryProblem[]>('diagnostics');
+  const placedCache = session.cache<Diagnostic[]>('diagnostics-placed');
   const out: Diagnostic[] = [];
   for (const entry of doc.source.entries) {
     if (!entry.result.ast.root) continue;
+    const oneLine = placedOnOneLine(entry);
+    const placedKey = oneLine ? `${entry.line}:${entry.column}\0${entry.dialect}\0${entry.text}` : '';
+    const placed = oneLine ? placedCache.get(placedKey) : undefined;
+    if (placed) {
+      for (const d of placed) out.push(d);
+      continue;
+    }
     const key = `${entry.dialect}\0${entry.text}`;
-    let problems = cache.get(key);
+    let problems = problemsCache.get(key);
     if (!problems) {
       problems = queryProblems(session, entry.result.ast, entry.text, entry.dialect);
-      cache.set(key, problems);
+      problemsCache.set(key, problems);
     }
-    for (const p of problems) {
-      out.push({
-        range: rangeInFile(doc, entry, p.range.start, p.range.end),
-        severity: p.severity,
-        code: p.code,
-        source: DIAGNOSTIC_SOURCE,
-        message: p.message,
-        data: p.data,
-      });
-    }
+    const diagnostics = oneLine
+      ? problems.map((p) =>
+          toDiagnostic(p, {
+            start: { line: entry.line, character: entry.column + p.range.start },
+            end: { line: entry.line, character: entry.column + p.range.end },
+          }),
+        )
+      : problems.map((p) => toDiagnostic(p, rangeInFile(doc, entry, p.range.start, p.range.end)));
+    if (oneLine) placedCache.set(placedKey, diagnostics);
+    for (const d of diagnostics) out.push(d);
   }
   return out;
 }
