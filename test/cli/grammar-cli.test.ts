@@ -2,14 +2,15 @@
  * `querylens check | convert | format`, run as the user runs them: `node bin/querylens.js`
  * after a build.
  */
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/querylens.js');
+import { buildPrivateCli, privateDist, ROOT } from './grammar-cli-build.js';
+
+let BIN = '';
 const SAMPLES = join(ROOT, 'samples');
 let dir: string;
 
@@ -36,9 +37,7 @@ function expectNoStackTrace(stderr: string): void {
 }
 
 beforeAll(() => {
-  // Other parts of the tree may not type-check yet; tsc still emits, and the CLI is what we test.
-  spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'ignore' });
-  if (!existsSync(join(ROOT, 'dist/server/cli/commands/check.js'))) throw new Error('build failed: dist/server/cli/commands/check.js missing');
+  BIN = buildPrivateCli('grammar-cli');
   dir = mkdtempSync(join(tmpdir(), 'ql-cli-'));
 });
 
@@ -246,7 +245,7 @@ describe('querylens format', () => {
 
 describe('npm start main job', () => {
   it('checks and translates both samples, then prints a summary', async () => {
-    const { runMainJob } = (await import(join(ROOT, 'dist/server/cli/main-job.js'))) as typeof import('../../server/cli/main-job.js');
+    const { runMainJob } = (await import(join(privateDist(BIN), 'server/cli/main-job.js'))) as typeof import('../../server/cli/main-job.js');
     const lines: string[] = [];
     const code = await runMainJob({ root: ROOT, write: (l) => lines.push(l) });
     expect(code).toBe(0);

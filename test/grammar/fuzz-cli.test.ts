@@ -3,14 +3,15 @@
  * line, nesting 10,000 deep. Every run must end with exit 0 or 1 and diagnostics, never a
  * stack trace, within a time bound.
  */
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/querylens.js');
+import { buildPrivateCli, ROOT } from '../cli/grammar-cli-build.js';
+
+let BIN = '';
 /** Generous: the machine is shared; a hang or a quadratic blow-up still shows. */
 const TIME_LIMIT_MS = 30_000;
 let dir: string;
@@ -78,9 +79,7 @@ async function everyCommand(path: string): Promise<void> {
 }
 
 beforeAll(() => {
-  // Other parts of the tree may not type-check yet; tsc still emits, and the CLI is what we test.
-  spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'ignore' });
-  if (!existsSync(join(ROOT, 'dist/server/cli/commands/check.js'))) throw new Error('build failed: dist/server/cli/commands/check.js missing');
+  BIN = buildPrivateCli('fuzz-cli');
   dir = mkdtempSync(join(tmpdir(), 'ql-fuzz-'));
 });
 
