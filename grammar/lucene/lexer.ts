@@ -1,6 +1,6 @@
 /** The Lucene lexer: built once at module load and reused (SPECS §3, tokens in tokens.ts). */
 import { Lexer, type ILexingResult } from 'chevrotain';
-import { defaultModeTokens, rangeModeTokens } from './tokens.js';
+import { And, defaultModeTokens, Not, Or, rangeModeTokens, Word } from './tokens.js';
 
 export const luceneLexer = new Lexer(
   { modes: { default: defaultModeTokens, range: rangeModeTokens }, defaultMode: 'default' },
@@ -14,5 +14,15 @@ export const luceneLexer = new Lexer(
 );
 
 export function lexLucene(text: string): ILexingResult {
-  return luceneLexer.tokenize(text);
+  const result = luceneLexer.tokenize(text);
+  // Operator words: a Word whose whole text is AND, &&, OR, || or NOT (see tokens.ts).
+  for (const t of result.tokens) {
+    if (t.tokenType !== Word || t.image.length > 3 || t.image.length < 2) continue;
+    const type = t.image === 'AND' || t.image === '&&' ? And : t.image === 'OR' || t.image === '||' ? Or : t.image === 'NOT' ? Not : null;
+    if (type) {
+      t.tokenType = type;
+      t.tokenTypeIdx = type.tokenTypeIdx!;
+    }
+  }
+  return result;
 }

@@ -32,9 +32,16 @@ export const Word = createToken({
   line_breaks: true,
 });
 
-export const And = createToken({ name: 'And', pattern: /AND|&&/, longer_alt: Word, label: "'AND'" });
-export const Or = createToken({ name: 'Or', pattern: /OR|\|\|/, longer_alt: Word, label: "'OR'" });
-export const Not = createToken({ name: 'Not', pattern: /NOT|!/, longer_alt: Word, label: "'NOT'" });
+/**
+ * AND / && and OR / || are never lexed directly: they are words to the lexer, and lexer.ts
+ * retypes a Word whose whole text is one of them (JavaCC's longest match gives the same:
+ * `AND` is the operator, `ANDY`, `AND*` and `&&b` are terms). Trying keyword patterns
+ * before Word on every token cost more than the rest of the lexing.
+ */
+export const And = createToken({ name: 'And', pattern: Lexer.NA, label: "'AND'" });
+export const Or = createToken({ name: 'Or', pattern: Lexer.NA, label: "'OR'" });
+/** `!` is lexed; `NOT` is retyped from a Word like AND. */
+export const Not = createToken({ name: 'Not', pattern: /!/, label: "'NOT'" });
 /** `+`, `-` or `!` followed by whitespace: Lucene's BAREOPER, searched as a term. */
 export const BareOperator = createToken({ name: 'BareOperator', pattern: new RegExp(`[+\\-!](?=[${WS}])`), label: 'a lone operator' });
 export const Plus = createToken({ name: 'Plus', pattern: /\+/, label: "'+'" });
@@ -66,16 +73,14 @@ export const RangeQuotedUnclosed = createToken({ name: 'RangeQuotedUnclosed', pa
 export const RangeGoop = createToken({ name: 'RangeGoop', pattern: new RegExp(`[^${WS}\\]}"][^${WS}\\]}]*`), label: 'a range bound' });
 RangeTo.LONGER_ALT = RangeGoop;
 
-// Order matters twice: the keywords must come before Word (they fall back to it through
-// longer_alt), and Word comes as early as possible because the lexer tries patterns in
-// order and most tokens are words. Word cannot match any of the punctuation after it.
+// Word comes first because the lexer tries patterns in order and most tokens are words;
+// no other default-mode pattern can match where Word does (`!`, `+`, `-` cannot start a
+// word, and a word ends at whitespace).
 export const defaultModeTokens: TokenType[] = [
+  Word,
   WhiteSpace,
-  And,
-  Or,
   BareOperator,
   Not,
-  Word,
   Plus,
   Minus,
   LParen,
@@ -103,4 +108,4 @@ export const rangeModeTokens: TokenType[] = [
   RangeGoop,
 ];
 
-export const allTokens: TokenType[] = [...defaultModeTokens, ...rangeModeTokens.filter((t) => t !== WhiteSpace), RangeEnd];
+export const allTokens: TokenType[] = [...defaultModeTokens, And, Or, ...rangeModeTokens.filter((t) => t !== WhiteSpace), RangeEnd];
