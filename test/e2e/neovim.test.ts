@@ -4,7 +4,7 @@
  * opens a file with a broken query and must receive its diagnostic, then a hover.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../lsp/harness.js';
@@ -37,7 +37,7 @@ local client_id = vim.lsp.start_client({
 vim.cmd('edit ' .. fixture)
 vim.bo.filetype = 'indri'
 vim.lsp.buf_attach_client(0, client_id)
-local ok = vim.wait(20000, function() return got ~= nil end, 50)
+local ok = vim.wait(45000, function() return got ~= nil end, 50)
 local hover = nil
 if ok then
   local params = { textDocument = { uri = vim.uri_from_fname(fixture) }, position = { line = 0, character = 3 } }
@@ -56,6 +56,7 @@ describe.skipIf(!nvim)('Neovim 0.7 as LSP client', () => {
 
   it('receives diagnostics for a broken query and a hover for an operator', async () => {
     const dir = join(REPO, 'test-output/e2e-nvim');
+    rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     const fixture = join(dir, 'broken.indri');
     writeFileSync(fixture, '1\t#combine( white house\n');
@@ -65,12 +66,15 @@ describe.skipIf(!nvim)('Neovim 0.7 as LSP client', () => {
     const started = Date.now();
     const result = spawnSync(nvim!, ['--headless', '--clean', '-c', `lua loadfile('${script}')('${REPO.replace(/\/$/, '')}', '${fixture}', '${out}')`], {
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 90_000,
+      // Neovim writes the server's stderr to $XDG_CACHE_HOME/nvim/lsp.log: keep it with the test output.
+      env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') },
     });
     console.log(`neovim LSP round trip: ${Date.now() - started} ms`);
     expect(existsSync(out), `nvim wrote no result; stderr: ${result.stderr}`).toBe(true);
     const { diagnostics, hover } = JSON.parse(readFileSync(out, 'utf8'));
-    expect(diagnostics, 'diagnostics published to Neovim').toBeTruthy();
+    const lspLog = join(dir, 'cache/nvim/lsp.log');
+    expect(diagnostics, `diagnostics published to Neovim; lsp.log:\n${existsSync(lspLog) ? readFileSync(lspLog, 'utf8').slice(-3000) : '(none)'}`).toBeTruthy();
     expect(diagnostics.diagnostics[0].code).toBe('syntax/missing-close');
     expect(diagnostics.diagnostics[0].range.start).toEqual({ line: 0, character: 2 });
     expect(hover.contents.value).toMatch(/\*\*#combine\*\*/);
