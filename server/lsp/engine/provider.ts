@@ -9,9 +9,11 @@
  * aborted; one for the same corpus and folder is awaited instead of started twice.
  */
 import { existsSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { MessageType, ShowMessageNotification, type CancellationToken, type Connection, type WorkDoneProgressServerReporter } from 'vscode-languageserver';
 import { readQrelsFile, type Qrels } from '../../engine/eval/index.js';
 import { buildIndex, IndexError, openIndex } from '../../engine/index/index.js';
+import { loadWeightModel, WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
 import type { ResolvedConfig } from '../config.js';
 import { checkIndex, checkModel, type EngineProvider, type EngineStatus, type ResourceStatus } from '../engine.js';
 import type { FeatureModule } from '../features.js';
@@ -23,10 +25,15 @@ import { previewLensModule } from './preview-lens.js';
 import { requestsModule } from './requests.js';
 import { EngineSession } from './session.js';
 import { vocabularyCompletionModule } from './vocabulary-completion.js';
+import { weightHintsModule } from './weight-hints.js';
+import type { LoadedModel } from './weights.js';
+import { weightsActionModule } from './weights-action.js';
 
 /** What the feature modules get: the current session (null while none is loaded) and the documents. */
 export interface EngineContext {
   session(): EngineSession | null;
+  /** The term-weighting model, when one is configured and loaded. */
+  model(): LoadedModel | null;
   readonly documents: LiveDocuments;
 }
 
@@ -46,6 +53,7 @@ export class LocalEngineProvider implements EngineProvider {
     model: { state: 'not-configured', path: null, message: 'Not configured yet.' },
   };
   private loaded: EngineSession | null = null;
+  private weightModel: LoadedModel | null = null;
   /** meta.bin mtime of the loaded index, to reopen only when the index changed. */
   private loadedStamp = '';
   private build: Build | null = null;
@@ -55,7 +63,7 @@ export class LocalEngineProvider implements EngineProvider {
 
   constructor(private readonly connection?: Connection) {
     const documents = new LiveDocuments();
-    this.context = { session: () => this.loaded, documents };
+    this.context = { session: () => this.loaded, model: () => this.weightModel, documents };
     this.modules = [
       engineDiagnosticsModule(this.context),
       hoverStatsModule(this.context),
@@ -63,6 +71,8 @@ export class LocalEngineProvider implements EngineProvider {
       previewLensModule(this.context),
       expansionActionModule(this.context),
       requestsModule(this.context),
+      weightsActionModule(this.context),
+      weightHintsModule(this.context),
     ];
   }
 
@@ -75,7 +85,12 @@ export class LocalEngineProvider implements EngineProvider {
       // loadIndex turns every expected failure into a status; this is the safety net.
       index = { state: 'error', path: config.index, message: `Loading the index failed: ${describe(err)}`, fix: 'See the server log; rebuild the index with `querylens index`.' };
     }
-    const model = await checkModel(config);
+    let model: ResourceStatus;
+    try {
+      model = await this.loadModel(config);
+    } catch (err) {
+      model = { state: 'error', path: config.model, message: `Loading the weighting model failed: ${describe(err)}`, fix: 'See the server log.' };
+    }
     if (generation === this.generation) this.current = { provider: this.name, index, model };
     return this.current;
   }
@@ -91,6 +106,54 @@ export class LocalEngineProvider implements EngineProvider {
   async dispose(): Promise<void> {
     if (this.build) this.build.aborted = true;
     this.loaded = null;
+    const model = this.weightModel;
+    this.weightModel = null;
+    await model?.model.dispose().catch(() => undefined);
+  }
+
+  /**
+   * Loads the configured model (server/model loadWeightModel): a folder holding config.json,
+   * or one of its .onnx files (the file name picks twbert or deepct). Reused while the folder,
+   * name and device stay the same.
+   */
+  private async loadModel(config: ResolvedConfig): Promise<ResourceStatus> {
+    if (!config.model || !existsSync(config.model)) {
+      await this.dropModel();
+      return checkModel(config);
+    }
+    const isFile = !statSync(config.model).isDirectory();
+    const dir = isFile ? dirname(config.model) : config.model;
+    const stem = isFile ? basename(config.model).replace(/\.onnx$/, '') : 'twbert';
+    const name: WeightModelName = (WEIGHT_MODEL_NAMES as readonly string[]).includes(stem) ? (stem as WeightModelName) : 'twbert';
+    const key = `${dir}\0${name}\0${config.device}`;
+    if (this.weightModel?.key === key) return modelStatus(this.weightModel, config.model);
+    await this.dropModel();
+    const progress = await this.progress(`querylens: loading the ${name} model`, false);
+    try {
+      const result = await loadWeightModel(dir, { model: name, device: config.device });
+      if (!result.ok) {
+        return {
+          state: result.error.kind === 'missing-model' ? 'missing' : 'error',
+          path: config.model,
+          message: result.error.message,
+          fix:
+            result.error.kind === 'cuda-unavailable'
+              ? 'Set "device" to "auto" or "cpu" in querylens.json.'
+              : 'Point "model" at a folder with config.json, tokenizer.json and the .onnx file (model/artifacts), or remove it.',
+        };
+      }
+      this.weightModel = { model: result.model, key, cache: new Map() };
+      for (const notice of result.model.notices) this.log(`querylens: ${notice}`);
+      return modelStatus(this.weightModel, config.model);
+    } finally {
+      progress?.done();
+    }
+  }
+
+  private async dropModel(): Promise<void> {
+    const model = this.weightModel;
+    this.weightModel = null;
+    await model?.model.dispose().catch(() => undefined);
   }
 
   /** The loaded session, for tests and benches in-process. */
@@ -243,6 +306,12 @@ export class LocalEngineProvider implements EngineProvider {
   private warn(message: string): void {
     void this.connection?.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message });
   }
+}
+
+function modelStatus(loaded: LoadedModel, path: string): ResourceStatus {
+  const m = loaded.model;
+  const notices = m.notices.length ? ` ${m.notices.join(' ')}` : '';
+  return { state: 'ready', path, message: `Weighting model ${m.name} loaded (${m.device}).${notices}` };
 }
 
 function readyStatus(session: EngineSession, qrelsProblem: string | undefined): ResourceStatus {

@@ -10,7 +10,8 @@
  * cancels it. Steps yield to the event loop so those messages are seen.
  */
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
-import type { QueryAst, QueryEntry } from '../../../grammar/index.js';
+import { printIndri, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
+import { buildWeightedQueryAst } from '../../model/weighted-query.js';
 import { explain, type SearchHit } from '../../engine/search.js';
 import type { QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
@@ -34,6 +35,7 @@ import {
 import type { EngineContext } from './provider.js';
 import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
 import type { EngineSession } from './session.js';
+import { modelQuery, weighCached } from './weights.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
@@ -145,7 +147,21 @@ export async function compare(context: EngineContext, params: CompareParams, tok
     { name: 'original', query: entry.text, hits: original.hits },
     { name: 'bo1', query: expandedQueryText(expansion, entry.dialect), hits: expanded.hits },
   ];
-  const notes = ['No weighted variant: this server does not load a term-weighting model.'];
+  const notes: string[] = [];
+  const loaded = context.model();
+  const plain = loaded ? modelQuery(ast) : null;
+  if (!loaded) notes.push('No weighted variant: no term-weighting model is loaded (set "model" in querylens.json).');
+  else if (!plain) notes.push('No weighted variant: the model weighs plain-term queries only (no fields, wildcards, filters or quoted terms).');
+  else {
+    const weightedAst = buildWeightedQueryAst(await weighCached(loaded, plain.text));
+    await step(context.documents, doc, token);
+    if (weightedAst.root) {
+      const weighted = runQueryAst(session, weightedAst, DEPTH);
+      const text = entry.dialect === 'lucene' ? translate(weightedAst, 'lucene').text : printIndri(weightedAst);
+      lists.push({ name: 'weighted', query: text, hits: weighted.hits });
+      if (loaded.model.notices.length) notes.push(...loaded.model.notices);
+    }
+  }
   const variants = lists.map((l) => variant(session, entry.qid, l.name, l.query, l.hits, k));
 
   const rankMaps = lists.map((l) => new Map(l.hits.map((h, i) => [h.docno, i + 1])));

@@ -1,0 +1,78 @@
+/**
+ * The term-weighting model (TW-BERT, server/model) as the engine features use it: which
+ * queries it can weigh, the text it is given, and its weights mapped back onto the query's
+ * terms. Weights are cached per query text for the loaded model.
+ *
+ * The model weighs a plain sequence of words (its uni-grams and adjacent bi-grams), so only
+ * queries whose leaves are unrestricted plain terms are offered weights: anything else
+ * (fields, wildcards, filters) would be lost in the rewrite.
+ */
+import { walk, type QueryAst, type TermNode } from '../../../grammar/index.js';
+import type { NgramWeights, WeightModel } from '../../model/runtime.js';
+
+export interface LoadedModel {
+  model: WeightModel;
+  /** Folder and name it was loaded from (to reuse it across configurations). */
+  key: string;
+  cache: Map<string, Promise<NgramWeights>>;
+}
+
+export interface ModelQuery {
+  /** The words given to the model, joined by single spaces. */
+  text: string;
+  /** The term node of each word and the word's start in `text`. */
+  words: { node: TermNode; start: number }[];
+}
+
+const PLAIN_CONTAINERS = new Set(['belief', 'boolean', 'boost', 'window', 'phrase']);
+
+/** The query's words in source order, or null when the query is not a plain-term query. */
+export function modelQuery(ast: QueryAst): ModelQuery | null {
+  if (!ast.root) return null;
+  const terms: TermNode[] = [];
+  let plain = true;
+  walk(ast.root, (node) => {
+    if (node.kind === 'term') {
+      if (node.fields?.length || node.context?.length || node.raw) plain = false;
+      else terms.push(node);
+      return false;
+    }
+    if (!PLAIN_CONTAINERS.has(node.kind)) plain = false;
+    if (node.kind === 'belief' && (node.op === 'not' || node.restriction)) plain = false;
+    if (node.kind === 'boolean' && node.clauses.some((c) => c.occur === 'mustNot')) plain = false;
+    if ('fields' in node && node.fields?.length) plain = false;
+    return plain;
+  });
+  if (!plain || terms.length === 0) return null;
+  terms.sort((a, b) => a.range.start - b.range.start);
+  const words: ModelQuery['words'] = [];
+  let text = '';
+  for (const node of terms) {
+    if (text) text += ' ';
+    words.push({ node, start: text.length });
+    text += node.text;
+  }
+  return { text, words };
+}
+
+export function weighCached(loaded: LoadedModel, text: string): Promise<NgramWeights> {
+  let p = loaded.cache.get(text);
+  if (!p) {
+    p = loaded.model.weigh([text]).then((r) => r[0]!);
+    // A failed inference is not remembered: the next request tries again.
+    p.catch(() => loaded.cache.delete(text));
+    loaded.cache.set(text, p);
+  }
+  return p;
+}
+
+/** The uni-gram weight of each word of the query (undefined for words the model dropped, e.g. stopwords). */
+export function wordWeights(query: ModelQuery, weights: NgramWeights): (number | undefined)[] {
+  const out = new Array<number | undefined>(query.words.length).fill(undefined);
+  for (const g of weights.ngrams) {
+    if (g.kind !== 'unigram') continue;
+    const i = query.words.findIndex((w) => w.start <= g.start && g.start < w.start + w.node.text.length);
+    if (i >= 0) out[i] = (out[i] ?? 0) + g.weight;
+  }
+  return out;
+}
