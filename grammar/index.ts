@@ -27,6 +27,7 @@ export {
   entryDiagnosticsInFile,
   isCommentLine,
   lineStarts,
+  mapEndToFile,
   mapToFile,
   parseQueryFile,
   parseQuerySafely,

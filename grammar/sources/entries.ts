@@ -1,7 +1,7 @@
 import type { Dialect, SourceRange } from '../ast.js';
 import type { QueryDiagnostic, Severity } from '../diagnostics.js';
 import { parseQuerySafely } from './parse-query.js';
-import { mapToFile, positionAt, type OffsetMap } from './positions.js';
+import { mapEndToFile, mapToFile, positionAt, type OffsetMap } from './positions.js';
 import type { QueryEntry, SourceDiagnostic } from './types.js';
 
 /** Parses `text` and records where it sits in the file. */
@@ -30,9 +30,8 @@ export function fileDiagnostic(
 /** Moves a query diagnostic (query offsets) into the file. */
 export function toFileDiagnostic(entry: QueryEntry, d: QueryDiagnostic, starts: readonly number[]): SourceDiagnostic {
   const start = mapToFile(entry.map, d.range.start);
-  // An empty range stays empty; otherwise map the last character and step past it, so a
-  // range ending right after an entity does not stretch over the entity's remaining bytes.
-  const end = d.range.end > d.range.start ? mapToFile(entry.map, d.range.end - 1) + 1 : start;
+  // An empty range stays empty; a range ending on a decoded entity ends after the entity.
+  const end = d.range.end > d.range.start ? mapEndToFile(entry.map, d.range.end) : start;
   const s = positionAt(starts, start);
   const e = positionAt(starts, end);
   const out: SourceDiagnostic = {

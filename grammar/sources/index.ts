@@ -11,6 +11,8 @@
  * - `.xml`, `.param`: Indri parameter files (SPECS §1.7), queries in dialect `indri`.
  * - `.trec`, `.topics`, or `.txt` holding `<top>`: TREC topic files (SPECS §7), dialect
  *   `text`; fields chosen with `topicFields` (default `['title']`).
+ * - Any other name: sniffed (`<top>` → topics, `<parameters>`/`<query>` → Indri parameters),
+ *   else one query per line in the dialect given (Indri by default).
  */
 import { readFileSync, statSync } from 'node:fs';
 import { extname } from 'node:path';
@@ -25,7 +27,7 @@ import type { QueryEntry, QuerySourceResult, SourceDiagnostic, SourceFormat, Top
 
 export type { IndriParameters, QueryEntry, QuerySourceResult, SourceDiagnostic, SourceFormat, TopicField } from './types.js';
 export { COMMENT_PREFIX, isCommentLine } from './line-file.js';
-export { mapToFile, positionAt, lineStarts, type OffsetMap } from './positions.js';
+export { mapEndToFile, mapToFile, positionAt, lineStarts, type OffsetMap } from './positions.js';
 export { parseQuery, parseQuerySafely, type ParseQueryOptions } from './parse-query.js';
 
 export interface QueryFileOptions {

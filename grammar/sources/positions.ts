@@ -52,6 +52,17 @@ export function mapToFile(map: OffsetMap, textOffset: number): number {
   return map.file[lo] + (textOffset - map.text[lo]);
 }
 
+/**
+ * File offset just past the last character of a mapped text of length `length`: an
+ * anchor at `length` (left after a decoded entity) says it exactly; otherwise the last
+ * character is verbatim and the end is one past it.
+ */
+export function mapEndToFile(map: OffsetMap, length: number): number {
+  const i = map.text.lastIndexOf(length);
+  if (i !== -1) return map.file[i];
+  return length > 0 ? mapToFile(map, length - 1) + 1 : mapToFile(map, 0);
+}
+
 /** Builds a text and its offset map from pieces taken from the file. */
 export class MappedTextBuilder {
   private parts: string[] = [];

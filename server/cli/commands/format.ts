@@ -21,6 +21,7 @@ import {
   sourceDiagnostics,
   entryDiagnosticsInFile,
   stripRanges,
+  mapEndToFile,
   type QueryDiagnostic,
   type QuerySourceResult,
   type SourceDiagnostic,
@@ -79,7 +80,7 @@ export function formatSource(source: QuerySourceResult, options: FormatOptions =
     if (!inXml) text = text.replace(/\s*[\r\n]+\s*/g, ' ');
     else text = escapeXml(text);
     const start = entry.offset;
-    const end = entry.map.file[entry.map.file.length - 1] + (entry.text.length - entry.map.text[entry.map.text.length - 1]);
+    const end = mapEndToFile(entry.map, entry.text.length);
     replacements.push({ start, end: Math.max(end, start), text });
   }
   if (problems.length) return { diagnostics: problems };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasErrors } from '../../../grammar/diagnostics.js';
 import { parseQueryFile, QuerySourceError, readQuerySource, sourceDiagnostics } from '../../../grammar/sources/index.js';
-import { mapToFile } from '../../../grammar/sources/positions.js';
+import { mapEndToFile, mapToFile } from '../../../grammar/sources/positions.js';
 import type { QuerySourceResult } from '../../../grammar/sources/types.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -78,6 +78,17 @@ describe('diagnostic positions', () => {
       expect(d.range.start).toBeGreaterThanOrEqual(entry.offset);
       expect(d.range.end).toBeLessThanOrEqual(text.indexOf('</text>'));
     }
+  });
+
+  it('ends a range that ends on an entity after the whole entity', () => {
+    const text = '<parameters><query><text>#syn( a b ) &lt;</text></query></parameters>';
+    const source = parseQueryFile(text, 'indri', 'q.xml');
+    const entry = source.entries[0];
+    expect(entry.text).toBe('#syn( a b ) <');
+    expect(mapEndToFile(entry.map, entry.text.length)).toBe(text.indexOf('</text>'));
+    expect(mapEndToFile(entry.map, 4)).toBe(text.indexOf('( a'));
+    // Whatever the parser says about the stray `<`, it stays inside the query's text.
+    for (const d of sourceDiagnostics(source)) expect(d.range.end).toBeLessThanOrEqual(text.indexOf('</text>'));
   });
 
   it('maps joined TREC fields back to each field', () => {
