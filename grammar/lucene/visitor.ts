@@ -21,6 +21,8 @@
  */
 import type { IToken } from 'chevrotain';
 import type {
+  FuzzyNode,
+  WildcardNode,
   BooleanClause,
   BooleanNode,
   BoostNode,
@@ -374,26 +376,26 @@ export class LuceneAstBuilder extends BaseVisitor {
   wordTerm(ch: Children, ctx: Ctx): QueryNode | null {
     const w = tok(ch, 'Word');
     if (!real(w)) return null;
-    const slops = (ch.FuzzySlop ?? []) as IToken[];
+    const slops = ch.FuzzySlop as IToken[] | undefined;
     const boost = sub(ch, 'boost');
-    const start = ctx.start ?? w.startOffset;
-    const beforeBoost = slops.filter((s) => !boost || s.startOffset < firstStart(boost));
-    const end = beforeBoost.length ? tokEnd(beforeBoost[0]) : tokEnd(w);
-    const range = { start, end };
-    const info = classifyWord(w.image);
-    const slop = slops[0];
-    if (slops.length > 1) {
+    const slop = slops?.[0];
+    // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
+    const end = slop && (!boost || slop.startOffset < firstStart(boost)) ? tokEnd(slop) : tokEnd(w);
+    const range = { start: ctx.start ?? w.startOffset, end };
+    const image = w.image;
+    const info = classifyWord(image);
+    if (slops && slops.length > 1) {
       const extra = slops[1];
       this.report('lucene/ignored-fuzzy', 'warning', `a second '~' is ignored`, { start: extra.startOffset, end: tokEnd(extra) });
     }
-    let node: QueryNode;
+    let node: TermNode | WildcardNode | FuzzyNode;
     if (info.wildcard) {
-      node = { kind: 'wildcard', pattern: info.pattern, form: 'lucene', range, ...this.fieldsOf(ctx) };
+      node = { kind: 'wildcard', pattern: info.pattern, form: 'lucene', range };
       if (info.leadingWildcard) {
         this.report(
           'lucene/leading-wildcard',
           'warning',
-          `Lucene rejects a term that starts with '${w.image[0]}' unless allowLeadingWildcard is set (and such a query scans every term)`,
+          `Lucene rejects a term that starts with '${image[0]}' unless allowLeadingWildcard is set (and such a query scans every term)`,
           { start: w.startOffset, end: tokEnd(w) },
         );
       }
@@ -401,12 +403,15 @@ export class LuceneAstBuilder extends BaseVisitor {
         this.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is ignored on a wildcard term`, { start: slop.startOffset, end: tokEnd(slop) });
       }
     } else if (slop) {
-      node = { kind: 'fuzzy', text: info.text, ...this.fuzzyEdits(slop, info.text), range, ...this.fieldsOf(ctx) };
+      const edits = this.fuzzyEdits(slop, info.text);
+      node = { kind: 'fuzzy', text: info.text, maxEdits: edits.maxEdits, explicit: edits.explicit, range };
     } else {
-      node = { kind: 'term', text: info.text, raw: false, range, ...this.fieldsOf(ctx) };
+      node = { kind: 'term', text: info.text, raw: false, range };
     }
-    return this.withBoost(node, boost);
+    if (ctx.field !== undefined) node.fields = [ctx.field];
+    return boost ? this.withBoost(node, boost) : node;
   }
+
 
   /** handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3). */
   private fuzzyEdits(slop: IToken, text: string): { maxEdits: number; explicit: boolean } {
