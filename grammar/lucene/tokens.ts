@@ -7,8 +7,8 @@
  * - Unterminated quotes and regexes lex as their own token (to the end of the text) so the
  *   parser can say "missing closing quote" and still build a phrase.
  * - A stray `]` / `}` outside a range, and a `\` at the very end of the text, are tokens.
- * - There is no separate boost state: the number after `^` lexes as a `Word` and the
- *   visitor checks that it is a number (Lucene's NUMBER is `[0-9]+(\.[0-9]+)?`).
+ * - There is no separate boost state: the number after `^` lexes as a `Word`, which the
+ *   parser takes as the boost only when it looks like Lucene's NUMBER `[0-9]+(\.[0-9]+)?`.
  * - Terms, prefix terms and wildcard terms are one `Word` token; the visitor classifies
  *   them by their unescaped `*` / `?`.
  */
