@@ -114,6 +114,15 @@ describe('querylens check', () => {
     expectNoStackTrace(a.stderr + b.stderr);
   });
 
+  it('exits 2 with one line for usage errors', async () => {
+    for (const args of [['check'], ['convert', '--bogus', 'x'], ['format']]) {
+      const r = await run(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: /);
+    }
+  });
+
   it('reports malformed XML with its line and column', async () => {
     const p = file('bad.xml', '<parameters>\n  <query>#combine(a)</qery>\n</parameters>\n');
     const r = await run('check', p);

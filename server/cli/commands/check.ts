@@ -3,7 +3,7 @@
  * `file:line:col: severity code message` (1-based positions in the file), or as JSON with
  * `--json`. Exit 1 when any error was found, 0 otherwise, 2 for usage errors.
  */
-import type { Command } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { existsSync } from 'node:fs';
 import {
   QuerySourceError,
@@ -24,9 +24,20 @@ export interface SourceCliOptions {
 const DIALECTS: readonly Dialect[] = ['indri', 'lucene', 'text'];
 const TOPIC_FIELDS: readonly TopicField[] = ['title', 'desc', 'narr'];
 
-/** Adds the options every file-reading command shares. */
+/**
+ * Usage errors (a missing argument, an unknown option) print one line and exit 2, like
+ * the command's own usage errors (CliError); help and version still exit 0.
+ */
+export function usageErrorsExitTwo(cmd: Command): Command {
+  return cmd.showHelpAfterError(false).exitOverride((err) => {
+    if (err.exitCode === 0) throw err;
+    throw new CommanderError(2, err.code, err.message);
+  });
+}
+
+/** Adds the options every file-reading command shares, and the exit-2 rule for usage errors. */
 export function addSourceOptions(cmd: Command): Command {
-  return cmd
+  return usageErrorsExitTwo(cmd)
     .option('--dialect <dialect>', 'dialect of line files, overriding the extension (indri, lucene, text)')
     .option('--fields <list>', 'TREC topic fields that make the query, comma-separated (title,desc,narr)', 'title');
 }
