@@ -13,11 +13,7 @@ import { INDRI_OPERATORS } from './tokens.js';
 const RULE_EXPECTS: Record<string, string> = {
   query: 'a term or an operator',
   scored: 'a term or an operator',
-  stray: 'a term or an operator',
   termExpr: 'a term or an extent operator',
-  unqualified: 'a term or an extent operator',
-  atom: 'a term',
-  wordAtom: 'a term',
   quotedAtom: 'a single term inside "..."',
   negativeNumber: 'a number after "-"',
   unweightedOp: 'at least one item',

@@ -240,3 +240,20 @@ describe('parseIndri: error recovery', () => {
     expect(tree('#combine("x" 5 ] -2')).toEqual(belief('combine', [raw('x'), num('5'), num('-2')]));
   });
 });
+
+describe('parseIndri: total', () => {
+  it('turns an internal failure into a diagnostic instead of throwing', () => {
+    const result = parseIndri(undefined as unknown as string);
+    expect(result.ast).toEqual({ dialect: 'indri', root: null, range: { start: 0, end: 0 } });
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['internal/parser-failure']);
+  });
+
+  it('reports nesting deeper than the limit once, with a partial tree', () => {
+    const text = '#combine('.repeat(600) + 'a' + ')'.repeat(600);
+    const { ast, diagnostics } = parseIndri(text);
+    expect(diagnostics.map((d) => [d.code, text.slice(d.range.start, d.range.end)])).toEqual([['syntax/too-deep', '(']]);
+    expect(diagnostics[0].range.start).toBe(500 * 9 + 8);
+    expect(ast.root).toEqual({ kind: 'error', text, range: { start: 0, end: text.length } });
+  });
+});
+
