@@ -22,7 +22,7 @@ import torch
 from .common import ARTIFACTS, MODEL_DIR, WORK, pad_batch, read_jsonl
 from .model import DeepCT, EncoderConfig, TWBert
 
-INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask"}
+INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask", "ngramOrder": "ngram_order"}
 OUTPUT = "weights"
 FIXTURES = MODEL_DIR.parent / "test" / "model" / "fixtures"
 MAX_TOKENS = 128
@@ -37,31 +37,36 @@ def load_checkpoint(kind: str, path: Path):
     return model, ck
 
 
-def export_onnx(model, out: Path) -> None:
+def export_onnx(model, out: Path, with_order: bool) -> None:
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
     att = (ids != 0).long()
     nmask = torch.zeros(2, 3, 4)
     nmask[0, 0, 1] = nmask[0, 1, 2] = 1
     nmask[0, 2, 1:3] = 1
     nmask[1, 0, 1] = 1
+    order = torch.tensor([[0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
     # Export with grad enabled: torch 1.13's TransformerEncoderLayer takes a fused "fast path"
     # (aten::_transformer_encoder_layer_fwd, not exportable) only under no_grad in eval mode.
     for param in model.parameters():
         param.requires_grad_(True)
     if True:
+        names = [INPUTS["ids"], INPUTS["attentionMask"], INPUTS["ngramMask"]] + ([INPUTS["ngramOrder"]] if with_order else [])
+        axes = {
+            INPUTS["ids"]: {0: "batch", 1: "tokens"},
+            INPUTS["attentionMask"]: {0: "batch", 1: "tokens"},
+            INPUTS["ngramMask"]: {0: "batch", 1: "ngrams", 2: "tokens"},
+            OUTPUT: {0: "batch", 1: "ngrams"},
+        }
+        if with_order:
+            axes[INPUTS["ngramOrder"]] = {0: "batch", 1: "ngrams"}
         torch.onnx.export(
             model,
-            (ids, att, nmask),
+            (ids, att, nmask, order) if with_order else (ids, att, nmask),
             str(out),
             opset_version=14,
-            input_names=[INPUTS["ids"], INPUTS["attentionMask"], INPUTS["ngramMask"]],
+            input_names=names,
             output_names=[OUTPUT],
-            dynamic_axes={
-                INPUTS["ids"]: {0: "batch", 1: "tokens"},
-                INPUTS["attentionMask"]: {0: "batch", 1: "tokens"},
-                INPUTS["ngramMask"]: {0: "batch", 1: "ngrams", 2: "tokens"},
-                OUTPUT: {0: "batch", 1: "ngrams"},
-            },
+            dynamic_axes=axes,
             do_constant_folding=True,
         )
 
@@ -88,8 +93,11 @@ def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
     rows = read_jsonl(inputs_file)
     # Batch them all together: padding must not change any query's weights.
     ids, att, nmask, valid = pad_batch([r["ids"] for r in rows], [r["ngrams"] for r in rows])
+    order = torch.zeros(nmask.shape[0], nmask.shape[1])
+    for i, r in enumerate(rows):
+        order[i, : len(r["terms"])] = torch.tensor([float(len(t) == 2) for t in r["terms"]])
     with torch.no_grad():
-        weights = model(ids, att, nmask)
+        weights = model(ids, att, nmask, order)
     out = []
     for i, r in enumerate(rows):
         n = len(r["ngrams"])
@@ -115,7 +123,7 @@ def main(argv=None):
     out_dir = Path(a.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_name = f"{a.model}.onnx"
-    export_onnx(model, out_dir / onnx_name)
+    export_onnx(model, out_dir / onnx_name, with_order=a.model == "twbert")
     desc = ck.get("description", "")
     update_config(out_dir, a.model, onnx_name, not a.not_final, desc)
     print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")

@@ -61,14 +61,17 @@ def amse(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def list_mle(s: torch.Tensor, labels: torch.Tensor, rng: random.Random) -> torch.Tensor:
-    """ListMLE (Xia et al. 2008): −log P(label order | scores); ties in a random order."""
+    """ListMLE (Xia et al. 2008) −log P(label order | scores), top-k form (Xia et al. 2009): only the
+    positions of relevant documents contribute. The order among the many 0-labelled negatives is
+    arbitrary; including those terms adds a random-permutation loss that drowns the signal."""
     idx = list(range(len(labels)))
     rng.shuffle(idx)
     idx.sort(key=lambda i: -float(labels[i]))
     ordered = s[idx] * LISTMLE_TEMPERATURE
     # log Σ_{j>=i} exp(s_j), from the end.
     rev_lse = torch.logcumsumexp(ordered.flip(0), 0).flip(0)
-    return (rev_lse - ordered).mean()
+    k = int((labels > 0).sum())
+    return (rev_lse - ordered)[: max(1, k)].mean()
 
 
 def load_queries(names, unigrams_only=False, max_per_file=None, data_dir=None):
@@ -102,7 +105,10 @@ def sample_docs(q: bm25.QueryData, rng: random.Random, n_pos=4, n_neg=15):
 
 def predict(model, queries):
     ids, att, nmask, _ = pad_batch([q.ids for q in queries], [q.ngram_tokens for q in queries])
-    return model(ids, att, nmask)
+    order = torch.zeros(nmask.shape[0], nmask.shape[1])
+    for i, q in enumerate(queries):
+        order[i, : len(q.ngram_tokens)] = (~q.is_unigram).float()
+    return model(ids, att, nmask, order)
 
 
 def evaluate(model, dev, batch=64):
@@ -125,9 +131,10 @@ def evaluate(model, dev, batch=64):
 
 
 def uniform_map(dev):
+    """Plain BM25: every uni-gram at weight 1, no bi-grams (weight 0) — the baseline to beat."""
     res = {}
     for q in dev:
-        w = np.ones(len(q.ngram_tokens))
+        w = q.is_unigram.numpy().astype(np.float64)
         ap = bm25.average_precision(q, bm25.scores(q, torch.tensor(w)).numpy(), w)
         if not np.isnan(ap):
             res.setdefault(q.source, []).append(ap)
@@ -151,6 +158,8 @@ def main(argv=None):
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--max-per-file", type=int, default=None, help="smoke tests: read only N queries per file")
     p.add_argument("--data-dir", default=None, help="export-training JSONL folder (default model/.work/train)")
+    p.add_argument("--train-files", default=",".join(TRAIN_FILES), help="comma-separated training sets")
+    p.add_argument("--pseudo-limit", type=int, default=None, help="at most N queries from each pseudo-query set")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--log", default=str(WORK / "finetune.log"))
     a = p.parse_args(argv)
@@ -161,16 +170,19 @@ def main(argv=None):
     ck = torch.load(a.init, map_location="cpu")
     cfg = EncoderConfig(**ck["cfg"])
     model = TWBert(cfg)
-    model.load_state_dict(ck["state"])
+    model.load_state_dict(ck["state"], strict=False)  # pre-training has no bigram_bias (starts at 0)
     maxout = Maxout()
-    train = load_queries(TRAIN_FILES, max_per_file=a.max_per_file, data_dir=a.data_dir)
+    train = []
+    for name in a.train_files.split(","):
+        limit = a.pseudo_limit if name.startswith("pseudo") and a.pseudo_limit is not None else a.max_per_file
+        train += load_queries([name], max_per_file=limit, data_dir=a.data_dir)
     dev = load_queries(DEV_FILES, max_per_file=a.max_per_file, data_dir=a.data_dir)
     counts = {}
     for q in train:
         counts[q.source] = counts.get(q.source, 0) + 1
     uni = uniform_map(dev)
     log(logf, f"finetune: train {counts}, dev {len(dev)}, uniform dev MAP {uni}")
-    head_params = list(model.head.parameters()) + list(maxout.parameters())
+    head_params = list(model.head.parameters()) + [model.bigram_bias] + list(maxout.parameters())
     head_ids = {id(x) for x in head_params}
     body = [x for x in model.parameters() if id(x) not in head_ids]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.head_lr}], weight_decay=0.01)
@@ -213,7 +225,7 @@ def main(argv=None):
             opt.step()
             step += 1
             if step % 20 == 0:
-                log(logf, f"epoch {epoch} step {step} loss {loss.item():.4f} amse {torch.stack(losses_amse).mean().item():.4f} listmle {torch.stack(losses_mle).mean().item():.4f} mean w {w[w > 0].mean().item():.3f}")
+                log(logf, f"epoch {epoch} step {step} loss {loss.item():.4f} amse {torch.stack(losses_amse).mean().item():.4f} listmle {torch.stack(losses_mle).mean().item():.4f} mean w {w[w > 0].mean().item():.3f} bigram bias {model.bigram_bias.item():+.3f}")
             if step % a.eval_every == 0:
                 maps = evaluate(model, dev)
                 obj = dev_objective(maps, uni)

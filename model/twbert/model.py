@@ -68,7 +68,14 @@ def mean_pool(states: torch.Tensor, ngram_mask: torch.Tensor) -> torch.Tensor:
 
 
 class TWBert(nn.Module):
-    """TW-BERT (Samel et al. 2023, §3.1): mean-pool each n-gram's wordpiece states, linear, ReLU."""
+    """TW-BERT (Samel et al. 2023, §3.1): mean-pool each n-gram's wordpiece states, linear, ReLU.
+
+    One addition: the linear layer also sees the n-gram's order (`ngram_order`: 0 = uni-gram,
+    1 = bi-gram), i.e. a learned bias for bi-grams. Without it the head is linear in the mean-pooled
+    states, so a bi-gram's pre-activation is (for equal piece counts) exactly the mean of its two
+    uni-grams' and the model cannot weigh phrases apart from their words, while on our training
+    data a bi-gram wants a clearly different weight from its words.
+    """
 
     def __init__(self, cfg: EncoderConfig):
         super().__init__()
@@ -77,10 +84,14 @@ class TWBert(nn.Module):
         # Start near the uniform weight 1 that pre-training pushes towards.
         nn.init.normal_(self.head.weight, 0.0, 0.01)
         nn.init.constant_(self.head.bias, 1.0)
+        self.bigram_bias = nn.Parameter(torch.zeros(1))
 
-    def forward(self, ids, attention_mask, ngram_mask):
+    def forward(self, ids, attention_mask, ngram_mask, ngram_order=None):
         states = self.encoder(ids, attention_mask)
-        return torch.relu(self.head(mean_pool(states, ngram_mask)).squeeze(-1))
+        z = self.head(mean_pool(states, ngram_mask)).squeeze(-1)
+        if ngram_order is not None:
+            z = z + self.bigram_bias * ngram_order
+        return torch.relu(z)
 
 
 class DeepCT(nn.Module):
@@ -96,7 +107,7 @@ class DeepCT(nn.Module):
     def token_scores(self, ids, attention_mask):
         return self.head(self.encoder(ids, attention_mask)).squeeze(-1)
 
-    def forward(self, ids, attention_mask, ngram_mask):
+    def forward(self, ids, attention_mask, ngram_mask, ngram_order=None):
         scores = self.token_scores(ids, attention_mask)  # [B,T]
         first = torch.argmax((ngram_mask > 0).to(torch.int32), dim=-1)  # [B,G], first wordpiece
         picked = torch.gather(scores, 1, first)

@@ -9,6 +9,7 @@ Stages (each can be run alone: data | pretrain | finetune | deepct | export):
   finetune  TW-BERT through the engine's BM25 (AMSE + ListMLE), early stopping on the dev sets
   deepct    DeepCT-Query baseline (regression to term recall), same data and early stopping
   export    ONNX (opset 14) + config.json into model/artifacts, and the parity fixtures for test/model
+  evaluate  dev-set MAP end to end through the engine (weigh -> search -> eval), model/.work/eval/summary.tsv
 
 Budgets are wall-clock minutes (the build machine has 2 shared cores): --pretrain-minutes,
 --finetune-minutes, --deepct-minutes.
@@ -79,15 +80,45 @@ def stage_export():
     py("model.twbert.export", "--model", "deepct", "--checkpoint", str(WORK / "deepct.pt"))
 
 
+DEV_SETS = [
+    ("cranfield", "cranfield", f"{DATA}/cranfield/queries.tsv", f"{DATA}/cranfield/qrels.txt"),
+    ("scifact-test", "scifact", f"{DATA}/scifact/queries.test.tsv", f"{DATA}/scifact/qrels.test.txt"),
+]
+
+
+def stage_evaluate():
+    """End to end through the engine: `querylens weigh` -> `querylens search` -> `querylens eval`, on the dev sets,
+    for plain BM25 and both models (figures for MODEL_CARD.md)."""
+    out = WORK / "eval"
+    out.mkdir(parents=True, exist_ok=True)
+    summary = []
+    for name, index, queries, qrels in DEV_SETS:
+        runs = {}
+        runs["bm25"] = queries
+        for model in ["twbert", "deepct"]:
+            weighted = out / f"{name}.{model}.indri"
+            run([*CLI, "weigh", queries, "--model", model, "--device", "cpu", "--out", str(weighted)])
+            runs[model] = str(weighted)
+        for label, qfile in runs.items():
+            run_file = out / f"{name}.{label}.run"
+            with open(run_file, "w") as f:
+                run([*CLI, "search", "--index", str(WORK / "idx" / index), qfile, "--run-id", label], stdout=f)
+            res = subprocess.run([*CLI, "eval", qrels, str(run_file), "--metrics", "map,ndcg_cut_10,recall_1000"],
+                                 cwd=ROOT, check=True, capture_output=True, text=True).stdout
+            summary.append(f"{name}\t{label}\t" + "\t".join(l.split()[0] + "=" + l.split()[-1] for l in res.strip().splitlines()))
+            print(summary[-1], flush=True)
+    (out / "summary.tsv").write_text("\n".join(summary) + "\n")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export"])
+    p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export", "evaluate"])
     p.add_argument("--pretrain-minutes", type=float, default=28.0)
     p.add_argument("--finetune-minutes", type=float, default=20.0)
     p.add_argument("--deepct-minutes", type=float, default=8.0)
     a = p.parse_args(argv)
     t0 = time.time()
-    stages = ["data", "pretrain", "finetune", "deepct", "export"] if a.stage == "all" else [a.stage]
+    stages = ["data", "pretrain", "finetune", "deepct", "export", "evaluate"] if a.stage == "all" else [a.stage]
     for stage in stages:
         t = time.time()
         if stage == "data":
@@ -100,6 +131,8 @@ def main(argv=None):
             py("model.twbert.deepct", "--minutes", str(a.deepct_minutes))
         elif stage == "export":
             stage_export()
+        elif stage == "evaluate":
+            stage_evaluate()
         print(f"== {stage}: {(time.time() - t) / 60:.1f} min", flush=True)
     print(f"== total: {(time.time() - t0) / 60:.1f} min", flush=True)
 

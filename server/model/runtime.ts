@@ -63,7 +63,8 @@ export interface ModelConfig {
   maxTokens: number;
   /** Analyser profile the model was trained with (its words and n-grams). */
   profile: 'terrier' | 'lucene';
-  inputs: { ids: string; attentionMask: string; ngramMask: string };
+  /** ONNX input names. `ngramOrder` ([B,G] float, 1 for a bi-gram) only for models that take it (TW-BERT). */
+  inputs: { ids: string; attentionMask: string; ngramMask: string; ngramOrder?: string };
   output: string;
   models: Partial<Record<WeightModelName, ModelEntryConfig>>;
 }
@@ -274,7 +275,12 @@ class OnnxWeightModel implements WeightModel {
     private readonly tokenizer: HfTokenizer,
     private readonly analyzer: WordAnalyzer,
     private readonly batchSize: number,
-  ) {}
+  ) {
+    const order = config.inputs.ngramOrder;
+    this.orderInput = order && session.inputNames.includes(order) ? order : undefined;
+  }
+
+  private readonly orderInput: string | undefined;
 
   /** The encoder inputs of each query (exposed for the parity test and the training export). */
   async prepare(queries: string[]): Promise<Prepared[]> {
@@ -313,7 +319,9 @@ class OnnxWeightModel implements WeightModel {
     const ids = new BigInt64Array(B * T);
     const mask = new BigInt64Array(B * T);
     const ngramMask = new Float32Array(B * G * T);
+    const ngramOrder = new Float32Array(B * G);
     withNgrams.forEach((p, b) => {
+      p.segmented.ngrams.forEach((g, i) => (ngramOrder[b * G + i] = g.terms.length === 2 ? 1 : 0));
       p.encoded.ids.forEach((id, t) => {
         ids[b * T + t] = BigInt(id);
         mask[b * T + t] = 1n;
@@ -324,11 +332,13 @@ class OnnxWeightModel implements WeightModel {
     });
     let result: Record<string, OrtTensor>;
     try {
-      result = await this.session.run({
+      const feeds: Record<string, unknown> = {
         [this.config.inputs.ids]: new this.ort.Tensor('int64', ids, [B, T]),
         [this.config.inputs.attentionMask]: new this.ort.Tensor('int64', mask, [B, T]),
         [this.config.inputs.ngramMask]: new this.ort.Tensor('float32', ngramMask, [B, G, T]),
-      });
+      };
+      if (this.orderInput) feeds[this.orderInput] = new this.ort.Tensor('float32', ngramOrder, [B, G]);
+      result = await this.session.run(feeds);
     } catch (err) {
       throw new WeightModelError('inference-failed', `The ${this.name} model failed on a batch of ${B} queries: ${describe(err)}`);
     }
