@@ -200,9 +200,11 @@ class LuceneCstParser extends CstParser {
     this.OPTION2(this.optionalBoost);
   });
 
+  /** Lucene accepts (and ignores) a `~` on a regex, like on any bare term. */
   public regex = this.RULE('regex', () => {
     this.OR(this.regexAlts);
-    this.OPTION(this.optionalBoost);
+    this.OPTION(this.optionalSlop);
+    this.OPTION2(this.boostThenSlop);
   });
 
   public range = this.RULE('range', () => {

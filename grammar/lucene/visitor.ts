@@ -378,15 +378,20 @@ export class LuceneAstBuilder extends BaseVisitor {
     if (!real(w)) return null;
     const slops = ch.FuzzySlop as IToken[] | undefined;
     const boost = sub(ch, 'boost');
-    const slop = slops?.[0];
+    const first = slops?.[0];
+    // Lucene keeps the last `~N` when there are two (`roam~1^2~2`).
+    const slop = slops?.[slops.length - 1];
     // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
-    const end = slop && (!boost || slop.startOffset < firstStart(boost)) ? tokEnd(slop) : tokEnd(w);
+    const end = first && (!boost || first.startOffset < firstStart(boost)) ? tokEnd(first) : tokEnd(w);
     const range = { start: ctx.start ?? w.startOffset, end };
     const image = w.image;
     const info = classifyWord(image);
     if (slops && slops.length > 1) {
-      const extra = slops[1];
-      this.report('lucene/ignored-fuzzy', 'warning', `a second '~' is ignored`, { start: extra.startOffset, end: tokEnd(extra) });
+      const ignored = slops[0];
+      this.report('lucene/ignored-fuzzy', 'warning', `'${ignored.image}' is ignored: Lucene uses the last '~' ('${slop!.image}')`, {
+        start: ignored.startOffset,
+        end: tokEnd(ignored),
+      });
     }
     let node: TermNode | WildcardNode | FuzzyNode;
     if (info.wildcard) {
@@ -517,6 +522,11 @@ export class LuceneAstBuilder extends BaseVisitor {
       });
     }
     const pattern = closed ? r.image.slice(1, -1) : r.image.slice(1);
+    const slop = tok(ch, 'FuzzySlop');
+    if (slop) {
+      // Lucene's grammar accepts `/re/~2` and ignores the `~` (a regexp query wins).
+      this.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is ignored on a regular expression`, { start: slop.startOffset, end: tokEnd(slop) });
+    }
     const node: QueryNode = { kind: 'regex', pattern, range: { start: ctx.start ?? r.startOffset, end: tokEnd(r) }, ...this.fieldsOf(ctx) };
     return this.withBoost(node, sub(ch, 'boost'));
   }

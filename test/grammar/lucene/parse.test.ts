@@ -168,6 +168,8 @@ describe('parseLucene: hints and warnings', () => {
     ['title:?oo', 'lucene/leading-wildcard', { start: 6, end: 9 }],
     ['roam~3', 'lucene/fuzzy-too-far', { start: 4, end: 6 }],
     ['te*t~1', 'lucene/ignored-fuzzy', { start: 4, end: 6 }],
+    ['roam~1^2~2', 'lucene/ignored-fuzzy', { start: 4, end: 6 }],
+    ['/a/~2', 'lucene/ignored-fuzzy', { start: 3, end: 5 }],
     ['a^0', 'lucene/zero-boost', { start: 1, end: 3 }],
     ['""', 'lucene/empty-phrase', { start: 0, end: 2 }],
     ['"a* b"', 'lucene/wildcard-in-phrase', { start: 1, end: 3 }],
@@ -185,6 +187,8 @@ describe('parseLucene: hints and warnings', () => {
     expect(stripRanges(parseLucene('*oo').ast.root)).toEqual(root(should(wild('*oo'))));
     expect(stripRanges(parseLucene('roam~3').ast.root)).toEqual(root(should(fuzzy('roam', 2, true))));
     expect(stripRanges(parseLucene('te*t~1').ast.root)).toEqual(root(should(wild('te*t'))));
+    expect(stripRanges(parseLucene('roam~1^2~2').ast.root)).toEqual(root(should(boost(fuzzy('roam', 2, true), 2))));
+    expect(stripRanges(parseLucene('/a/~2^3').ast.root)).toEqual(root(should(boost(regex('a'), 3))));
     expect(stripRanges(parseLucene('a + b').ast.root)).toEqual(words('a', '+', 'b'));
   });
 });
