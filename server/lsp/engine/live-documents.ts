@@ -48,6 +48,8 @@ export class LiveDocuments {
       doc = this.current(uri);
     }
     if (!doc) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: ${uri} is not open (or not an Indri/Lucene document)`);
+    if (version !== undefined && doc.version < version)
+      throw new ResponseError(ErrorCodes.InvalidParams, `querylens: version ${version} of ${uri} never arrived (the server has version ${doc.version})`);
     if (version !== undefined && doc.version !== version) throw staleError(uri, version, doc.version);
     const entry = doc.source.entries.find((e) => e.qid === qid);
     if (!entry) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no query with qid "${qid}" in ${uri}`);

@@ -3,7 +3,7 @@
  * real server, and their staleness rule: a request for an old document version fails with
  * ContentModified instead of describing text the user no longer sees.
  */
-import { ResponseError } from 'vscode-languageserver';
+import { CancellationTokenSource, ResponseError } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompareResult, ExplainResult, PreviewResult } from '../../../server/lsp/engine/protocol.js';
 import { freshUri, type TestClient } from '../harness.js';
@@ -141,5 +141,24 @@ describe('stale requests', () => {
     client.change(doc, '1\theat');
     const r = await client.request<PreviewResult>('querylens/preview', { uri: doc, qid: '1', version: 2 });
     expect(r.query).toBe('heat');
+  });
+
+  it('are cancelled when the client cancels them', async () => {
+    const doc = freshUri('indri');
+    client.open(doc, 'indri', '1\tflow');
+    await client.diagnosticsFor(doc);
+    // Version 9 never comes: the server waits for it, checking for cancellation.
+    const source = new CancellationTokenSource();
+    const pending = client.connection.sendRequest('querylens/preview', { uri: doc, qid: '1', version: 9 }, source.token);
+    setTimeout(() => source.cancel(), 100);
+    const err = await failure(pending);
+    expect(err.code).toBe(-32800);
+  });
+
+  it('for a version that never arrives fail with an explanation', async () => {
+    const doc = freshUri('indri');
+    client.open(doc, 'indri', '1\tflow');
+    const err = await failure(client.request('querylens/preview', { uri: doc, qid: '1', version: 7 }));
+    expect(err.message).toMatch(/version 7 of .* never arrived/);
   });
 });
