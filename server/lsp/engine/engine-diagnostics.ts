@@ -61,7 +61,8 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
         code: 'engine/unknown-field',
         severity: DiagnosticSeverity.Warning,
         message: `The index has no field "${node.field}" (indexed: ${known().join(', ') || 'none'}).`,
-        range: node.range,
+        // `#any:F` ends with the field name, `#any(F)` with it and ')'.
+        range: node.form === 'colon' ? { start: node.range.end - node.field.length, end: node.range.end } : { start: node.range.end - 1 - node.field.length, end: node.range.end - 1 },
         data: { field: node.field, known: known() },
       });
     }

@@ -135,6 +135,11 @@ describe('engine diagnostics', () => {
     const indri = await diagnose('indri', '1\t#combine( flow.<|abstract|> plate.title )');
     expect(indri.diagnostics.map((d) => [d.code, textOf(indri.text, d.range)])).toEqual([['engine/unknown-field', 'abstract']]);
     expect(indri.diagnostics[0]!.message).toMatch(/indexed: title, text/);
+    const any = await diagnose('indri', '1\t#combine( #any:<|person|> #filreq( #any(<|date|>) flow ) )');
+    expect(any.diagnostics.map((d) => [d.code, textOf(any.text, d.range)])).toEqual([
+      ['engine/unknown-field', 'person'],
+      ['engine/unknown-field', 'date'],
+    ]);
     const lucene = await diagnose('lucene', '1\t<|body|>:flow title:plate');
     expect(lucene.diagnostics.map((d) => [d.code, textOf(lucene.text, d.range)])).toEqual([['engine/unknown-field', 'body']]);
   });
