@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { stripRanges, type QueryNode } from '../../../grammar/ast.js';
 import { hasErrors } from '../../../grammar/diagnostics.js';
 import { parseLucene } from '../../../grammar/lucene/index.js';
+import { luceneParser } from '../../../grammar/lucene/parser.js';
 import {
   boost,
   error,
@@ -307,5 +308,34 @@ describe('parseLucene: limits', () => {
   it('keeps an error node when nothing can be built', () => {
     expect(stripRanges(parseLucene('a ^^ b').ast.root)).toEqual(root(should(term('a')), should(error('^')), should(term('b'))));
     expect(stripRanges(parseLucene('a ^x').ast.root)).toEqual(words('a', 'x'));
+  });
+});
+
+describe('parseLucene: never throws', () => {
+  it('turns an internal failure into internal/parser-failure with an error-node tree', () => {
+    const spy = vi.spyOn(luceneParser, 'topQuery').mockImplementation(() => {
+      throw new Error('boom');
+    });
+    try {
+      const r = parseLucene('a b');
+      expect(r.diagnostics).toEqual([
+        { code: 'internal/parser-failure', severity: 'error', message: 'internal error in the Lucene parser: boom', range: { start: 0, end: 3 } },
+      ]);
+      expect(stripRanges(r.ast.root)).toEqual(root(should(error('a b'))));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(parseLucene('a b').diagnostics).toEqual([]);
+  });
+
+  it('turns a stack overflow into syntax/too-deep', () => {
+    const spy = vi.spyOn(luceneParser, 'topQuery').mockImplementation(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    });
+    try {
+      expect(parseLucene('(a)').diagnostics.map((d) => d.code)).toEqual(['syntax/too-deep']);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
