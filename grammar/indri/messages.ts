@@ -7,7 +7,10 @@
  * them further once it knows the enclosing operator (missing ")" to close #combine ...).
  */
 import { EOF, tokenLabel, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
-import { INDRI_OPERATORS } from './tokens.js';
+import { Dot, INDRI_OPERATORS, Term } from './tokens.js';
+
+/** Rules where a TERM token names something (a field, a prior). */
+const NAMED_WORD_RULES = new Set(['fieldName', 'priorOp', 'anyOp', 'restriction', 'contextItem', 'pathStep']);
 
 /** What each rule expects, when Chevrotain cannot say which token was missing. */
 const RULE_EXPECTS: Record<string, string> = {
@@ -68,15 +71,20 @@ export function ruleExpects(ruleName: string): string {
 export const expectedByMessage = new Map<string, TokenType>();
 
 export const indriErrorMessageProvider: IParserErrorMessageProvider = {
-  buildMismatchTokenMessage({ expected, actual }) {
-    const msg = `expected ${describeExpected(expected)}, found ${describeToken(actual)}`;
+  buildMismatchTokenMessage({ expected, actual, ruleName }) {
+    // A bare "a term" is vague where the rule says what the word is for (a field, a prior).
+    const what = expected === Term && NAMED_WORD_RULES.has(ruleName) ? ruleExpects(ruleName) : describeExpected(expected);
+    const msg = `expected ${what}, found ${describeToken(actual)}`;
     expectedByMessage.set(msg, expected);
     return msg;
   },
   buildNotAllInputParsedMessage({ firstRedundant }) {
     return `unexpected ${describeToken(firstRedundant)}`;
   },
-  buildNoViableAltMessage({ actual, ruleName }) {
+  buildNoViableAltMessage({ actual, previous, ruleName }) {
+    if (previous?.tokenType === Dot && ruleName === 'termExpr') {
+      return `expected a field name or a context "(field)" after ".", found ${describeToken(actual[0])}`;
+    }
     return `expected ${ruleExpects(ruleName)}, found ${describeToken(actual[0])}`;
   },
   buildEarlyExitMessage({ actual, ruleName }) {

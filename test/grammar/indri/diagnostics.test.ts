@@ -257,3 +257,15 @@ describe('parseIndri: total', () => {
   });
 });
 
+
+describe('parseIndri: what a word is for', () => {
+  it.each([
+    ['#prior()', 'expected a prior name, found ")"'],
+    ['#any:', 'expected a field name, found the end of the query'],
+    ['#less(1 2)', 'expected a field name, found "1"'],
+    ['term.', 'expected a field name or a context "(field)" after ".", found the end of the query'],
+    ['#combine[](a)', 'expected a field name, passageN:M or ./path, found "]"'],
+  ])('%j', (text, message) => {
+    expect(parseIndri(text).diagnostics.map((d) => d.message)).toContain(message);
+  });
+});
