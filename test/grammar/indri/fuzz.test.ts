@@ -180,5 +180,5 @@ describe('parseIndri fuzz', () => {
       const { diagnostics } = check(text, 60_000);
       expect(diagnostics.length).toBeLessThanOrEqual(250);
     }
-  });
+  }, 300_000);
 });
