@@ -157,3 +157,29 @@ describe('formatIndri: layout', () => {
     expect(formatIndriAst(ast.root!, { width: 5 })).toBe('#combine(\n  a\n  b\n)');
   });
 });
+
+describe('printIndri: Lucene-only nodes print as their nearest Indri shape', () => {
+  const term = (text: string): QueryNode => ({ kind: 'term', text, raw: false, range: R });
+  it.each<[QueryNode, string]>([
+    [{ kind: 'phrase', terms: [term('a') as never, term('b') as never], slop: 0, explicitSlop: false, range: R }, '#1(a b)'],
+    [{ kind: 'phrase', terms: [term('a') as never, term('b') as never], slop: 2, explicitSlop: true, fields: ['title'], range: R }, '#uw4(a b).title'],
+    [{ kind: 'boost', boost: 2, child: term('a'), range: R }, '#weight( 2 a )'],
+    [
+      {
+        kind: 'boolean',
+        grouped: false,
+        clauses: [
+          { occur: 'should', via: 'default', node: term('a') },
+          { occur: 'mustNot', via: 'minus', node: term('b') },
+        ],
+        range: R,
+      },
+      '#combine( a #not( b ) )',
+    ],
+    [{ kind: 'fuzzy', text: 'roam', maxEdits: 1, explicit: true, range: R }, 'roam'],
+    [{ kind: 'matchAll', range: R }, '#any:document'],
+  ])('%j', (node, text) => {
+    expect(printIndri(node)).toBe(text);
+    expect(parseIndri(text).diagnostics).toEqual([]);
+  });
+});
