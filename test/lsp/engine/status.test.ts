@@ -64,8 +64,17 @@ describe('index status', () => {
   it('builds a configured corpus on first use, with progress, then serves the engine features', async () => {
     const w = await workspace({ build: false });
     expect(existsSync(w.index)).toBe(false);
-    const { client, status } = await startIn(w.root, { capabilities: WITH_PROGRESS });
+    const client = await startClient(w.root, { capabilities: WITH_PROGRESS });
     clients.push(client);
+    // Opened while the index is being built: its engine diagnostics arrive once it loads.
+    const early = freshUri('indri');
+    client.open(early, 'indri', '1\t#combine( flow zebra )');
+    const status = await client.until(() => client.notifications.find((n) => n.method === 'querylens/status')?.params as { index: { state: string; message: string } } | undefined, 'status', 60_000);
+    const refreshed = await client.until(
+      () => client.diagnostics.get(early)?.find((p) => p.diagnostics.some((d) => d.code === 'engine/oov')),
+      'engine diagnostics of the document opened before the index loaded',
+    );
+    expect(refreshed.diagnostics.map((d) => d.code)).toEqual(['engine/oov']);
     expect(status.index.state).toBe('ready');
     expect(status.index.message).toMatch(/9 documents/);
     expect(existsSync(join(w.index, 'meta.bin'))).toBe(true);
