@@ -11,12 +11,22 @@ import type { QueryEntry } from '../../../grammar/index.js';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { fileNameOf, type QueryDocument } from '../documents.js';
 
+/** Documents remembered at most (a session rarely has more open). */
+const MAX_DOCUMENTS = 256;
+
 export class LiveDocuments {
   private readonly texts = new Map<string, TextDocument>();
   private readonly parsed = new Map<string, QueryDocument>();
 
   /** Called from every hook: remembers the live TextDocument and the parse for its version. */
   see(doc: QueryDocument): void {
+    // Modules are not told when a document closes; keep the most recently seen ones only.
+    if (!this.texts.has(doc.uri) && this.texts.size >= MAX_DOCUMENTS) {
+      const oldest = this.texts.keys().next().value!;
+      this.texts.delete(oldest);
+      this.parsed.delete(oldest);
+    }
+    this.texts.delete(doc.uri);
     this.texts.set(doc.uri, doc.document);
     const known = this.parsed.get(doc.uri);
     if (!known || known.version < doc.version) this.parsed.set(doc.uri, doc);
