@@ -147,7 +147,7 @@ function invalidUtf8Offset(bytes: Buffer, decoded: string): number | undefined {
  * sorted by position.
  */
 export function sourceDiagnostics(source: QuerySourceResult): SourceDiagnostic[] {
-  const starts = lineStarts(source.text);
+  const starts = startsOf(source);
   const all: SourceDiagnostic[] = [...source.diagnostics];
   for (const entry of source.entries) {
     for (const d of entry.result.diagnostics) all.push(toFileDiagnostic(entry, d, starts));
@@ -157,6 +157,16 @@ export function sourceDiagnostics(source: QuerySourceResult): SourceDiagnostic[]
 
 /** Moves any query-relative diagnostic of `entry` (e.g. from translation) into the file. */
 export function entryDiagnosticsInFile(source: QuerySourceResult, entry: QueryEntry, diagnostics: readonly QueryDiagnostic[]): SourceDiagnostic[] {
-  const starts = lineStarts(source.text);
+  const starts = startsOf(source);
   return diagnostics.map((d) => toFileDiagnostic(entry, d, starts));
+}
+
+/** Line starts of a source's text, computed once per source (callers map many entries). */
+const startsCache = new WeakMap<QuerySourceResult, { text: string; starts: number[] }>();
+function startsOf(source: QuerySourceResult): number[] {
+  const hit = startsCache.get(source);
+  if (hit && hit.text === source.text) return hit.starts;
+  const starts = lineStarts(source.text);
+  startsCache.set(source, { text: source.text, starts });
+  return starts;
 }
