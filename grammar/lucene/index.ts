@@ -119,6 +119,7 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
     // same first errors, and the rest of the text is not checked.
     stoppedAt = Number.isNaN(e.token.startOffset) ? text.length : e.token.startOffset;
     tokens = tokens.filter((t) => t.startOffset < stoppedAt);
+    // Same errors again plus at most a few at the new end: the larger limit is not reached.
     cst = runParser(tokens, MAX_PARSER_ERRORS * 2);
   }
   const parserErrors = luceneParser.errors;
@@ -144,8 +145,9 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
 
 /**
  * The visitor reports every group / range left without its `)` / `]` / `}`; the parser
- * reports some of them itself (when it inserts the token). Each parser report cancels one visitor report with the same
- * insertion point, so a missing `)` is reported once and nested ones are all reported.
+ * reports some of them itself (when it inserts the token). Each parser report cancels one
+ * visitor report with the same insertion point, so a missing `)` is reported once and
+ * nested ones are all reported.
  */
 function withoutReportedCloses(fromVisitor: QueryDiagnostic[], fromParser: QueryDiagnostic[]): QueryDiagnostic[] {
   const key = (d: QueryDiagnostic): string | null => {
