@@ -82,4 +82,25 @@ describe('formatLucene', () => {
       { numRuns: 300 },
     );
   });
+
+  it('is idempotent and keeps the meaning on arbitrary strings over the Lucene alphabet', () => {
+    const piece = fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom('a', 'b', 'Z9', ' ', ' ', 'x:', 'AND ', 'OR ', ' NOT ', '-', '+', '"a b"', '(', ')') },
+      { weight: 2, arbitrary: fc.constantFrom(...'+-!():^[]"{}~*?\\/&|.\t\n\u3000'.split(''), 'TO', 'and', '\u0000', 'é', '2') },
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.integer({ min: 1, max: 60 }), (pieces, width) => {
+        const input = pieces.join('');
+        const before = parseLucene(input);
+        const once = formatLucene(input, { width });
+        if (hasErrors(before.diagnostics)) {
+          expect(once.text).toBe(input);
+          return;
+        }
+        expect(formatLucene(once.text, { width }).text, once.text).toBe(once.text);
+        expect(stripRanges(parseLucene(once.text).ast.root), `${JSON.stringify(input)} → ${JSON.stringify(once.text)}`).toEqual(stripRanges(before.ast.root));
+      }),
+      { numRuns: 3000 },
+    );
+  });
 });
