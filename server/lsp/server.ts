@@ -172,7 +172,15 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     }
   }
 
-  async function reloadConfiguration(): Promise<void> {
+  // One reload at a time, in order: a settings change and a querylens.json change arriving
+  // together must not let an older engine status overwrite a newer one.
+  let reloading: Promise<void> = Promise.resolve();
+  function reloadConfiguration(): Promise<void> {
+    reloading = reloading.then(reloadConfigurationNow).catch(() => undefined);
+    return reloading;
+  }
+
+  async function reloadConfigurationNow(): Promise<void> {
     try {
       const file = await readConfigFile(root);
       let settingsRaw: unknown = initializationSettings;
