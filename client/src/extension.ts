@@ -1,11 +1,12 @@
 /**
  * The querylens VS Code extension: starts the bundled language server and adds what only
- * the editor can do — a status bar item for the index/model state and the commands that
- * work today (format, convert). Everything about the queries themselves lives in the
+ * the editor can do — a status bar item for the index/model state, the results panel, and
+ * the format and convert commands. Everything about the queries themselves lives in the
  * server, so other editors get the same features over `querylens lsp --stdio`.
  */
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { ResultsPanel, queryAtCursor } from './results-panel';
 import { StatusItem, type ServerStatus } from './status';
 
 /** Same names as server/lsp/server.ts (documented in docs/LSP_EXTENSIONS.md). */
@@ -42,7 +43,27 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(status);
   context.subscriptions.push(client.onNotification(STATUS_NOTIFICATION, (s: ServerStatus) => status.update(s)));
 
+  const results = new ResultsPanel(client);
+  context.subscriptions.push(results);
+
   context.subscriptions.push(
+    // The result-preview code lens passes [qid, uri]; from the palette, the query under the cursor.
+    vscode.commands.registerCommand('querylens.showResults', async (qid?: string, uri?: string) => {
+      const editor = vscode.window.activeTextEditor;
+      if (!qid || !uri) {
+        if (!editor || !LANGUAGES.includes(editor.document.languageId)) {
+          void vscode.window.showInformationMessage('querylens: put the cursor on a query to see its results.');
+          return;
+        }
+        uri = editor.document.uri.toString();
+        qid = await queryAtCursor(editor);
+        if (!qid) {
+          void vscode.window.showInformationMessage('querylens: put the cursor on a query to see its results.');
+          return;
+        }
+      }
+      await results.show(qid, uri);
+    }),
     vscode.commands.registerCommand('querylens.format', async () => {
       const editor = vscode.window.activeTextEditor;
       if (!editor || !LANGUAGES.includes(editor.document.languageId)) {
