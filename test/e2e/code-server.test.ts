@@ -84,6 +84,10 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
       JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false, 'git.openRepositoryInParentFolders': 'never' }),
     );
     cpSync(join(REPO, 'samples/queries.indri'), join(workspace, 'queries.indri'));
+    // The Cranfield sample: the server builds the index on first use, then shows result lenses.
+    cpSync(join(REPO, 'samples/cranfield/corpus.jsonl'), join(workspace, 'corpus.jsonl'));
+    cpSync(join(REPO, 'samples/cranfield/qrels.txt'), join(workspace, 'qrels.txt'));
+    writeFileSync(join(workspace, 'querylens.json'), JSON.stringify({ corpus: 'corpus.jsonl', index: '.index', qrels: 'qrels.txt' }));
     // The broken query the user will see squiggled: line 1, unclosed #combine.
     writeFileSync(join(workspace, 'broken.indri'), '1\t#weight( 2.0 #combine( white house ) 1.0 tour\n2\t#combine( easter egg )\n');
 
@@ -185,5 +189,24 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     const termColor = await page.locator('.monaco-editor .view-line span', { hasText: /^aeroelastic$/ }).first().evaluate((el) => getComputedStyle(el).color);
     expect(color).not.toBe(termColor);
     await page.screenshot({ path: join(OUT, 'highlighting.png') });
+  });
+
+  it('opens the results of a query from its code lens', async () => {
+    const t = Date.now();
+    // queries.indri is open; the lens appears once the index is built and loaded.
+    const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /results/ }).first();
+    await lens.waitFor({ timeout: 120_000 });
+    timings.firstLens = Date.now() - t;
+    const lensText = await lens.innerText();
+    expect(lensText).toMatch(/\d+ results/);
+    await page.screenshot({ path: join(OUT, 'code-lens.png') });
+    await lens.click();
+    // Webview content lives two iframes down.
+    const panel = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    await panel.locator('h2', { hasText: /^Query / }).waitFor({ timeout: 30_000 });
+    const rows = await panel.locator('tbody tr').count();
+    expect(rows).toBeGreaterThan(0);
+    expect(await panel.locator('body').innerText()).toMatch(/matching documents · BM25/);
+    await page.screenshot({ path: join(OUT, 'results.png') });
   });
 });
