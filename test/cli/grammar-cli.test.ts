@@ -253,10 +253,11 @@ describe('querylens format', () => {
 });
 
 describe('npm start main job', () => {
-  it('checks and translates both samples, then prints a summary', async () => {
+  it('checks and translates both samples, indexes Cranfield, ranks and evaluates, then prints a summary', async () => {
     const { runMainJob } = (await import(join(privateDist(BIN), 'server/cli/main-job.js'))) as typeof import('../../server/cli/main-job.js');
     const lines: string[] = [];
-    const code = await runMainJob({ root: ROOT, write: (l) => lines.push(l) });
+    const indexDir = join(mkdtempSync(join(tmpdir(), 'querylens-mainjob-')), 'index');
+    const code = await runMainJob({ root: ROOT, indexDir, write: (l) => lines.push(l) });
     expect(code).toBe(0);
     for (const header of [
       '== check samples/queries.indri (indri, 16 queries): clean',
@@ -269,7 +270,22 @@ describe('npm start main job', () => {
       expect(lines).toContain(header);
     }
     expect(lines.filter((l) => l.startsWith('== convert samples/queries.indri --to indri'))).toEqual([]);
-    expect(lines.at(-1)).toMatch(/^querylens: 2 files, 32 queries, 0 errors, 0 warnings; 64 translations with \d+ approximation warnings$/);
+    expect(lines.at(-1)).toMatch(
+      /^querylens: 2 files, 32 queries, 0 errors, 0 warnings; 64 translations with \d+ approximation warnings; 6 runs over 1400 Cranfield documents$/,
+    );
+    // The index is built on the first run, then reused.
+    expect(lines.some((l) => /^== index .*: 1400 documents, \d+ terms, \d+ tokens in /.test(l))).toBe(true);
+    // Ranked results: query 2's best document under BM25 is relevant (Cranfield qrels).
+    const q2 = lines.lastIndexOf('2\t#combine( structural aeroelastic problems #1(high speed) aircraft flight )');
+    expect(q2).toBeGreaterThan(0);
+    expect(lines[q2 + 1]).toMatch(/^ {2}1\. \d+ +\d+\.\d{4} {2}\[rel \d\] /);
+    // One metrics table per sample file, with the baseline and its comparisons.
+    const tables = lines.filter((l) => /^measure +bm25 \(baseline\)/.test(l));
+    expect(tables).toHaveLength(2);
+    expect(lines.filter((l) => /^map +0\.\d{4} /.test(l))).toHaveLength(2);
+    const again: string[] = [];
+    await runMainJob({ root: ROOT, indexDir, write: (l) => again.push(l) });
+    expect(again.some((l) => l.includes('1400 documents (built earlier'))).toBe(true);
     for (const l of lines.filter((x) => x.includes(': warning '))) expect(l).toMatch(/^samples\/queries\.(indri|lucene):\d+:\d+: warning translate\//);
   });
 });
