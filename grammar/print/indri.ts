@@ -178,7 +178,9 @@ export function printIndriNode(node: QueryNode): string {
       if (node.form === 'hyphen' && node.children.length > 1 && node.children.every(hyphenable)) {
         return node.children.map((c) => (c as TermNode).text).join('-') + printFieldList(node.fields, node.context);
       }
-      return printCompound(node);
+      // A hyphen chain that cannot be written with dashes (e.g. one word left by error
+      // recovery in `shock-(`) prints as the window it means: #od1.
+      return printCompound(node.form === 'hyphen' ? { ...node, form: 'od' } : node);
     case 'band':
     case 'synonym':
     case 'belief':

@@ -183,3 +183,13 @@ describe('printIndri: Lucene-only nodes print as their nearest Indri shape', () 
     expect(parseIndri(text).diagnostics).toEqual([]);
   });
 });
+
+describe('printing error-recovered trees', () => {
+  // Found by the CLI fuzz test: a hyphen chain cut short by recovery (`shock-(`) has one word.
+  it('prints a one-word hyphen window as #od1 instead of throwing', () => {
+    const { ast } = parseIndri('#combine( shock-(0.5sound #uw8(wave #1(interaction) )');
+    const text = printIndri(ast);
+    expect(text).toContain('#od1(shock)');
+    expect(parseIndri(text).diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  });
+});
