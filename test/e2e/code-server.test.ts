@@ -21,6 +21,9 @@ const OUT = join(REPO, 'test-output/e2e-code-server');
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.log(`test/e2e/code-server: SKIPPED — Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
 
+/** Runs in the page: the computed text colour of an element (no DOM types in this project). */
+const colorOf = (el: unknown): string => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color;
+
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -185,8 +188,8 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
 
   it('colours operators with the TextMate grammar', async () => {
     await openFile('queries.indri');
-    const color = await page.locator('.monaco-editor .view-line span', { hasText: /^#weight$/ }).first().evaluate((el) => getComputedStyle(el).color);
-    const termColor = await page.locator('.monaco-editor .view-line span', { hasText: /^aeroelastic$/ }).first().evaluate((el) => getComputedStyle(el).color);
+    const color = await page.locator('.monaco-editor .view-line span', { hasText: /^#weight$/ }).first().evaluate(colorOf);
+    const termColor = await page.locator('.monaco-editor .view-line span', { hasText: /^aeroelastic$/ }).first().evaluate(colorOf);
     expect(color).not.toBe(termColor);
     await page.screenshot({ path: join(OUT, 'highlighting.png') });
   });

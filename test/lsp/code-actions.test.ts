@@ -2,7 +2,7 @@
  * Code actions: text before, diagnostic code, text after (the quick fix is built from the
  * diagnostic's typed data), and the Indri ↔ Lucene conversion.
  */
-import type { CodeAction, Diagnostic, TextDocumentEdit, WorkspaceEdit } from 'vscode-languageserver';
+import type { CodeAction, Diagnostic, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits, freshUri, TestClient } from './harness.js';
 
@@ -81,7 +81,7 @@ describe('convert', () => {
     expect(convert.title).toMatch(/^Convert to Lucene → fixture-.*\.lucene \(\d+ approximations?\)$/);
     const changes = (convert.edit as WorkspaceEdit).documentChanges!;
     expect(changes[0]).toMatchObject({ kind: 'create', uri: uri.replace(/\.indri$/, '.lucene') });
-    const written = (changes[1] as TextDocumentEdit).edits[0].newText;
+    const written = ((changes[1] as TextDocumentEdit).edits[0] as TextEdit).newText;
     expect(written).toMatch(/^1\twhite\^2 house$/m);
     expect(written).toMatch(/^\/\/ 2: /m);
     expect(written).toMatch(/^2\t/m);
