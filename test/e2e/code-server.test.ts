@@ -197,7 +197,8 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
   it('opens the results of a query from its code lens', async () => {
     const t = Date.now();
     // queries.indri is open; the lens appears once the index is built and loaded.
-    const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /results/ }).first();
+    // A query that matches something (broken.indri, open beside, has a 0-result lens).
+    const lens = page.locator('.monaco-editor .codelens-decoration a', { hasText: /[1-9]\d* results/ }).first();
     await lens.waitFor({ timeout: 120_000 });
     timings.firstLens = Date.now() - t;
     const lensText = await lens.innerText();
@@ -211,5 +212,8 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     expect(rows).toBeGreaterThan(0);
     expect(await panel.locator('body').innerText()).toMatch(/matching documents · BM25/);
     await page.screenshot({ path: join(OUT, 'results.png') });
+    // The status bar reports the loaded index (and no model configured).
+    const status = page.locator('.statusbar-item', { hasText: 'querylens index' }).first();
+    expect(await status.getAttribute('aria-label')).toMatch(/querylens index\s+pass-filled\s+model\s+circle-slash/);
   });
 });
