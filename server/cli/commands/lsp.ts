@@ -6,7 +6,7 @@ export function registerLsp(program: Command): void {
   program
     .command('lsp')
     .description('Run the querylens language server (JSON-RPC over stdio)')
-    .option('--stdio', 'talk LSP over stdin/stdout (the default and only transport here)')
+    .option('--stdio', 'talk LSP over stdin/stdout (the default)')
     .option('--node-ipc', 'talk LSP over the Node IPC channel (when started by a Node client)')
     .action(async (opts: { stdio?: boolean; nodeIpc?: boolean }) => {
       if (opts.nodeIpc && !process.send) throw new CliError('--node-ipc needs a parent Node process with an IPC channel');
