@@ -86,6 +86,8 @@ def load_queries(names, unigrams_only=False, max_per_file=None, data_dir=None):
 
 
 def sample_docs(q: bm25.QueryData, rng: random.Random, n_pos=4, n_neg=15):
+    """Judged relevant documents (up to n_pos) and n_neg negatives, two thirds from the uniform top 50.
+    n_neg >= the candidate count takes every candidate (no sampling)."""
     pos = [d for d in range(len(q.rel)) if q.rel[d] > 0 and q.matched[d]]
     if not pos:
         return None
@@ -94,8 +96,11 @@ def sample_docs(q: bm25.QueryData, rng: random.Random, n_pos=4, n_neg=15):
     neg_pool = [d for d in range(len(q.rel)) if q.rel[d] <= 0 and q.matched[d]]
     hard = [d for d in neg_pool if q.rank[d] <= 50]
     rest = [d for d in neg_pool if q.rank[d] > 50]
-    neg = rng.sample(hard, min(len(hard), n_neg * 2 // 3))
-    neg += rng.sample(rest, min(len(rest), n_neg - len(neg)))
+    if n_neg >= len(neg_pool):
+        neg = neg_pool
+    else:
+        neg = rng.sample(hard, min(len(hard), n_neg * 2 // 3))
+        neg += rng.sample(rest, min(len(rest), n_neg - len(neg)))
     if not neg:
         return None
     top = max(q.rel[d] for d in pos)
@@ -155,11 +160,15 @@ def main(argv=None):
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--head-lr", type=float, default=1e-3)
     p.add_argument("--listmle", type=float, default=1.0)
+    p.add_argument("--negatives", type=int, default=15, help="negatives per query (>= 1000: every candidate)")
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--max-per-file", type=int, default=None, help="smoke tests: read only N queries per file")
     p.add_argument("--data-dir", default=None, help="export-training JSONL folder (default model/.work/train)")
     p.add_argument("--train-files", default=",".join(TRAIN_FILES), help="comma-separated training sets")
     p.add_argument("--pseudo-limit", type=int, default=None, help="at most N queries from each pseudo-query set")
+    p.add_argument("--freeze", choices=["none", "embeddings", "encoder"], default="embeddings",
+                   help="keep the (GloVe-initialised) wordpiece embeddings, or the whole encoder, fixed: with ~1k real "
+                        "training queries, updating the 3 M embedding parameters memorises the training words")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--log", default=str(WORK / "finetune.log"))
     a = p.parse_args(argv)
@@ -184,7 +193,12 @@ def main(argv=None):
     log(logf, f"finetune: train {counts}, dev {len(dev)}, uniform dev MAP {uni}")
     head_params = list(model.head.parameters()) + [model.bigram_bias] + list(maxout.parameters())
     head_ids = {id(x) for x in head_params}
-    body = [x for x in model.parameters() if id(x) not in head_ids]
+    if a.freeze == "embeddings":
+        model.encoder.word.weight.requires_grad_(False)
+    elif a.freeze == "encoder":
+        for x in model.encoder.parameters():
+            x.requires_grad_(False)
+    body = [x for x in model.parameters() if id(x) not in head_ids and x.requires_grad]
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr}, {"params": head_params, "lr": a.head_lr}], weight_decay=0.01)
     base_lrs = [a.lr, a.head_lr]
     timer = Timer()
@@ -202,7 +216,7 @@ def main(argv=None):
             w = predict(model, chunk)
             losses_amse, losses_mle = [], []
             for j, q in enumerate(chunk):
-                sampled = sample_docs(q, rng)
+                sampled = sample_docs(q, rng, n_neg=a.negatives)
                 if sampled is None:
                     continue
                 rows, labels = sampled
