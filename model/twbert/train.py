@@ -114,7 +114,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export", "evaluate"])
     p.add_argument("--pretrain-minutes", type=float, default=28.0)
-    p.add_argument("--finetune-minutes", type=float, default=20.0)
+    p.add_argument("--finetune-minutes", type=float, default=9.0)
     p.add_argument("--deepct-minutes", type=float, default=8.0)
     a = p.parse_args(argv)
     t0 = time.time()
