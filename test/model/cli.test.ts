@@ -1,0 +1,72 @@
+/**
+ * `querylens weigh` and `querylens export-training` through the CLI entry (run with tsx from the sources).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, syntheticCorpus } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'ql-model-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'server/cli/main.ts'), ...args], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+}
+
+describe('querylens weigh', () => {
+  it('prints an .indri line file of #weight queries with #1 bi-grams, qids kept', () => {
+    const queries = join(work, 'q.tsv');
+    writeFileSync(queries, '7\tlaminar flow over a flat plate\n8\tthe of and\n');
+    const r = cli(['weigh', queries, '--device', 'cpu']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^\/\/ weighted by twbert/);
+    expect(lines[1]).toMatch(/^7\t#weight\( [\d.]+ laminar [\d.]+ flow .*#1\(laminar flow\).* \)$/);
+    expect(lines[2]).toBe('8\tthe of and');
+  });
+
+  it('deepct weighs words only; a missing model folder is one explained line, exit code 2', () => {
+    const queries = join(work, 'q2.tsv');
+    writeFileSync(queries, '1\theat transfer in boundary layers\n');
+    const ok = cli(['weigh', queries, '--model', 'deepct', '--device', 'cpu']);
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).not.toMatch(/#1\(/);
+    const bad = cli(['weigh', queries, '--model-dir', join(work, 'none')]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/No term-weighting model/);
+  });
+});
+
+describe('querylens export-training', () => {
+  it('writes one record per query with engine statistics and the judged documents', () => {
+    const corpus = join(work, 'corpus.jsonl');
+    writeFileSync(corpus, syntheticCorpus(80, 4).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+    const index = join(work, 'idx');
+    expect(cli(['index', corpus, '--out', index, '--no-progress']).status).toBe(0);
+    const queries = join(work, 'train.tsv');
+    writeFileSync(queries, 'a\tlaminar flow\nb\tshock wave over the wing\n');
+    const qrels = join(work, 'qrels.txt');
+    writeFileSync(qrels, 'a 0 D3 1\nb 0 D5 2\n');
+    const out = join(work, 'train.jsonl');
+    const r = cli(['export-training', '--index', index, queries, '--qrels', qrels, '--out', out, '-k', '20', '--source', 'test']);
+    expect(r.status).toBe(0);
+    const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records.map((x) => x.qid)).toEqual(['a', 'b']);
+    const b = records[1];
+    expect(b.source).toBe('test');
+    expect(b.N).toBe(80);
+    expect(b.ngrams.map((g: { terms: string[] }) => g.terms.join(' '))).toEqual(['shock', 'wave', 'wing', 'shock wave', 'wave wing']);
+    expect(b.docs.find((d: { docno: string }) => d.docno === 'D5').rel).toBe(2);
+    expect(b.docs.filter((d: { rank: number | null }) => d.rank !== null).length).toBeLessThanOrEqual(20);
+    expect(b.ids[0]).toBe(101);
+    const bad = cli(['export-training', '--index', join(work, 'nope'), queries, '--out', out]);
+    expect(bad.status).toBe(2);
+  });
+});
