@@ -3,7 +3,7 @@
  * instead of a crash or silent empty answers; a configured corpus without an index is built
  * on first use, with work-done progress, and the build can be cancelled from the client.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, Hover, MarkupContent } from 'vscode-languageserver';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -88,8 +88,18 @@ describe('index status', () => {
   });
 
   it('stops a build the user cancels and says how to build again', async () => {
-    // The Cranfield sample is big enough to still be building when the cancel arrives.
-    const w = await workspace({ build: false, config: { corpus: join(REPO, 'samples/cranfield/corpus.jsonl'), index: 'idx' } });
+    // Ten renumbered copies of the Cranfield sample (14,000 documents): several seconds of
+    // building, so the cancel arrives while it runs even on a fast machine.
+    const w = await workspace({ build: false, config: { corpus: 'big.jsonl', index: 'idx' } });
+    const sample = readFileSync(join(REPO, 'samples/cranfield/corpus.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
+    const copies: string[] = [];
+    for (let c = 0; c < 10; c++) {
+      for (const line of sample) {
+        const doc = JSON.parse(line) as { _id: string };
+        copies.push(JSON.stringify({ ...doc, _id: `${doc._id}-${c}` }));
+      }
+    }
+    writeFileSync(join(w.root, 'big.jsonl'), copies.join('\n') + '\n');
     const client = await startClient(w.root, { capabilities: WITH_PROGRESS });
     clients.push(client);
     const begin = await client.until(
