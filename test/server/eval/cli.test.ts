@@ -1,9 +1,10 @@
 /** `querylens eval` and `querylens compare`, run as the user runs them (node bin/querylens.js). */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../../support/build.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 let dir: string;
@@ -14,11 +15,7 @@ function ql(...args: string[]) {
 }
 
 beforeAll(() => {
-  try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
-  } catch {
-    // Type errors elsewhere in the tree do not stop tsc from emitting; the commands below say whether it worked.
-  }
+  ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'querylens-eval-'));
   writeFileSync(join(dir, 'qrels'), ['q1 0 d1 1', 'q1 0 d2 2', 'q1 0 d3 0', 'q1 0 d5 1', 'q2 0 d10 1', 'q2 0 x 0'].join('\n') + '\n');
   writeFileSync(

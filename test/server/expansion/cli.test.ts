@@ -1,9 +1,10 @@
 /** `querylens expand`, run as the user runs it, on the tiny corpus of fixtures.ts indexed on disk. */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../../support/build.js';
 import { CORPUS } from './fixtures.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -15,11 +16,7 @@ function ql(...args: string[]) {
 }
 
 beforeAll(() => {
-  try {
-    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
-  } catch {
-    // Type errors elsewhere in the tree do not stop tsc from emitting; the commands below say whether it worked.
-  }
+  ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'querylens-expand-'));
   writeFileSync(join(dir, 'corpus.jsonl'), CORPUS.map((text, i) => JSON.stringify({ _id: `d${i}`, title: '', text })).join('\n') + '\n');
   const built = ql('index', join(dir, 'corpus.jsonl'), '--out', join(dir, 'idx'));

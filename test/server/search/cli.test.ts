@@ -1,9 +1,10 @@
 /** `querylens search` and `querylens explain`, run as the user runs them (node bin/querylens.js) on an on-disk index. */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../../support/build.js';
 import { DATA_DIR, hasCollection } from './helpers/collections.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -17,11 +18,7 @@ function ql(...args: string[]) {
 
 describe.skipIf(!hasCollection('cranfield'))('querylens search / explain', () => {
   beforeAll(() => {
-    try {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'pipe' });
-    } catch {
-      // Type errors elsewhere in the tree do not stop tsc from emitting; the commands below say whether it worked.
-    }
+    ensureBuilt();
     dir = mkdtempSync(join(tmpdir(), 'querylens-search-'));
     index = join(dir, 'cran');
     const built = ql('index', `${DATA_DIR}/cranfield/corpus.jsonl`, '--out', index, '--no-progress');
