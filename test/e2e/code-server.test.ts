@@ -5,13 +5,14 @@
  * under a broken query, and hovers an operator to read its description. Screenshots go to
  * test-output/e2e-code-server/.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO } from '../lsp/harness.js';
+import { runChecked } from '../support/process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -69,10 +70,10 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     const t0 = Date.now();
     const version = JSON.parse(readFileSync(join(REPO, 'client/package.json'), 'utf8')).version;
     const vsix = join(REPO, 'out', `querylens-linux-x64-${version}.vsix`);
-    if (!existsSync(CODE_SERVER) || !existsSync(vsix)) execFileSync(process.execPath, ['scripts/e2e-setup.mjs'], { cwd: REPO, stdio: 'inherit' });
+    if (!existsSync(CODE_SERVER) || !existsSync(vsix)) await runChecked(process.execPath, ['scripts/e2e-setup.mjs'], { cwd: REPO, echo: true });
     else if (statSync(vsix).mtimeMs < Math.max(...['client', 'server', 'grammar'].map((d) => newestMtime(join(REPO, d))))) {
       // Test what the sources say, not an old package.
-      execFileSync(process.execPath, ['scripts/package-vsix.mjs'], { cwd: REPO, stdio: 'inherit' });
+      await runChecked(process.execPath, ['scripts/package-vsix.mjs'], { cwd: REPO, echo: true });
     }
     timings.setup = Date.now() - t0;
 
@@ -95,7 +96,7 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     writeFileSync(join(workspace, 'broken.indri'), '1\t#weight( 2.0 #combine( white house ) 1.0 tour\n2\t#combine( easter egg )\n');
 
     const t1 = Date.now();
-    execFileSync(process.execPath, [CODE_SERVER, '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), '--install-extension', vsix], { stdio: 'pipe' });
+    await runChecked(process.execPath, [CODE_SERVER, '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), '--install-extension', vsix]);
     timings.install = Date.now() - t1;
 
     const port = await freePort();

@@ -3,11 +3,12 @@
  * `node bin/querylens.js lsp --stdio` with vim.lsp.start_client (0.7 has no vim.lsp.start),
  * opens a file with a broken query and must receive its diagnostic, then a hover.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, REPO } from '../lsp/harness.js';
+import { runProcess } from '../support/process.js';
 
 function findNvim(): string | null {
   try {
@@ -64,9 +65,8 @@ describe.skipIf(!nvim)('Neovim 0.7 as LSP client', () => {
     writeFileSync(script, LUA);
     const out = join(dir, 'result.json');
     const started = Date.now();
-    const result = spawnSync(nvim!, ['--headless', '--clean', '-c', `lua loadfile('${script}')('${REPO.replace(/\/$/, '')}', '${fixture}', '${out}')`], {
-      encoding: 'utf8',
-      timeout: 90_000,
+    const result = await runProcess(nvim!, ['--headless', '--clean', '-c', `lua loadfile('${script}')('${REPO.replace(/\/$/, '')}', '${fixture}', '${out}')`], {
+      timeoutMs: 90_000,
       // Neovim writes the server's stderr to $XDG_CACHE_HOME/nvim/lsp.log: keep it with the test output.
       env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') },
     });

@@ -3,7 +3,6 @@
  * engine export → fine-tuning through BM25 → DeepCT → ONNX export → the Node runtime weighs a query.
  * Checks the plumbing, not the quality. Skipped (with the reason printed) when torch cannot be imported.
  */
-import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,7 @@ import { loadWeightModel } from '../../server/model/runtime.js';
 import { segmentQuery } from '../../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
 import { exportTrainingRecord } from '../../server/model/training-export.js';
+import { runChecked } from '../support/process.js';
 import { PYTHON, REPO_ROOT, TOKENIZER_FILE, prng, randomQuery, syntheticCorpus, torchUnavailableReason } from './helpers.js';
 
 const skipReason = torchUnavailableReason();
@@ -23,15 +23,9 @@ if (skipReason) console.log(`skipping the training smoke test: ${skipReason}`);
 const work = mkdtempSync(join(tmpdir(), 'ql-train-smoke-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function python(args: string[]): string {
-  const r = spawnSync(PYTHON, args, {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, OPENBLAS_NUM_THREADS: '1', TWBERT_THREADS: '1' },
-    maxBuffer: 1 << 26,
-  });
-  if (r.status !== 0) throw new Error(`${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
+// Asynchronous: a synchronous child would block this worker's RPC with vitest (see test/support/process.ts).
+function python(args: string[]): Promise<string> {
+  return runChecked(PYTHON, args, { cwd: REPO_ROOT, env: { ...process.env, OPENBLAS_NUM_THREADS: '1', TWBERT_THREADS: '1' } });
 }
 
 describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
@@ -48,7 +42,7 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       lines.push(JSON.stringify({ src: 'smoke', ids: enc.ids, ngrams: enc.ngramTokens.filter((t) => t.length > 0) }));
     }
     writeFileSync(join(work, 'pretrain.jsonl'), lines.join('\n') + '\n');
-    python(['-m', 'model.twbert.pretrain', '--data', join(work, 'pretrain.jsonl'), '--out', join(work, 'pre.pt'), '--max-steps', '3', '--batch', '8', '--hidden', '32', '--layers', '1', '--log', join(work, 'pre.log')]);
+    await python(['-m', 'model.twbert.pretrain', '--data', join(work, 'pretrain.jsonl'), '--out', join(work, 'pre.pt'), '--max-steps', '3', '--batch', '8', '--hidden', '32', '--layers', '1', '--log', join(work, 'pre.log')]);
     expect(readFileSync(join(work, 'pre.log'), 'utf8')).toMatch(/pretrain done: 3 steps/);
 
     // Engine export: a judged document per query (synthetic labels: the 3rd uniform hit).
@@ -69,14 +63,14 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       }
       writeFileSync(join(dataDir, `${name}.jsonl`), records.join('\n') + '\n');
     }
-    python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
     expect(readFileSync(join(work, 'ft.log'), 'utf8')).toMatch(/finetune done: \d+ steps/);
-    python(['-m', 'model.twbert.deepct', '--init', join(work, 'pre.pt'), '--out', join(work, 'deepct.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'dct.log')]);
+    await python(['-m', 'model.twbert.deepct', '--init', join(work, 'pre.pt'), '--out', join(work, 'deepct.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'dct.log')]);
     expect(readFileSync(join(work, 'dct.log'), 'utf8')).toMatch(/deepct done/);
 
     const art = join(work, 'artifacts');
     for (const m of ['twbert', 'deepct']) {
-      python(['-m', 'model.twbert.export', '--model', m, '--checkpoint', join(work, `${m}.pt`), '--out-dir', art, '--no-parity', '--not-final']);
+      await python(['-m', 'model.twbert.export', '--model', m, '--checkpoint', join(work, `${m}.pt`), '--out-dir', art, '--no-parity', '--not-final']);
     }
     copyFileSync(TOKENIZER_FILE, join(art, 'tokenizer.json'));
     expect(existsSync(join(art, 'twbert.onnx')) && existsSync(join(art, 'deepct.onnx'))).toBe(true);
