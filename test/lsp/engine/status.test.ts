@@ -3,7 +3,7 @@
  * instead of a crash or silent empty answers; a configured corpus without an index is built
  * on first use, with work-done progress, and the build can be cancelled from the client.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Diagnostic, Hover, MarkupContent } from 'vscode-languageserver';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -88,8 +88,8 @@ describe('index status', () => {
   });
 
   it('stops a build the user cancels and says how to build again', async () => {
-    // Ten renumbered copies of the Cranfield sample (14,000 documents): several seconds of
-    // building, so the cancel arrives while it runs even on a fast machine.
+    // Ten renumbered copies of the Cranfield sample (14,000 documents), so that a build that
+    // ignored the cancel would run for seconds and end 'ready'.
     const w = await workspace({ build: false, config: { corpus: 'big.jsonl', index: 'idx' } });
     const sample = readFileSync(join(REPO, 'samples/cranfield/corpus.jsonl'), 'utf8').split('\n').filter((l) => l.trim());
     const copies: string[] = [];
@@ -102,21 +102,38 @@ describe('index status', () => {
     writeFileSync(join(w.root, 'big.jsonl'), copies.join('\n') + '\n');
     const client = await startClient(w.root, { capabilities: WITH_PROGRESS });
     clients.push(client);
-    const begin = await client.until(
-      () => client.notifications.map((n) => n.params as ProgressParams).find((p) => p?.value?.kind === 'begin' && /building/.test(p.value.title ?? '')),
-      'the build progress',
-    );
-    await client.connection.sendNotification('window/workDoneProgress/cancel', { token: begin.token });
+    // Deterministic under any CPU load: the cancel is queued on the client's writer right behind
+    // the answer to the build's window/workDoneProgress/create, so the server reads it before
+    // its next turn of I/O, i.e. before the first document of the corpus is read. (Cancelling
+    // once the `begin` arrived raced the build when this process was starved of CPU.)
+    // Installed before the server can send the request: it only does so after reading
+    // `initialized`, which needs another turn of this process's event loop.
+    const created: (string | number)[] = [];
+    client.connection.onRequest('window/workDoneProgress/create', (params: { token: string | number }) => {
+      created.push(params.token);
+      if (created.length === 1) {
+        // After this handler's reply is queued (in the microtasks that follow it), before any I/O.
+        setImmediate(() => void client.connection.sendNotification('window/workDoneProgress/cancel', { token: params.token }));
+      }
+      return null;
+    });
     const status = await client.until(
       () => client.notifications.find((n) => n.method === 'querylens/status')?.params as { index: { state: string; message: string; fix?: string } } | undefined,
       'querylens/status',
       60_000,
     );
+    // The first progress the server created was the cancellable build, and it was the one cancelled.
+    const progress = client.notifications.filter((n) => n.method === '$/progress').map((n) => n.params as ProgressParams);
+    const begin = progress.find((p) => p.value.kind === 'begin' && /building the index/.test(p.value.title ?? ''));
+    expect(begin?.value.cancellable).toBe(true);
+    expect(begin!.token).toBe(created[0]);
+    expect(progress.some((p) => p.token === begin!.token && p.value.kind === 'end')).toBe(true);
     expect(status.index.state).toBe('missing');
     expect(status.index.message).toMatch(/was cancelled/);
     expect(status.index.fix).toMatch(/querylens index/);
-    // Nothing half-built is left where the index should be.
+    // Nothing half-built is left where the index should be, nor a temporary build folder beside it.
     expect(existsSync(join(w.index, 'meta.bin'))).toBe(false);
+    expect(readdirSync(w.root).filter((f) => f.startsWith('.idx.tmp-'))).toEqual([]);
   });
 
   it('reopens nothing and keeps serving when only the scorer settings change', async () => {
