@@ -44,6 +44,8 @@ export interface FeatureHost {
   config(): ResolvedConfig;
   /** Recompute and republish diagnostics of every open document (e.g. after an index loads). */
   refreshDiagnostics(): void;
+  /** Re-read the configuration and reconfigure the engine (e.g. after querylens/buildIndex replaced the index); resolves once the new status is sent. */
+  reloadConfiguration(): Promise<void>;
 }
 
 /** A feature module answers any subset of the requests; unanswered ones are skipped. */

@@ -112,6 +112,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   const host: FeatureHost = {
     config: () => config,
     refreshDiagnostics: () => documents.all().forEach((d) => scheduleValidation(d)),
+    reloadConfiguration: () => reloadConfiguration(),
   };
 
   const parsedDocument = (uri: string): QueryDocument | undefined => {

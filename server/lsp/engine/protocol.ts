@@ -1,6 +1,7 @@
 /**
  * Types of the engine's custom LSP requests (`querylens/preview`, `querylens/explain`,
- * `querylens/compare`) and of the result-preview command. This file is the contract with
+ * `querylens/compare`, and the whole-file ones `querylens/runFile`, `querylens/weighFile`,
+ * `querylens/buildIndex`) and of the result-preview command. This file is the contract with
  * the clients: docs/LSP_EXTENSIONS.md records its SHA-256, and test/lsp/engine/protocol.test.ts
  * fails when the file changes without the documentation being updated.
  *
@@ -11,6 +12,9 @@
 export const PREVIEW_REQUEST = 'querylens/preview';
 export const EXPLAIN_REQUEST = 'querylens/explain';
 export const COMPARE_REQUEST = 'querylens/compare';
+export const RUN_FILE_REQUEST = 'querylens/runFile';
+export const WEIGH_FILE_REQUEST = 'querylens/weighFile';
+export const BUILD_INDEX_REQUEST = 'querylens/buildIndex';
 /** Command of the result-preview code lens: arguments `[qid, uri]`; the client opens its results panel. */
 export const SHOW_RESULTS_COMMAND = 'querylens.showResults';
 
@@ -138,4 +142,70 @@ export interface CompareResult {
   deltas: Record<string, QueryMetrics> | null;
   /** Why a variant is absent (e.g. no weighting model loaded). */
   notes: string[];
+}
+
+/** A whole document (every query in it). */
+export interface DocumentRef {
+  uri: string;
+  /** As in QueryRef: a newer server version fails the request with ContentModified (-32801). */
+  version?: number;
+}
+
+export interface RunFileParams extends DocumentRef {
+  /** Documents per query (default 1000, at most 10000). */
+  k?: number;
+  /** Run tag, the last column (default "querylens"; one word, no spaces). */
+  tag?: string;
+}
+
+export interface RunFileResult {
+  version: number;
+  /** TREC run lines `qid Q0 docno rank score tag\n`, queries in file order (as `querylens search`). */
+  text: string;
+  /** Queries ranked (each gives 0..k lines). */
+  queries: number;
+  /** Lines in `text`. */
+  lines: number;
+  /** Queries left out of the run, with the reason (syntax errors, empty query). */
+  skipped: { qid: string; reason: string }[];
+  /** trec_eval means over the run's queries the qrels judge; null without qrels. */
+  metrics: { mean: QueryMetrics; perQuery: Record<string, QueryMetrics>; judged: number } | null;
+  scorer: { name: string; k1: number; b: number; mu: number };
+  /** Pseudo-relevance feedback applied before the final ranking (configuration `expansion`). */
+  expansion: { method: string; fbDocs: number; fbTerms: number } | null;
+}
+
+export interface TextEditLike {
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  newText: string;
+}
+
+export interface WeighFileResult {
+  version: number;
+  /** 'twbert' | 'deepct'. */
+  model: string;
+  /** Where the model ran ('cpu' | 'cuda'). */
+  device: string;
+  /** One edit per weighed query, each exactly the "Apply … weights" code action's edit (a WorkspaceEdit). */
+  edit: { changes: Record<string, TextEditLike[]> };
+  /** Queries the edit rewrites, with their new text. */
+  weighed: { qid: string; text: string }[];
+  /** Queries the model cannot weigh, with the reason; the edit leaves them unchanged. */
+  notWeighed: { qid: string; reason: string }[];
+  /** The model's notices (e.g. a CPU fallback). */
+  notices: string[];
+}
+
+export interface BuildIndexParams {
+  /** LSP work-done progress token (WorkDoneProgressParams); without one the server creates its own progress. */
+  workDoneToken?: number | string;
+}
+
+export interface BuildIndexResult {
+  /** Absolute paths from the configuration (`corpus`, `index`). */
+  corpus: string;
+  index: string;
+  docs: number;
+  terms: number;
+  seconds: number;
 }

@@ -7,12 +7,24 @@
  *
  * A new configure() supersedes one still running: an in-flight build for another target is
  * aborted; one for the same corpus and folder is awaited instead of started twice.
+ *
+ * `rebuildIndex` (the `querylens/buildIndex` request) runs the same build on demand, over an
+ * existing index too, reporting on the client's progress token. The engine's build writes a
+ * temporary folder and swaps it in only when complete, so a failed or cancelled build leaves
+ * the previous index as it was.
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { MessageType, ShowMessageNotification, type CancellationToken, type Connection, type WorkDoneProgressServerReporter } from 'vscode-languageserver';
+import {
+  MessageType,
+  ShowMessageNotification,
+  type CancellationToken,
+  type Connection,
+  type WorkDoneProgressReporter,
+  type WorkDoneProgressServerReporter,
+} from 'vscode-languageserver';
 import { readQrelsFile, type Qrels } from '../../engine/eval/index.js';
-import { buildIndex, IndexError, openIndex } from '../../engine/index/index.js';
+import { buildIndex, IndexError, openIndex, type BuildSummary } from '../../engine/index/index.js';
 import { loadWeightModel, WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
 import type { ResolvedConfig } from '../config.js';
 import { checkIndex, checkModel, type EngineProvider, type EngineStatus, type ResourceStatus } from '../engine.js';
@@ -34,7 +46,24 @@ export interface EngineContext {
   session(): EngineSession | null;
   /** The term-weighting model, when one is configured and loaded. */
   model(): LoadedModel | null;
+  /** The model's status (why model() is null: not configured, missing, broken). */
+  modelStatus(): ResourceStatus;
+  /** Builds `config.corpus` into `config.index` now, even over an existing index (rebuildIndex). */
+  rebuildIndex(config: ResolvedConfig, progress: OnDemandProgress): Promise<BuildOutcome>;
   readonly documents: LiveDocuments;
+}
+
+/** Progress of a build a request asked for: the client's token (when it sent one) and the request's cancellation. */
+export interface OnDemandProgress {
+  reporter: WorkDoneProgressReporter | null;
+  token: CancellationToken;
+}
+
+export interface BuildOutcome {
+  status: ResourceStatus;
+  /** The build's summary when it completed. */
+  summary: BuildSummary | null;
+  cancelled: boolean;
 }
 
 class BuildCancelled extends Error {}
@@ -42,7 +71,7 @@ class BuildCancelled extends Error {}
 interface Build {
   key: string;
   aborted: boolean;
-  promise: Promise<ResourceStatus>;
+  promise: Promise<BuildOutcome>;
 }
 
 export class LocalEngineProvider implements EngineProvider {
@@ -63,7 +92,13 @@ export class LocalEngineProvider implements EngineProvider {
 
   constructor(private readonly connection?: Connection) {
     const documents = new LiveDocuments();
-    this.context = { session: () => this.loaded, model: () => this.weightModel, documents };
+    this.context = {
+      session: () => this.loaded,
+      model: () => this.weightModel,
+      modelStatus: () => this.current.model,
+      rebuildIndex: (config, progress) => this.rebuildIndex(config, progress),
+      documents,
+    };
     this.modules = [
       engineDiagnosticsModule(this.context),
       hoverStatsModule(this.context),
@@ -181,7 +216,7 @@ export class LocalEngineProvider implements EngineProvider {
           fix: `Correct "corpus" (or "index") in querylens.json, or build the index yourself with \`querylens index ${config.corpus} --out ${path}\`.`,
         };
       }
-      const built = await this.buildOnce(config.corpus, path);
+      const built = (await this.buildOnce(config.corpus, path)).status;
       if (built.state !== 'ready') {
         if (generation === this.generation) this.loaded = null;
         return built;
@@ -225,27 +260,72 @@ export class LocalEngineProvider implements EngineProvider {
     }
   }
 
+  /**
+   * The `querylens/buildIndex` request: builds the configured corpus into the configured index
+   * folder (replacing an existing index only once the new one is complete). The caller reloads
+   * the configuration afterwards so the new index is opened and announced.
+   */
+  rebuildIndex(config: ResolvedConfig, progress: OnDemandProgress): Promise<BuildOutcome> {
+    if (!config.index || !config.corpus) {
+      const missing = !config.corpus ? 'corpus' : 'index';
+      return Promise.resolve({
+        status: {
+          state: 'not-configured',
+          path: config.index,
+          message: `No ${missing} configured: building an index needs both "corpus" and "index".`,
+          fix: `Set "${missing}" in querylens.json (or the querylens.${missing} setting).`,
+        },
+        summary: null,
+        cancelled: false,
+      });
+    }
+    if (!existsSync(config.corpus)) {
+      return Promise.resolve({
+        status: {
+          state: 'missing',
+          path: config.index,
+          message: `The corpus ${config.corpus} does not exist.`,
+          fix: 'Correct "corpus" in querylens.json (or the querylens.corpus setting).',
+        },
+        summary: null,
+        cancelled: false,
+      });
+    }
+    return this.buildOnce(config.corpus, config.index, progress);
+  }
+
   /** Builds corpus → folder, sharing an identical build that is already running. */
-  private buildOnce(corpus: string, path: string): Promise<ResourceStatus> {
+  private buildOnce(corpus: string, path: string, onDemand?: OnDemandProgress): Promise<BuildOutcome> {
     const key = `${corpus}\0${path}`;
     if (this.build && !this.build.aborted && this.build.key === key) return this.build.promise;
     if (this.build) this.build.aborted = true;
     const build: Build = { key, aborted: false, promise: Promise.resolve(undefined as never) };
-    build.promise = this.runBuild(corpus, path, build).finally(() => {
+    build.promise = this.runBuild(corpus, path, build, onDemand).finally(() => {
       if (this.build === build) this.build = null;
     });
     this.build = build;
     return build.promise;
   }
 
-  private async runBuild(corpus: string, path: string, build: Build): Promise<ResourceStatus> {
-    const progress = await this.progress(`querylens: building the index from ${corpus}`, true);
-    const cancelled = (token: CancellationToken | undefined) => build.aborted || !!token?.isCancellationRequested;
+  private async runBuild(corpus: string, path: string, build: Build, onDemand?: OnDemandProgress): Promise<BuildOutcome> {
+    const title = `querylens: building the index from ${corpus}`;
+    // A request that brought its own progress token reports there; otherwise the server asks the client for one.
+    let progress: WorkDoneProgressReporter | null;
+    let progressToken: CancellationToken | undefined;
+    if (onDemand?.reporter) {
+      progress = onDemand.reporter;
+      progress.begin(title, 0, undefined, true);
+    } else {
+      const created = await this.progress(title, true);
+      progress = created;
+      progressToken = created?.token;
+    }
+    const cancelled = () => build.aborted || !!progressToken?.isCancellationRequested || !!onDemand?.token.isCancellationRequested;
     let lastReport = 0;
     try {
       const summary = await buildIndex([corpus], path, {
         onProgress: (p) => {
-          if (cancelled(progress?.token)) throw new BuildCancelled();
+          if (cancelled()) throw new BuildCancelled();
           const now = Date.now();
           if (progress && now - lastReport > 100) {
             lastReport = now;
@@ -255,22 +335,24 @@ export class LocalEngineProvider implements EngineProvider {
         },
       });
       this.log(`querylens: built ${path}: ${summary.docs} documents, ${summary.terms} terms in ${summary.seconds.toFixed(1)} s`);
-      return { state: 'ready', path, message: `Built from ${corpus}.` };
+      return { status: { state: 'ready', path, message: `Built from ${corpus}.` }, summary, cancelled: false };
     } catch (err) {
-      if (err instanceof BuildCancelled || cancelled(progress?.token)) {
-        return {
+      if (err instanceof BuildCancelled || cancelled()) {
+        const status: ResourceStatus = {
           state: 'missing',
           path,
           message: `Building the index at ${path} was cancelled.`,
           fix: `Reload the window or save querylens.json to build it again, or run \`querylens index ${corpus} --out ${path}\`.`,
         };
+        return { status, summary: null, cancelled: true };
       }
-      return {
+      const status: ResourceStatus = {
         state: 'error',
         path,
         message: `Building the index from ${corpus} failed: ${describe(err)}.`,
         fix: `Check the corpus file (JSONL, TREC or a folder), then reload; or run \`querylens index ${corpus} --out ${path}\` to see the details.`,
       };
+      return { status, summary: null, cancelled: false };
     } finally {
       progress?.done();
     }

@@ -3,24 +3,37 @@
  * - `querylens/preview`: the ranked list of one query with snippets, scores, explanations,
  *   relevance and metrics;
  * - `querylens/explain`: why one document (retrieved or not) scores what it does;
- * - `querylens/compare`: the original query against its Bo1 expansion, side by side.
+ * - `querylens/compare`: the original query against its Bo1 expansion, side by side;
+ * - `querylens/runFile`: every query of a document ranked into TREC run lines (what
+ *   `querylens search` prints for the same file, scorer and expansion), with trec_eval means;
+ * - `querylens/weighFile`: one edit weighing every query the model can weigh, each exactly the
+ *   single-query "Apply … weights" action's edit, and the reason for every other query;
+ * - `querylens/buildIndex`: the configured corpus built into the configured index folder, with
+ *   work-done progress and cancellation; the previous index survives a failed or cancelled build.
  *
  * Each request names the document version it was made for; an edit makes it stale: it fails
  * with ContentModified before or between its steps, and with RequestCancelled when the client
  * cancels it. Steps yield to the event loop so those messages are seen.
  */
-import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
+import { existsSync } from 'node:fs';
+import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import { printIndri, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
 import { buildWeightedQueryAst } from '../../model/weighted-query.js';
-import { explain, type SearchHit } from '../../engine/search.js';
-import type { QueryDocument } from '../documents.js';
-import type { FeatureModule } from '../features.js';
+import { evaluate } from '../../engine/eval/index.js';
+import { explain, formatRunLines, runQuery, type SearchHit } from '../../engine/search.js';
+import { isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
+import type { FeatureHost, FeatureModule } from '../features.js';
 import type { LiveDocuments } from './live-documents.js';
-import { yieldToEventLoop } from './live-documents.js';
+import { throwIfCancelled, yieldToEventLoop } from './live-documents.js';
 import {
+  BUILD_INDEX_REQUEST,
   COMPARE_REQUEST,
   EXPLAIN_REQUEST,
   PREVIEW_REQUEST,
+  RUN_FILE_REQUEST,
+  WEIGH_FILE_REQUEST,
+  type BuildIndexParams,
+  type BuildIndexResult,
   type CompareParams,
   type CompareResult,
   type CompareRow,
@@ -31,10 +44,16 @@ import {
   type PreviewResult,
   type QueryMetrics,
   type RankedVariant,
+  type DocumentRef,
+  type RunFileParams,
+  type RunFileResult,
+  type TextEditLike,
+  type WeighFileResult,
 } from './protocol.js';
 import type { EngineContext } from './provider.js';
 import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
-import type { EngineSession } from './session.js';
+import { PREVIEW_MEASURES, type EngineSession } from './session.js';
+import { weightsAction } from './weights-action.js';
 import { modelQuery, weighCached } from './weights.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
@@ -195,14 +214,157 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   };
 }
 
+/** Deepest run `querylens/runFile` writes per query. */
+const MAX_RUN_DEPTH = 10_000;
+
+/**
+ * The parsed document of the requested version (the whole-file counterpart of
+ * LiveDocuments.resolve, same rules: wait up to 2 s for a version not yet seen, ContentModified
+ * for one the document moved past).
+ */
+async function resolveDocument(documents: LiveDocuments, params: DocumentRef, token: CancellationToken): Promise<QueryDocument> {
+  const { uri, version } = params;
+  if (typeof uri !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: uri must be a string');
+  const deadline = Date.now() + 2000;
+  let doc = documents.current(uri);
+  while ((!doc || (version !== undefined && doc.version < version)) && Date.now() < deadline) {
+    throwIfCancelled(token);
+    await new Promise((r) => setTimeout(r, 10));
+    doc = documents.current(uri);
+  }
+  if (!doc) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: ${uri} is not open (or not an Indri/Lucene document)`);
+  if (version !== undefined && doc.version < version)
+    throw new ResponseError(ErrorCodes.InvalidParams, `querylens: version ${version} of ${uri} never arrived (the server has version ${doc.version})`);
+  if (version !== undefined && doc.version !== version)
+    throw new ResponseError(LSPErrorCodes.ContentModified, `querylens: ${uri} changed (version ${version} → ${doc.version}); ask again`);
+  return doc;
+}
+
+function notRunnableReason(entry: QueryEntry): string {
+  return entry.result.ast.root === null ? 'the query is empty' : 'the query has syntax errors';
+}
+
+export async function runFile(context: EngineContext, params: RunFileParams, token: CancellationToken): Promise<RunFileResult> {
+  const session = requireSession(context);
+  const k = params.k === undefined ? DEPTH : params.k;
+  if (!Number.isInteger(k) || k < 1 || k > MAX_RUN_DEPTH) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: k must be an integer in 1..${MAX_RUN_DEPTH}`);
+  const tag = params.tag ?? 'querylens';
+  // The tag is the last of six whitespace-separated columns (SPECS §1.7 run format).
+  if (typeof tag !== 'string' || !/^\S+$/.test(tag)) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: tag must be one word without spaces');
+  const doc = await resolveDocument(context.documents, params, token);
+  const { expansion: exp, scorer: s } = session.config;
+  const expand = exp.method === 'bo1' ? { method: 'bo1' as const, fbDocs: exp.fbDocs, fbTerms: exp.fbTerms } : undefined;
+
+  let text = '';
+  let lines = 0;
+  let queries = 0;
+  const skipped: RunFileResult['skipped'] = [];
+  const run = new Map<string, { docno: string; score: number }[]>();
+  for (const entry of doc.source.entries) {
+    if (!runnable(entry)) {
+      skipped.push({ qid: entry.qid, reason: notRunnableReason(entry) });
+      continue;
+    }
+    // The same call and formatting as `querylens search` (server/cli/commands/search.ts).
+    const result = runQuery(session.reader, entry.result.ast, { ...session.options, k, expand });
+    text += formatRunLines(entry.qid, result.hits, tag);
+    lines += result.hits.length;
+    queries++;
+    // A run file has no line for a query that retrieves nothing; trec_eval then ignores the query.
+    if (result.hits.length) run.set(entry.qid, result.hits.map((h) => ({ docno: h.docno, score: h.score })));
+    await step(context.documents, doc, token);
+  }
+
+  let metrics: RunFileResult['metrics'] = null;
+  if (session.qrels) {
+    const evaluated = evaluate({ runId: tag, queries: run }, session.qrels, { measures: PREVIEW_MEASURES });
+    if (evaluated.queries.length) metrics = { mean: evaluated.mean, perQuery: Object.fromEntries(evaluated.perQuery), judged: evaluated.queries.length };
+  }
+  return {
+    version: doc.version,
+    text,
+    queries,
+    lines,
+    skipped,
+    metrics,
+    scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
+    expansion: expand ? { method: expand.method, fbDocs: expand.fbDocs, fbTerms: expand.fbTerms } : null,
+  };
+}
+
+export async function weighFile(context: EngineContext, params: DocumentRef, token: CancellationToken): Promise<WeighFileResult> {
+  const doc = await resolveDocument(context.documents, params, token);
+  const loaded = context.model();
+  if (!loaded) {
+    // Never fake weights: say why there is no model and how to get one.
+    const status = context.modelStatus();
+    const fix = status.fix ?? 'Set "model" in querylens.json (or the querylens.model setting) to the model folder, e.g. model/artifacts.';
+    throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: no term-weighting model is loaded: ${status.message} ${fix}`);
+  }
+  const edits: TextEditLike[] = [];
+  const weighed: WeighFileResult['weighed'] = [];
+  const notWeighed: WeighFileResult['notWeighed'] = [];
+  for (const entry of doc.source.entries) {
+    let reason: string | null = null;
+    if (!runnable(entry)) reason = notRunnableReason(entry);
+    else if (!isVerbatim(doc, entry)) reason = 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place';
+    else if (!modelQuery(entry.result.ast))
+      reason = 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)';
+    else {
+      // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
+      const at = rangeInFile(doc, entry, 0, 0).start;
+      const action = await weightsAction(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } });
+      const edit = action?.edit?.changes?.[doc.uri]?.[0];
+      if (edit) {
+        edits.push(edit);
+        weighed.push({ qid: entry.qid, text: edit.newText });
+      } else reason = 'the model gave none of its words a weight (stopwords only)';
+    }
+    if (reason) notWeighed.push({ qid: entry.qid, reason });
+    await step(context.documents, doc, token);
+  }
+  return {
+    version: doc.version,
+    model: loaded.model.name,
+    device: loaded.model.device,
+    edit: { changes: edits.length ? { [doc.uri]: edits } : {} },
+    weighed,
+    notWeighed,
+    notices: [...loaded.model.notices],
+  };
+}
+
+export async function buildIndexNow(context: EngineContext, host: FeatureHost, connection: Connection, params: BuildIndexParams | null, token: CancellationToken): Promise<BuildIndexResult> {
+  const config = host.config();
+  const hadIndex = !!config.index && existsSync(config.index);
+  const reporter = params?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(params.workDoneToken) : null;
+  const outcome = await context.rebuildIndex(config, { reporter, token });
+  if (outcome.cancelled) {
+    const kept = hadIndex ? `the previous index at ${config.index} is unchanged` : `nothing was written at ${config.index}`;
+    throw new ResponseError(LSPErrorCodes.RequestCancelled, `querylens: building the index was cancelled; ${kept}.`);
+  }
+  if (!outcome.summary) {
+    const { message, fix } = outcome.status;
+    const kept = hadIndex ? ` The previous index at ${config.index} is unchanged.` : '';
+    throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${message}${kept}${fix ? ` ${fix}` : ''}`);
+  }
+  // Reopen the new index, announce it in querylens/status and refresh the diagnostics.
+  await host.reloadConfiguration();
+  const { summary } = outcome;
+  return { corpus: config.corpus!, index: summary.outDir, docs: summary.docs, terms: summary.terms, seconds: summary.seconds };
+}
+
 export function requestsModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/requests',
-    register(connection: Connection) {
+    register(connection: Connection, host: FeatureHost) {
       const disposables = [
         connection.onRequest(PREVIEW_REQUEST, (params: PreviewParams, token) => preview(context, params, token)),
         connection.onRequest(EXPLAIN_REQUEST, (params: ExplainParams, token) => explainDocument(context, params, token)),
         connection.onRequest(COMPARE_REQUEST, (params: CompareParams, token) => compare(context, params, token)),
+        connection.onRequest(RUN_FILE_REQUEST, (params: RunFileParams, token) => runFile(context, params, token)),
+        connection.onRequest(WEIGH_FILE_REQUEST, (params: DocumentRef, token) => weighFile(context, params, token)),
+        connection.onRequest(BUILD_INDEX_REQUEST, (params: BuildIndexParams | null, token) => buildIndexNow(context, host, connection, params, token)),
       ];
       return { dispose: () => disposables.forEach((d) => d.dispose()) };
     },

@@ -7,7 +7,15 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPARE_REQUEST, EXPLAIN_REQUEST, PREVIEW_REQUEST, SHOW_RESULTS_COMMAND } from '../../../server/lsp/engine/protocol.js';
+import {
+  BUILD_INDEX_REQUEST,
+  COMPARE_REQUEST,
+  EXPLAIN_REQUEST,
+  PREVIEW_REQUEST,
+  RUN_FILE_REQUEST,
+  SHOW_RESULTS_COMMAND,
+  WEIGH_FILE_REQUEST,
+} from '../../../server/lsp/engine/protocol.js';
 import { REPO } from '../harness.js';
 
 const protocol = readFileSync(join(REPO, 'server/lsp/engine/protocol.ts'), 'utf8').replace(/\r\n/g, '\n');
@@ -28,12 +36,16 @@ describe('custom request types', () => {
   });
 
   it('name the documented methods and command', () => {
-    expect([PREVIEW_REQUEST, EXPLAIN_REQUEST, COMPARE_REQUEST, SHOW_RESULTS_COMMAND]).toEqual([
+    const names = [PREVIEW_REQUEST, EXPLAIN_REQUEST, COMPARE_REQUEST, RUN_FILE_REQUEST, WEIGH_FILE_REQUEST, BUILD_INDEX_REQUEST, SHOW_RESULTS_COMMAND];
+    expect(names).toEqual([
       'querylens/preview',
       'querylens/explain',
       'querylens/compare',
+      'querylens/runFile',
+      'querylens/weighFile',
+      'querylens/buildIndex',
       'querylens.showResults',
     ]);
-    for (const name of [PREVIEW_REQUEST, EXPLAIN_REQUEST, COMPARE_REQUEST, SHOW_RESULTS_COMMAND]) expect(doc).toContain(`\`${name}\``);
+    for (const name of names) expect(doc).toContain(`\`${name}\``);
   });
 });

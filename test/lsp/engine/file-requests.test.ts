@@ -1,0 +1,332 @@
+/**
+ * The whole-file requests of docs/LSP_EXTENSIONS.md through the real server over stdio:
+ * - `querylens/runFile` is differential against the CLI: for the sample query files and
+ *   several scorer/expansion configurations its run text equals `querylens search` byte for
+ *   byte, and its metrics equal `querylens eval --json` of that run;
+ * - `querylens/buildIndex` reports work-done progress on the client's token, a cancelled
+ *   build leaves the previous index as it was, and a completed one is opened and announced;
+ * - `querylens/weighFile` (with model/artifacts) rewrites every weighable query exactly as the
+ *   single-query "Apply TW-BERT weights" action does, lists the others with a reason, and
+ *   without a model fails with the reason and the fix.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CancellationTokenSource, type CodeAction, type ResponseError } from 'vscode-languageserver';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIndex } from '../../../server/engine/index/index.js';
+import type { BuildIndexResult, PreviewResult, RunFileResult, WeighFileResult } from '../../../server/lsp/engine/protocol.js';
+import { runChecked } from '../../support/process.js';
+import { applyEdits, freshUri, REPO, type TestClient } from '../harness.js';
+import { corpusJsonl, makeWorkspace, startIn, type Status } from './fixture.js';
+
+const CRANFIELD = join(REPO, 'samples/cranfield/corpus.jsonl');
+const CRANFIELD_QRELS = join(REPO, 'samples/cranfield/qrels.txt');
+const SAMPLE_FILES = [
+  { file: join(REPO, 'samples/queries.indri'), language: 'indri' },
+  { file: join(REPO, 'samples/queries.lucene'), language: 'lucene' },
+];
+const MODEL_DIR = join(REPO, 'model/artifacts');
+const haveModel = existsSync(join(MODEL_DIR, 'config.json')) && existsSync(join(MODEL_DIR, 'twbert.onnx'));
+
+async function failure(p: Promise<unknown>): Promise<ResponseError<unknown>> {
+  try {
+    await p;
+  } catch (err) {
+    return err as ResponseError<unknown>;
+  }
+  throw new Error('expected the request to fail');
+}
+
+function statuses(client: TestClient): Status[] {
+  return client.notifications.filter((n) => n.method === 'querylens/status').map((n) => n.params as Status);
+}
+
+/** Settings the test changes between runs (answered to workspace/configuration as they are at that moment). */
+const settings: Record<string, unknown> = { querylens: {} };
+
+/**
+ * One configuration per row: the server's settings and the `querylens search` options that
+ * mean the same ranking (SPECS: BM25 / QL parameters, Bo1 feedback).
+ */
+const CONFIGS: { name: string; settings: Record<string, unknown>; cli: string[] }[] = [
+  { name: 'BM25 defaults', settings: {}, cli: [] },
+  { name: 'BM25 k1 0.9 b 0.4', settings: { scorer: { name: 'bm25', k1: 0.9, b: 0.4 } }, cli: ['--k1', '0.9', '--b', '0.4'] },
+  { name: 'QL mu 1000', settings: { scorer: { name: 'ql', mu: 1000 } }, cli: ['--scorer', 'ql', '--mu', '1000'] },
+  {
+    name: 'BM25 + Bo1 (5 docs, 8 terms)',
+    settings: { expansion: { method: 'bo1', fbDocs: 5, fbTerms: 8 } },
+    cli: ['--expand', 'bo1', '--fb-docs', '5', '--fb-terms', '8'],
+  },
+];
+
+describe('querylens/runFile on the Cranfield sample', () => {
+  let root: string;
+  let client: TestClient;
+  const uris = new Map<string, string>();
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'querylens-runfile-'));
+    await buildIndex([CRANFIELD], join(root, 'idx'), { profile: 'terrier' });
+    writeFileSync(join(root, 'querylens.json'), JSON.stringify({ corpus: CRANFIELD, index: 'idx', qrels: CRANFIELD_QRELS }));
+    client = (await startIn(root, { settings })).client;
+    for (const { file, language } of SAMPLE_FILES) {
+      const uri = pathToFileURL(file).toString();
+      uris.set(file, uri);
+      client.open(uri, language, readFileSync(file, 'utf8'));
+      await client.diagnosticsFor(uri);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await client?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  async function configure(querylens: Record<string, unknown>): Promise<void> {
+    const before = statuses(client).length;
+    settings.querylens = querylens;
+    void client.connection.sendNotification('workspace/didChangeConfiguration', { settings: {} });
+    await client.until(() => statuses(client).length > before, 'querylens/status after the settings change', 60_000);
+  }
+
+  for (const config of CONFIGS) {
+    for (const { file } of SAMPLE_FILES) {
+      it(`equals \`querylens search\` for ${file.slice(REPO.length)} with ${config.name}`, async () => {
+        await configure(config.settings);
+        const result = await client.request<RunFileResult>('querylens/runFile', { uri: uris.get(file), version: 1, tag: 'lsp' });
+        const cli = await runChecked(process.execPath, ['bin/querylens.js', 'search', '--index', join(root, 'idx'), '--run-id', 'lsp', ...config.cli, file], {
+          cwd: REPO,
+          timeoutMs: 60_000,
+        });
+        expect(result.text.length).toBeGreaterThan(0);
+        expect(result.text).toBe(cli);
+        expect(result.lines).toBe(cli.split('\n').length - 1);
+        expect(result.skipped).toEqual([]);
+        expect(result.expansion).toEqual(config.settings.expansion ? { method: 'bo1', fbDocs: 5, fbTerms: 8 } : null);
+
+        // The metrics are trec_eval's of that run (querylens eval, judged queries only).
+        const runPath = join(root, 'run.txt');
+        writeFileSync(runPath, result.text);
+        const evaluated = JSON.parse(
+          await runChecked(process.execPath, ['bin/querylens.js', 'eval', CRANFIELD_QRELS, runPath, '-m', 'ndcg_cut_10,map,P_10,recall_100,recip_rank', '--json'], {
+            cwd: REPO,
+            timeoutMs: 60_000,
+          }),
+        ) as { numQueries: number; mean: Record<string, number> };
+        expect(result.metrics!.judged).toBe(evaluated.numQueries);
+        for (const [measure, value] of Object.entries(evaluated.mean)) expect(result.metrics!.mean[measure], measure).toBeCloseTo(value, 12);
+      }, 120_000);
+    }
+  }
+
+  it('lists queries with syntax errors instead of ranking them, and honours k', async () => {
+    await configure({});
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', ['1\tflow boundary', '2\t#combine( broken ', '3\theat'].join('\n'));
+    const r = await client.request<RunFileResult>('querylens/runFile', { uri, k: 3 });
+    expect(r.queries).toBe(2);
+    expect(r.skipped).toEqual([{ qid: '2', reason: 'the query has syntax errors' }]);
+    const lines = r.text.trimEnd().split('\n').map((l) => l.split(' '));
+    expect(lines.map((l) => [l[0], l[3], l[5]])).toEqual([
+      ['1', '1', 'querylens'],
+      ['1', '2', 'querylens'],
+      ['1', '3', 'querylens'],
+      ['3', '1', 'querylens'],
+      ['3', '2', 'querylens'],
+      ['3', '3', 'querylens'],
+    ]);
+    expect((await failure(client.request('querylens/runFile', { uri, tag: 'two words' }))).code).toBe(-32602);
+    expect((await failure(client.request('querylens/runFile', { uri, k: 0 }))).code).toBe(-32602);
+  });
+});
+
+describe('querylens/buildIndex', () => {
+  let root: string;
+  let client: TestClient;
+  let index: string;
+
+  /** Every file of the index folder with its bytes, to prove a cancelled build changed nothing. */
+  function snapshot(dir: string): Record<string, string> {
+    return Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(join(dir, f)).toString('base64')]));
+  }
+
+  function progressOf(token: string): { kind: string; title?: string; cancellable?: boolean; message?: string; percentage?: number }[] {
+    return client.notifications
+      .filter((n) => n.method === '$/progress' && (n.params as { token: unknown }).token === token)
+      .map((n) => (n.params as { value: { kind: string } }).value);
+  }
+
+  beforeAll(async () => {
+    // The index starts as the 9-document fixture corpus; querylens.json names Cranfield as the
+    // corpus, so a build replaces it with 1,400 documents (a change that cannot go unnoticed).
+    root = mkdtempSync(join(tmpdir(), 'querylens-build-'));
+    mkdirSync(join(root, 'data'));
+    writeFileSync(join(root, 'data/small.jsonl'), corpusJsonl());
+    index = join(root, 'idx');
+    await buildIndex([join(root, 'data/small.jsonl')], index, { profile: 'terrier' });
+    // A bigger corpus (Cranfield three times, distinct ids) so the build is still running when the cancel arrives.
+    const cranfield = readFileSync(CRANFIELD, 'utf8').trimEnd().split('\n');
+    const big = [0, 1, 2].flatMap((copy) => cranfield.map((line) => {
+      const doc = JSON.parse(line) as { _id: string };
+      return JSON.stringify({ ...doc, _id: copy === 0 ? doc._id : `${doc._id}-${copy}` });
+    }));
+    writeFileSync(join(root, 'data/big.jsonl'), big.join('\n') + '\n');
+    writeFileSync(join(root, 'querylens.json'), JSON.stringify({ corpus: 'data/big.jsonl', index: 'idx' }));
+    const started = await startIn(root);
+    client = started.client;
+    expect(started.status.index.message).toMatch(/Index loaded: 9 documents/);
+  }, 120_000);
+  afterAll(async () => {
+    await client?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('cancelled, leaves the previous index byte for byte and keeps serving it', async () => {
+    const before = snapshot(index);
+    const source = new CancellationTokenSource();
+    const request = client.connection.sendRequest<BuildIndexResult>('querylens/buildIndex', { workDoneToken: 'cancel-me' }, source.token);
+    await client.until(() => progressOf('cancel-me').some((p) => p.kind === 'report'), 'a progress report of the build', 60_000);
+    source.cancel();
+    const err = await failure(request);
+    expect(err.code).toBe(-32800);
+    expect(err.message).toMatch(/cancelled; the previous index at .*idx is unchanged/);
+    await client.until(() => progressOf('cancel-me').some((p) => p.kind === 'end'), 'the end of the progress');
+    expect(snapshot(index)).toEqual(before);
+    // No half-built folder is left next to the index.
+    expect(readdirSync(dirname(index)).filter((f) => f.startsWith('.idx'))).toEqual([]);
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\tflow');
+    const preview = await client.request<PreviewResult>('querylens/preview', { uri, qid: '1' });
+    expect(preview.hits.map((h) => h.docno).sort()).toEqual(['d1', 'd3', 'd5']);
+  }, 120_000);
+
+  it('builds the configured corpus with progress on the client token, then opens and announces the new index', async () => {
+    const statusCount = statuses(client).length;
+    const result = await client.request<BuildIndexResult>('querylens/buildIndex', { workDoneToken: 'build' });
+    expect(result).toMatchObject({ corpus: join(root, 'data/big.jsonl'), index, docs: 4200 });
+    expect(result.terms).toBeGreaterThan(1000);
+    const progress = progressOf('build');
+    expect(progress[0]).toEqual({ kind: 'begin', title: `querylens: building the index from ${join(root, 'data/big.jsonl')}`, percentage: 0, cancellable: true });
+    expect(progress.filter((p) => p.kind === 'report').length).toBeGreaterThan(0);
+    expect(progress.filter((p) => p.kind === 'report').every((p) => /documents$/.test(p.message!))).toBe(true);
+    expect(progress.at(-1)!.kind).toBe('end');
+    // The reply comes after the new index is open and announced.
+    expect(statuses(client).length).toBeGreaterThan(statusCount);
+    expect(statuses(client).at(-1)!.index.message).toMatch(/Index loaded: 4,200 documents/);
+    const status = await client.request<Status>('querylens/status', null);
+    expect(status.index.message).toMatch(/Index loaded: 4,200 documents/);
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\tflow');
+    const preview = await client.request<PreviewResult>('querylens/preview', { uri, qid: '1' });
+    expect(preview.matchedDocs).toBeGreaterThan(3);
+    expect(statSync(join(index, 'meta.bin')).isFile()).toBe(true);
+  }, 120_000);
+
+  it('says what to configure when there is no corpus', async () => {
+    const ws = await makeWorkspace({ config: { index: 'idx' } });
+    const { client: other } = await startIn(ws.root);
+    try {
+      const err = await failure(other.request('querylens/buildIndex', {}));
+      expect(err.code).toBe(-32600);
+      expect(err.message).toMatch(/No corpus configured.*Set "corpus" in querylens.json/);
+    } finally {
+      await other.stop();
+      ws.dispose();
+    }
+  }, 60_000);
+});
+
+describe('querylens/weighFile without a model', () => {
+  it('fails with the reason and the fix, and weighs nothing', async () => {
+    const ws = await makeWorkspace({ config: { index: 'idx' } });
+    const { client } = await startIn(ws.root);
+    try {
+      const uri = freshUri('indri');
+      client.open(uri, 'indri', '1\tboundary layer');
+      const err = await failure(client.request('querylens/weighFile', { uri }));
+      expect(err.code).toBe(-32600);
+      expect(err.message).toMatch(/no term-weighting model is loaded: No weighting model configured.*Set "model" in querylens.json/);
+    } finally {
+      await client.stop();
+      ws.dispose();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
+  let ws: Awaited<ReturnType<typeof makeWorkspace>>;
+  let client: TestClient;
+  beforeAll(async () => {
+    ws = await makeWorkspace({ config: { index: 'idx', model: MODEL_DIR, device: 'cpu' } });
+    const started = await startIn(ws.root);
+    client = started.client;
+    expect(started.status.model.state).toBe('ready');
+  }, 120_000);
+  afterAll(async () => {
+    await client?.stop();
+    ws?.dispose();
+  });
+
+  const FILES: { language: string; lines: string[]; weighable: string[]; notWeighed: Record<string, RegExp> }[] = [
+    {
+      language: 'indri',
+      lines: [
+        '// sample',
+        '1\t#combine( boundary layer flow )',
+        '2\theat conduction',
+        '3\t#combine( flow.title plate )',
+        '4\t#combine( broken ',
+        '5\t#weight( 2.0 #1(flat plate) 1.0 shock )',
+        '6\t#combine( the of )',
+      ],
+      weighable: ['1', '2', '5'],
+      notWeighed: { '3': /plain-term queries only/, '4': /syntax errors/, '6': /stopwords only/ },
+    },
+    {
+      language: 'lucene',
+      lines: ['1\tboundary layer flow', '2\ttitle:flow plate', '3\t"heat conduction"^2 slabs', '4\tflow AND (heat'],
+      weighable: ['1', '3'],
+      notWeighed: { '2': /plain-term queries only/, '4': /syntax errors/ },
+    },
+  ];
+
+  for (const file of FILES) {
+    it(`rewrites every weighable ${file.language} query as the single-query action does`, async () => {
+      const uri = freshUri(file.language);
+      const text = file.lines.join('\n');
+      client.open(uri, file.language, text);
+      const r = await client.request<WeighFileResult>('querylens/weighFile', { uri, version: 1 });
+      expect(r.model).toBe('twbert');
+      expect(r.device).toBe('cpu');
+      expect(r.weighed.map((w) => w.qid)).toEqual(file.weighable);
+      expect(Object.keys(Object.fromEntries(r.notWeighed.map((n) => [n.qid, n.reason])))).toEqual(Object.keys(file.notWeighed));
+      for (const n of r.notWeighed) expect(n.reason, n.qid).toMatch(file.notWeighed[n.qid]!);
+
+      const edits = r.edit.changes[uri]!;
+      expect(edits).toHaveLength(file.weighable.length);
+      // Per query, the edit is exactly the "Apply TW-BERT weights" code action's edit.
+      for (const edit of edits) {
+        const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+          textDocument: { uri },
+          range: { start: edit.range.start, end: edit.range.start },
+          context: { diagnostics: [] },
+        });
+        const single = actions.find((a) => a.kind === 'refactor.rewrite.weights');
+        expect(single, JSON.stringify(actions.map((a) => a.title))).toBeDefined();
+        expect(single!.edit!.changes![uri]).toEqual([edit]);
+      }
+      // Applied: the weighed lines are the model's queries, the others are untouched.
+      const after = applyEdits(text, edits).split('\n');
+      expect(after).toHaveLength(file.lines.length);
+      for (const [i, line] of file.lines.entries()) {
+        const qid = line.split('\t')[0]!;
+        if (file.weighable.includes(qid)) {
+          const query = after[i]!.split('\t')[1]!;
+          expect(query).toBe(r.weighed.find((w) => w.qid === qid)!.text);
+          expect(query).toMatch(file.language === 'indri' ? /^#weight\( [\d.]+ \S+/ : /^\S+\^[\d.]+ /);
+        } else expect(after[i]).toBe(line);
+      }
+    }, 120_000);
+  }
+});
