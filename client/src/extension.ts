@@ -1,11 +1,13 @@
 /**
  * The querylens VS Code extension: starts the bundled language server and adds what only
- * the editor can do — a status bar item for the index/model state, the results panel, and
- * the format and convert commands. Everything about the queries themselves lives in the
+ * the editor can do — a status bar item for the index/model state, the results panel, the
+ * format and convert commands, and the whole-file commands of commands.ts (build the index,
+ * compare, weigh every query, export a run). Everything about the queries themselves lives in the
  * server, so other editors get the same features over `querylens lsp --stdio`.
  */
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { registerFileCommands } from './commands';
 import { ResultsPanel, queryAtCursor } from './results-panel';
 import { StatusItem, type ServerStatus } from './status';
 
@@ -45,6 +47,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   const results = new ResultsPanel(client);
   context.subscriptions.push(results);
+  context.subscriptions.push(...registerFileCommands(client, results));
 
   context.subscriptions.push(
     // The result-preview code lens passes [qid, uri]; from the palette, the query under the cursor.

@@ -4,7 +4,7 @@
  * registered by the extension (no stubs), the comment syntax is the query files' one, and
  * the custom semantic token types are declared.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMENT_PREFIX } from '../../grammar/index.js';
 import { validateConfig } from '../../server/lsp/config.js';
@@ -12,7 +12,11 @@ import { SEMANTIC_TOKENS_LEGEND } from '../../server/lsp/semantic-tokens.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const manifest = JSON.parse(read('client/package.json'));
-const extensionSource = read('client/src/extension.ts');
+/** Every source file of the extension: commands are registered in extension.ts and commands.ts. */
+const clientSources = readdirSync(new URL('../../client/src/', import.meta.url))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => read(`client/src/${f}`));
+const registered = clientSources.flatMap((src) => [...src.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]!)).sort();
 
 describe('client/package.json', () => {
   it('activates on both languages and targets VS Code 1.91+', () => {
@@ -22,10 +26,28 @@ describe('client/package.json', () => {
     expect(manifest.main).toBe('./dist/extension.js');
   });
 
-  it('registers every contributed command, and only those', () => {
+  it('registers every contributed command, and only those, once each', () => {
     const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
-    const registered = [...extensionSource.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
     expect(registered).toEqual(contributed);
+    expect(new Set(registered).size).toBe(registered.length);
+  });
+
+  it('offers the commands of issue 4 §2 in the palette of Indri and Lucene editors, under the querylens category', () => {
+    const titles = Object.fromEntries(manifest.contributes.commands.map((c: { command: string; title: string }) => [c.command, c.title]));
+    // What a user types to find them.
+    expect(titles).toMatchObject({
+      'querylens.buildIndex': expect.stringMatching(/^Build Index/),
+      'querylens.showResults': 'Preview Results',
+      'querylens.compare': expect.stringMatching(/^Compare/),
+      'querylens.applyWeightsToFile': expect.stringMatching(/^Apply Weights to Every Query/),
+      'querylens.exportRun': 'Export Run File',
+    });
+    for (const c of manifest.contributes.commands) expect(c.category, c.command).toBe('querylens');
+    const palette = new Map(manifest.contributes.menus.commandPalette.map((m: { command: string; when: string }) => [m.command, m.when]));
+    for (const command of registered) {
+      expect(palette.get(command), command).toContain('editorLangId == indri');
+      expect(palette.get(command), command).toContain('editorLangId == lucene');
+    }
   });
 
   it('offers settings the server accepts, one per configuration key', () => {

@@ -1,6 +1,6 @@
 /** The results panel's HTML: what the user reads, with index text escaped and matches marked. */
 import { describe, expect, it } from 'vitest';
-import { renderResults, type PreviewResult } from '../../client/src/results-html.ts';
+import { renderCompare, renderResults, type CompareResult, type PreviewResult } from '../../client/src/results-html.ts';
 
 const result = (over: Partial<PreviewResult> = {}): PreviewResult => ({
   qid: '7',
@@ -41,5 +41,47 @@ describe('results panel HTML', () => {
     const html = renderResults(result({ metrics: null, scorer: { name: 'ql', k1: 1.2, b: 0.75, mu: 1000 } }));
     expect(html).toContain('No judgements for this query.');
     expect(html).toContain('QL μ=1000');
+  });
+});
+
+describe('compare mode', () => {
+  const compared = (over: Partial<CompareResult> = {}): CompareResult => ({
+    qid: '1',
+    variants: [
+      { name: 'original', query: '#combine( flow <x> )', hits: [], metrics: { map: 0.5, ndcg_cut_10: 0.25 } },
+      { name: 'bo1', query: '#weight( 1.3 "flow" )', hits: [], metrics: { map: 0.75, ndcg_cut_10: 0.2 } },
+      { name: 'weighted', query: '#weight( 1.1 flow )', hits: [], metrics: { map: 0.5, ndcg_cut_10: 0.25 } },
+    ],
+    rows: [
+      { docno: 'd3', title: 'Boundary <i>layer</i>', relevance: 1, ranks: { original: 4, bo1: 1, weighted: 4 }, change: { bo1: 3, weighted: 0 } },
+      { docno: 'd9', title: '', relevance: null, ranks: { original: 1, bo1: 6, weighted: null }, change: { bo1: -5, weighted: null } },
+    ],
+    expansionTerms: [
+      { term: 'flow', weight: 1.3, isOriginal: true },
+      { term: 'boundari', weight: 0.41, isOriginal: false },
+    ],
+    deltas: { bo1: { map: 0.25, ndcg_cut_10: -0.05 }, weighted: { map: 0, ndcg_cut_10: 0 } },
+    notes: ['The model is a <draft>.'],
+    ...over,
+  });
+
+  it('shows each variant, its metrics with deltas, and every document\'s rank change', () => {
+    const html = renderCompare(compared());
+    expect(html).toContain('<h2>Compare query 1: original · bo1 · weighted</h2>');
+    expect(html).toContain('<th>map</th><td>0.5000</td><td>0.7500 <small>(+0.2500)</small></td><td>0.5000 <small>(+0.0000)</small></td>');
+    expect(html).toContain('<td>0.2000 <small>(−0.0500)</small></td>');
+    expect(html).toContain('Bo1 adds: boundari 0.41</p>');
+    // Moved up 3, unchanged, moved down 5, not retrieved.
+    expect(html).toContain('<td>4</td><td>1 <small>▲3</small></td><td>4 <small>=</small></td>');
+    expect(html).toContain('<td>1</td><td>6 <small>▼5</small></td><td>– <small>–</small></td>');
+  });
+
+  it('escapes index and query text, and says when nothing is judged', () => {
+    const html = renderCompare(compared({ deltas: null, variants: compared().variants.map((v) => ({ ...v, metrics: null })) }));
+    expect(html).toContain('No judgements for this query.');
+    expect(html).not.toMatch(/<i>layer|<x>|<draft>/);
+    expect(html).toContain('Boundary &#60;i&#62;layer&#60;/i&#62;');
+    expect(html).toContain('#combine( flow &#60;x&#62; )');
+    expect(html).toContain('<li>The model is a &#60;draft&#62;.</li>');
   });
 });
