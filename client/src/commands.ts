@@ -23,7 +23,15 @@ function queryEditor(what: string): vscode.TextEditor | undefined {
   return undefined;
 }
 
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err)).replace(/^querylens: /, '');
+/** JSON-RPC MethodNotFound: the engine's requests are registered once its first configuration has finished. */
+const METHOD_NOT_FOUND = -32601;
+
+function messageOf(err: unknown): string {
+  if ((err as { code?: unknown } | null)?.code === METHOD_NOT_FOUND) {
+    return 'the language server is still loading (or building) the index; try again when the status bar shows it.';
+  }
+  return (err instanceof Error ? err.message : String(err)).replace(/^querylens: /, '');
+}
 
 let buildCounter = 0;
 
