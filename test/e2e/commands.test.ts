@@ -1,0 +1,234 @@
+/**
+ * The extension's whole-file commands in a real VS Code (code-server 4.100.3 with the packaged
+ * .vsix, Chromium through playwright-core; setup as in code-server.test.ts), run from the
+ * command palette as a user does, on the Cranfield sample with the TW-BERT model (issue 4 §2):
+ * - Build Index from the Corpus: a progress notification, then the summary; the index is new;
+ * - Export Run File: the save dialog's default `<file>.run`; the file written equals
+ *   `querylens search` on the same index (tag = the file name);
+ * - Compare: the results panel in compare mode (original · bo1 · weighted);
+ * - Apply Weights to Every Query in the File: every weighable query becomes `#weight(…)`, the
+ *   message names the queries left alone.
+ * Screenshots: test-output/e2e-commands/.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { REPO } from '../lsp/harness.js';
+import { runChecked } from '../support/process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CODE_SERVER = join(REPO, '.cache/code-server/node_modules/code-server/out/node/entry.js');
+const OUT = join(REPO, 'test-output/e2e-commands');
+const WORKSPACE = join(OUT, 'workspace');
+const MODEL = join(REPO, 'model/artifacts');
+
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.log(`test/e2e/commands: SKIPPED — Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+}
+
+/** The line of query `qid` in a `qid<TAB>query` file. */
+const queryLine = (text: string, qid: string): string => text.split('\n').find((l) => l.startsWith(`${qid}\t`)) ?? '';
+
+describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)', () => {
+  let server: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const log: string[] = [];
+
+  beforeAll(async () => {
+    const version = JSON.parse(readFileSync(join(REPO, 'client/package.json'), 'utf8')).version;
+    const vsix = join(REPO, 'out', `querylens-linux-x64-${version}.vsix`);
+    if (!existsSync(CODE_SERVER) || !existsSync(vsix)) await runChecked(process.execPath, ['scripts/e2e-setup.mjs'], { cwd: REPO, echo: true });
+    else if (statSync(vsix).mtimeMs < Math.max(...['client', 'server', 'grammar'].map((d) => newestMtime(join(REPO, d))))) {
+      await runChecked(process.execPath, ['scripts/package-vsix.mjs'], { cwd: REPO, echo: true });
+    }
+    rmSync(OUT, { recursive: true, force: true });
+    const data = join(OUT, 'data');
+    mkdirSync(join(data, 'u/User'), { recursive: true });
+    mkdirSync(WORKSPACE, { recursive: true });
+    writeFileSync(
+      join(data, 'u/User/settings.json'),
+      JSON.stringify({
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'workbench.tips.enabled': false,
+        'git.openRepositoryInParentFolders': 'never',
+        // The save dialog as a quick input (code-server has no native dialog either way).
+        'files.simpleDialog.enable': true,
+      }),
+    );
+    cpSync(join(REPO, 'samples/queries.indri'), join(WORKSPACE, 'queries.indri'));
+    cpSync(join(REPO, 'samples/cranfield/corpus.jsonl'), join(WORKSPACE, 'corpus.jsonl'));
+    cpSync(join(REPO, 'samples/cranfield/qrels.txt'), join(WORKSPACE, 'qrels.txt'));
+    writeFileSync(join(WORKSPACE, 'querylens.json'), JSON.stringify({ corpus: 'corpus.jsonl', index: '.index', qrels: 'qrels.txt', model: MODEL, device: 'cpu' }));
+    await runChecked(process.execPath, [CODE_SERVER, '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), '--install-extension', vsix]);
+    const port = await freePort();
+    server = spawn(
+      process.execPath,
+      [CODE_SERVER, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), WORKSPACE],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    server.stdout!.on('data', (d) => log.push(String(d)));
+    server.stderr!.on('data', (d) => log.push(String(d)));
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`);
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.kill('SIGTERM');
+    if (existsSync(OUT)) writeFileSync(join(OUT, 'code-server.log'), log.join(''));
+  });
+
+  async function openFile(name: string): Promise<void> {
+    await page.keyboard.press('Control+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(name);
+    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: 20_000 });
+  }
+
+  /** Runs a command from the command palette by its label (the palette stays open when the command opens a quick input). */
+  async function command(label: string): Promise<void> {
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(label);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+  }
+
+  /** The text of the first notification toast matching `text`. */
+  async function notification(text: RegExp, timeoutMs = 60_000): Promise<string> {
+    const toast = page.locator('.notification-toast', { hasText: text }).first();
+    await toast.waitFor({ state: 'visible', timeout: timeoutMs });
+    return (await toast.innerText()).replace(/\u00a0/g, ' ');
+  }
+
+  async function clearNotifications(): Promise<void> {
+    await command('Notifications: Clear All Notifications');
+    await page.waitForSelector('.quick-input-widget', { state: 'hidden', timeout: 20_000 });
+  }
+
+  it('Build Index from the Corpus: a progress notification, then the summary, and a new index', async () => {
+    await openFile('queries.indri');
+    // The first-use build of the server: wait until the status bar shows the loaded index.
+    const status = page.locator('.statusbar-item', { hasText: 'querylens index' }).first();
+    await expect.poll(async () => status.getAttribute('aria-label'), { timeout: 120_000 }).toMatch(/querylens index\s+pass-filled/);
+    const before = statSync(join(WORKSPACE, '.index/meta.bin')).mtimeMs;
+    // Watched from before the command: the build of 1,400 documents takes a second or two.
+    const progressToast = page.locator('.notification-toast', { hasText: /querylens: building the index/ }).first();
+    const progressShown = progressToast.waitFor({ state: 'visible', timeout: 60_000 }).then(async () => {
+      const buttons = await progressToast.locator('.monaco-button').allInnerTexts();
+      await page.screenshot({ path: join(OUT, 'build-index-progress.png') });
+      return buttons;
+    });
+    await command('querylens: Build Index from the Corpus');
+    // Cancellable: the progress notification has a Cancel button.
+    expect(await progressShown).toContain('Cancel');
+    const summary = await notification(/querylens: built .* 1,400 documents/, 120_000);
+    expect(summary).toMatch(/from corpus\.jsonl: 1,400 documents, [\d,]+ terms in \d+\.\d s\./);
+    await page.screenshot({ path: join(OUT, 'build-index.png') });
+    expect(statSync(join(WORKSPACE, '.index/meta.bin')).mtimeMs).toBeGreaterThan(before);
+    await clearNotifications();
+  });
+
+  it('Export Run File: saves <file>.run with what `querylens search` prints', async () => {
+    await openFile('queries.indri');
+    await command('querylens: Export Run File');
+    // The save dialog proposes queries.indri.run next to the file; Enter accepts it.
+    const input = page.locator('.quick-input-widget input');
+    await expect.poll(async () => input.inputValue(), { timeout: 60_000 }).toMatch(/queries\.indri\.run$/);
+    await page.screenshot({ path: join(OUT, 'export-run-dialog.png') });
+    await page.keyboard.press('Enter');
+    const message = await notification(/querylens: wrote/);
+    expect(message).toMatch(/wrote [\d,]+ lines for 16 queries to queries\.indri\.run\. map \d\.\d{4} · ndcg_cut_10 \d\.\d{4} · P_10 \d\.\d{4} over \d+ judged queries\./);
+    await page.screenshot({ path: join(OUT, 'export-run.png') });
+    const written = readFileSync(join(WORKSPACE, 'queries.indri.run'), 'utf8');
+    const cli = await runChecked(process.execPath, ['bin/querylens.js', 'search', '--index', join(WORKSPACE, '.index'), '--run-id', 'queries.indri', join(WORKSPACE, 'queries.indri')], {
+      cwd: REPO,
+      timeoutMs: 120_000,
+    });
+    expect(written).toBe(cli);
+    await clearNotifications();
+  });
+
+  it('Compare: the results panel shows the original, Bo1 and weighted lists side by side', async () => {
+    await openFile('queries.indri');
+    await page.locator('.monaco-editor .view-line span', { hasText: /^structural$/ }).first().click();
+    await command('querylens: Compare Original');
+    const panel = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    await panel.locator('h2', { hasText: 'Compare query 2: original · bo1 · weighted' }).waitFor({ timeout: 60_000 });
+    const body = await panel.locator('body').innerText();
+    expect(body).toMatch(/map/);
+    expect(body).toMatch(/Bo1 adds: /);
+    expect(await panel.locator('tbody tr').count()).toBeGreaterThan(5);
+    await page.screenshot({ path: join(OUT, 'compare.png') });
+    await command('View: Close All Editors');
+  });
+
+  it('Apply Weights to Every Query in the File: every weighable query becomes #weight(…), the others are named', async () => {
+    await openFile('queries.indri');
+    const before = readFileSync(join(WORKSPACE, 'queries.indri'), 'utf8');
+    await command('querylens: Apply Weights to Every Query in the File');
+    const message = await notification(/querylens: applied TW-BERT weights/);
+    expect(message).toMatch(/applied TW-BERT weights \(cpu\) to \d+ queries\. Not weighed: \d+: the model weighs plain-term queries only/);
+    await page.screenshot({ path: join(OUT, 'apply-weights.png') });
+    await page.keyboard.press('Control+S');
+    const deadline = Date.now() + 30_000;
+    let after = before;
+    while (after === before && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = readFileSync(join(WORKSPACE, 'queries.indri'), 'utf8');
+    }
+    const weighed = Number(/to (\d+) queries/.exec(message)![1]);
+    const notWeighed = new Set([...message.matchAll(/(?:Not weighed: |; )(\d+): /g)].map((m) => m[1]!));
+    const qids = before.split('\n').filter((l) => /^\d+\t/.test(l)).map((l) => l.split('\t')[0]!);
+    const changed = qids.filter((qid) => queryLine(after, qid) !== queryLine(before, qid));
+    expect(changed).toHaveLength(weighed);
+    for (const qid of changed) expect(queryLine(after, qid)).toMatch(new RegExp(`^${qid}\\t#weight\\( [\\d.]+ [a-z]+ `));
+    // The message names (up to five of) the queries left alone; those are unchanged.
+    expect(notWeighed.size).toBeGreaterThan(0);
+    for (const qid of notWeighed) expect(changed).not.toContain(qid);
+  });
+});
