@@ -72,13 +72,19 @@ async function applyWeightsToFile(client: LanguageClient): Promise<void> {
   const editor = queryEditor('weigh its queries');
   if (!editor) return;
   const { document } = editor;
+  const version = document.version;
   let result: WeighFileResult;
   try {
     result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'querylens: weighing queries' }, () =>
-      client.sendRequest<WeighFileResult>(WEIGH_FILE_REQUEST, { uri: document.uri.toString(), version: document.version }),
+      client.sendRequest<WeighFileResult>(WEIGH_FILE_REQUEST, { uri: document.uri.toString(), version }),
     );
   } catch (err) {
     void vscode.window.showErrorMessage(`querylens: ${messageOf(err)}`);
+    return;
+  }
+  // The edit's ranges describe the version the server weighed: typing meanwhile would misplace them.
+  if (document.version !== version) {
+    void vscode.window.showWarningMessage('querylens: the file changed while the weights were computed; run the command again.');
     return;
   }
   if (result.weighed.length) {
