@@ -98,3 +98,86 @@ export function queryTextForWeighing(ast: QueryAst, text: string): string {
   // walk() is pre-order over a stack, children visited in source order.
   return words.join(' ');
 }
+
+// ---------------------------------------------------------------------------------------------
+// TW-BERT with query expansion (paper §5.3): a first uniform BM25 pass and Bo1 pick the expansion
+// terms, then the model weighs the original query and the expansion terms together.
+
+/** The part of the engine's IndexReader that surface-word recovery needs. */
+export interface StoredTextReader {
+  readonly analyzer: { analyze(text: string): { term: string; start: number; end: number }[] };
+  document(doc: number): { title: string; fields: Record<string, string> };
+}
+
+/**
+ * For each analysed term (e.g. a Bo1 stem such as `aerodynam`), the word as it is written most
+ * often in the given documents (`aerodynamic`), lowercased; ties go to the alphabetically first.
+ * Why: the encoder was trained on natural text, so it should read words, not Porter stems, and the
+ * chosen word analyses back to exactly the term (it was found by analysing it), so the weighted
+ * query matches the same index term. A term not found in the text keeps its analysed form.
+ */
+export function surfaceWordsFor(reader: StoredTextReader, docs: readonly number[], terms: readonly string[]): Map<string, string> {
+  const wanted = new Set(terms);
+  const counts = new Map<string, Map<string, number>>();
+  for (const doc of docs) {
+    const stored = reader.document(doc);
+    for (const text of [stored.title, ...Object.values(stored.fields)]) {
+      if (!text) continue;
+      for (const t of reader.analyzer.analyze(text)) {
+        if (!wanted.has(t.term)) continue;
+        const word = text.slice(t.start, t.end).toLowerCase();
+        let byWord = counts.get(t.term);
+        if (!byWord) counts.set(t.term, (byWord = new Map()));
+        byWord.set(word, (byWord.get(word) ?? 0) + 1);
+      }
+    }
+  }
+  const out = new Map<string, string>();
+  for (const term of terms) {
+    const byWord = counts.get(term);
+    let best = term;
+    let bestCount = 0;
+    if (byWord) {
+      for (const [word, n] of byWord) {
+        if (n > bestCount || (n === bestCount && word < best)) {
+          best = word;
+          bestCount = n;
+        }
+      }
+    }
+    out.set(term, best);
+  }
+  return out;
+}
+
+export interface ExpandedModelInput {
+  /** The text the model reads: the query as written, a space, then the expansion words in Bo1 order. */
+  text: string;
+  /** UTF-16 length of the original query inside `text`: n-grams ending after it belong to the expansion. */
+  queryEnd: number;
+}
+
+/**
+ * How the model input is formed for TW-BERT + Bo1 (paper §5.3: the expansion terms picked by Bo1
+ * after a uniform first pass are weighed by TW-BERT together with the original query terms).
+ * The expansion words are appended to the query text, separated by a space, so every term is
+ * encoded in the context of all the others: the original terms see what the feedback documents
+ * added, and each expansion term is judged against the query it expands — a per-term weight that
+ * ignored the query would be Bo1's own weight again. A plain space rather than a [SEP] segment
+ * keeps the input in the form the model was trained on (one query string, MODEL_INPUTS.md), and
+ * the engine's analyser would read a literal "[SEP]" as the word "sep".
+ */
+export function expandedModelInput(query: string, expansionWords: readonly string[]): ExpandedModelInput {
+  const words = expansionWords.filter((w) => w.length > 0);
+  return { text: words.length ? `${query} ${words.join(' ')}` : query, queryEnd: query.length };
+}
+
+/**
+ * Keeps the model's uni-grams (query and expansion words) and the bi-grams that lie inside the
+ * original query. Expansion terms are a bag chosen from the feedback documents, not a phrase: a
+ * bi-gram across the query/expansion boundary or between two expansion words is an artefact of
+ * the concatenation, and `#1(a b)` would demand an adjacency no one wrote.
+ */
+export function restrictBigramsToQuery(weights: NgramWeights, queryEnd: number): NgramWeights {
+  return { query: weights.query, ngrams: weights.ngrams.filter((g) => g.kind === 'unigram' || g.end <= queryEnd) };
+}
