@@ -223,6 +223,25 @@ describe('querylens/buildIndex', () => {
     expect(statSync(join(index, 'meta.bin')).isFile()).toBe(true);
   }, 120_000);
 
+  it('failing on a malformed corpus, keeps the previous index and says why', async () => {
+    const ws = await makeWorkspace({ config: { corpus: 'data/bad.jsonl', index: 'idx' } });
+    writeFileSync(join(ws.root, 'data/bad.jsonl'), `${JSON.stringify({ _id: 'x1', text: 'fine' })}\n{"_id": "x2", "text": \n`);
+    const { client: other, status } = await startIn(ws.root);
+    try {
+      expect(status.index.message).toMatch(/Index loaded: 9 documents/);
+      const before = snapshot(ws.index);
+      const err = await failure(other.request('querylens/buildIndex', {}));
+      expect(err.code).toBe(-32600);
+      // The indexer's reason with file and line, then the guarantee and the fix.
+      expect(err.message).toMatch(/Building the index from .*bad\.jsonl failed: .*bad\.jsonl:2: invalid JSON .*\. The previous index at .*idx is unchanged\. Check the corpus file/);
+      expect(snapshot(ws.index)).toEqual(before);
+      expect(readdirSync(ws.root).filter((f) => f.startsWith('.idx'))).toEqual([]);
+    } finally {
+      await other.stop();
+      ws.dispose();
+    }
+  }, 60_000);
+
   it('says what to configure when there is no corpus', async () => {
     const ws = await makeWorkspace({ config: { index: 'idx' } });
     const { client: other } = await startIn(ws.root);
