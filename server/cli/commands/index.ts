@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerExportTraining } from './export-training.js';
 import { registerWeigh } from './weigh.js';
+import { registerEvalModel } from './eval-model.js';
 import { registerLsp } from './lsp.js';
 import { registerCheck } from './check.js';
 import { registerConvert } from './convert.js';
@@ -27,4 +28,5 @@ export function registerCommands(program: Command): void {
   registerExplain(program);
   registerExportTraining(program);
   registerWeigh(program);
+  registerEvalModel(program);
 }
