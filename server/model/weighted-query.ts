@@ -181,3 +181,54 @@ export function expandedModelInput(query: string, expansionWords: readonly strin
 export function restrictBigramsToQuery(weights: NgramWeights, queryEnd: number): NgramWeights {
   return { query: weights.query, ngrams: weights.ngrams.filter((g) => g.kind === 'unigram' || g.end <= queryEnd) };
 }
+
+// ---------------------------------------------------------------------------------------------
+// A terminal picture of the weights, after the paper's Figure 4 (each query's uni-grams and
+// bi-grams with their predicted weights as bars).
+
+export interface WeightChartQuery {
+  qid: string;
+  query: string;
+  ngrams: MergedNgram[];
+}
+
+const EIGHTHS = ['', '▏', '▎', '▍', '▌', '▋', '▊', '▉'];
+
+/** A bar of `value / max` of `width` columns, in eighths of a column. */
+export function weightBar(value: number, max: number, width: number): string {
+  if (!(value > 0) || !(max > 0)) return '';
+  const eighths = Math.round((Math.min(value, max) / max) * width * 8);
+  return '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8];
+}
+
+/**
+ * Uni-grams then bi-grams of every query, one line each: the n-gram as written, a bar, the weight.
+ * Bars are scaled per query (its largest weight spans `width` columns): the engine divides a
+ * query's weights by their maximum (Terrier's matchop normalisation, README "Scoring"), so only the
+ * ratios within one query change its ranking, and that is what the bars show.
+ */
+export function formatWeightChart(queries: readonly WeightChartQuery[], options: { width?: number; digits?: number } = {}): string {
+  const width = options.width ?? 40;
+  const digits = options.digits ?? 3;
+  const label = (g: MergedNgram) => (g.words.length ? g.words : g.terms).join(' ');
+  const labelWidth = Math.max(8, ...queries.flatMap((q) => q.ngrams.map((g) => label(g).length)));
+  const lines: string[] = [];
+  for (const q of queries) {
+    lines.push(`${q.qid}  ${q.query}`);
+    if (!q.ngrams.length) {
+      lines.push('    (nothing to weigh: every word is a stopword)', '');
+      continue;
+    }
+    const max = Math.max(0, ...q.ngrams.map((g) => g.weight));
+    for (const kind of ['unigram', 'bigram'] as const) {
+      const grams = q.ngrams.filter((g) => g.kind === kind);
+      if (!grams.length) continue;
+      lines.push(`  ${kind === 'unigram' ? 'uni-grams' : 'bi-grams'}`);
+      for (const g of grams) {
+        lines.push(`    ${label(g).padEnd(labelWidth)}  ${weightBar(g.weight, max, width).padEnd(width)}  ${Number(g.weight.toPrecision(digits))}`);
+      }
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}

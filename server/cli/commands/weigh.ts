@@ -3,6 +3,7 @@
  * for TW-BERT, bi-gram) of each query and prints the weighted queries as an `.indri` line file:
  *   qid<TAB>#weight( w t … w #1(a b) … )
  * which `querylens search`/`eval` read back. Repeated n-grams are merged by summing their weights.
+ * `--show` draws the weights as bars instead (the paper's Figure 4).
  */
 import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
@@ -14,6 +15,7 @@ interface WeighOptions {
   modelDir?: string;
   out?: string;
   json?: boolean;
+  show?: boolean;
   digits: string;
 }
 
@@ -27,13 +29,15 @@ export function registerWeigh(program: Command): void {
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('-o, --out <file>', 'write the .indri line file here instead of stdout')
     .option('--json', 'print the n-gram weights as JSON instead of queries')
+    .option('--show', "draw each query's uni-gram and bi-gram weights as bars (as the TW-BERT paper's Figure 4) instead of queries")
     .option('--digits <n>', 'significant digits of the printed weights', '4')
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
-      const { buildWeightedQueryAst, queryTextForWeighing, mergeNgrams } = await import('../../model/weighted-query.js');
+      const { buildWeightedQueryAst, queryTextForWeighing, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
       const { printIndri } = await import('../../../grammar/print/indri.js');
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
+      if (opts.json && opts.show) throw new CliError('--json and --show are two different outputs: choose one');
       if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
       const digits = Number(opts.digits);
       if (!Number.isInteger(digits) || digits < 1 || digits > 17) throw new CliError(`--digits must be an integer from 1 to 17, got '${opts.digits}'`);
@@ -59,7 +63,10 @@ export function registerWeigh(program: Command): void {
           throw err;
         }
         const lines: string[] = [];
-        if (opts.json) {
+        if (opts.show) {
+          lines.push(`// weights by ${model.name} (${dir}, ${model.device}); bars scaled to each query's largest weight`, '');
+          lines.push(formatWeightChart(source.entries.map((e, i) => ({ qid: e.qid, query: texts[i], ngrams: mergeNgrams(weights[i]) }))).trimEnd());
+        } else if (opts.json) {
           lines.push(
             JSON.stringify(
               source.entries.map((e, i) => ({ qid: e.qid, query: texts[i], model: model.name, ngrams: weights[i].ngrams, merged: mergeNgrams(weights[i]) })),
