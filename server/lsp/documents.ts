@@ -1,11 +1,29 @@
 /**
  * The parsed view of an open document: the file split into queries by grammar/sources and
  * each query parsed once per document version. Every feature reads this cache, so a quick
- * fix or a hover never parses again.
+ * fix or a hover never parses again. Parsing is incremental (`parseQueryFileIncremental`):
+ * after an edit only the queries whose text changed are parsed again.
  */
 import type { Position, Range } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { childrenOf, type Dialect, type QueryNode, parseQueryFile, mapToFile, type QueryEntry, type QuerySourceResult } from '../../grammar/index.js';
+import {
+  childrenOf,
+  detectFormat,
+  isCommentLine,
+  lineStarts,
+  mapToFile,
+  parseQueryFile,
+  parseQuerySafely,
+  positionAt,
+  type Dialect,
+  type ParseResult,
+  type QueryEntry,
+  type QueryNode,
+  type QuerySourceResult,
+  type Severity,
+  type SourceDiagnostic,
+  type SourceRange,
+} from '../../grammar/index.js';
 
 /** The LSP language ids the server handles, one per dialect. */
 export const LANGUAGE_IDS = ['indri', 'lucene'] as const;
@@ -35,17 +53,17 @@ export function fileNameOf(uri: string): string | undefined {
 }
 
 export class QueryDocuments {
-  private readonly cache = new Map<string, QueryDocument>();
+  private readonly cache = new Map<string, { doc: QueryDocument; memo: ParseMemo }>();
 
-  /** The parsed document for this exact version (parsed now if not cached). */
+  /** The parsed document for this exact version (parsed now if not cached; only changed queries are re-parsed). */
   get(document: TextDocument): QueryDocument | undefined {
     if (!isLanguageId(document.languageId)) return undefined;
     const cached = this.cache.get(document.uri);
-    if (cached && cached.version === document.version && cached.dialect === document.languageId) return cached;
+    if (cached && cached.doc.version === document.version && cached.doc.dialect === document.languageId) return cached.doc;
     const dialect: Dialect = document.languageId;
-    const source = parseQueryFile(document.getText(), dialect, fileNameOf(document.uri));
+    const { source, memo } = parseQueryFileIncremental(document.getText(), dialect, fileNameOf(document.uri), cached?.memo);
     const parsed: QueryDocument = { uri: document.uri, dialect, version: document.version, document, source };
-    this.cache.set(document.uri, parsed);
+    this.cache.set(document.uri, { doc: parsed, memo });
     return parsed;
   }
 
@@ -53,6 +71,141 @@ export class QueryDocuments {
     this.cache.delete(uri);
   }
 }
+
+// ---- Incremental parsing (issue 4 §4: diagnostics of a 1,000-query file within 50 ms of an edit) ----
+
+/**
+ * Parse results of the previous version of one document, keyed by dialect and query text. A
+ * query's ParseResult depends on its text alone (ranges are query-relative, SPECS §1 parsing is
+ * a pure function of the text), so an unchanged query reuses its AST and diagnostics wherever
+ * the edit moved it; only the entry's position (line, column, offset, map) is recomputed.
+ */
+export type ParseMemo = Map<string, ParseResult>;
+
+const WHITESPACE = /\s/;
+
+function memoKey(dialect: Dialect, text: string): string {
+  return `${dialect}\0${text}`;
+}
+
+/** The memo of an already parsed source (its queries' parse results by text). */
+export function memoOf(source: QuerySourceResult): ParseMemo {
+  const memo: ParseMemo = new Map();
+  for (const entry of source.entries) memo.set(memoKey(entry.dialect, entry.text), entry.result);
+  return memo;
+}
+
+/** A file-level diagnostic at file offsets [start, end), placed like grammar/sources places its own. */
+function placedDiagnostic(starts: readonly number[], code: string, message: string, range: SourceRange, severity: Severity, qid: string): SourceDiagnostic {
+  const s = positionAt(starts, range.start);
+  const e = positionAt(starts, range.end);
+  return { code, severity, message, range, line: s.line, column: s.column, endLine: e.line, endColumn: e.column, qid };
+}
+
+/**
+ * `parseQueryFile` for one-query-per-line files (`.indri`, `.lucene`, `.tsv`; grammar/sources
+ * line-file rules: `qid<TAB>query` or `query`, blank lines skipped, `//` comment lines in
+ * .indri/.lucene, empty-query / missing-qid / duplicate-qid file diagnostics), re-parsing only the
+ * queries whose text is not in `previous`. Other formats (Indri parameter XML, TREC topics) are
+ * re-read whole: their queries are not line-addressed. Returns the result and the memo for the
+ * next version (only this version's queries, so the memo never outgrows the document).
+ * The differential test (test/lsp/incremental-parse.test.ts) checks the result equals
+ * `parseQueryFile` after random edit sequences.
+ */
+export function parseQueryFileIncremental(
+  text: string,
+  dialect: Dialect,
+  fileName: string | undefined,
+  previous: ParseMemo | undefined,
+): { source: QuerySourceResult; memo: ParseMemo; reparsed: number } {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const format = detectFormat(fileName, body)?.format ?? (dialect === 'text' ? 'tsv' : 'lines');
+  if (format !== 'lines' && format !== 'tsv') {
+    const source = parseQueryFile(text, dialect, fileName);
+    return { source, memo: new Map(), reparsed: source.entries.length };
+  }
+  const allowComments = format === 'lines';
+  const starts = lineStarts(body);
+  const memo: ParseMemo = new Map();
+  let reparsed = 0;
+  const entries: QueryEntry[] = [];
+  const diagnostics: SourceDiagnostic[] = [];
+  const qidRanges = new Map<QueryEntry, SourceRange>();
+  for (let lineNo = 0; lineNo < starts.length; lineNo++) {
+    const lineStart = starts[lineNo]!;
+    let lineEnd = lineNo + 1 < starts.length ? starts[lineNo + 1]! - 1 : body.length;
+    if (lineEnd > lineStart && body.charCodeAt(lineEnd - 1) === 13) lineEnd--; // CRLF
+    const line = body.slice(lineStart, lineEnd);
+    if (line.trim() === '') continue;
+    if (allowComments && isCommentLine(line)) continue;
+
+    let qid = String(lineNo + 1);
+    let qidRange: SourceRange | undefined;
+    let queryStart = 0;
+    const tab = line.indexOf('\t');
+    if (tab !== -1) {
+      const head = line.slice(0, tab).trim();
+      if (head !== '' && !WHITESPACE.test(head)) {
+        qid = head;
+        const lead = line.indexOf(head);
+        qidRange = { start: lineStart + lead, end: lineStart + lead + head.length };
+        queryStart = tab + 1;
+      }
+    }
+    const rest = line.slice(queryStart);
+    const lead = rest.length - rest.trimStart().length;
+    const query = rest.trim();
+    const queryOffset = lineStart + queryStart + lead;
+    if (query === '') {
+      diagnostics.push(placedDiagnostic(starts, 'source/empty-query', `Query '${qid}' has an id but no text.`, qidRange ?? { start: lineStart, end: lineEnd }, 'warning', qid));
+      continue;
+    }
+    if (qidRange === undefined && dialect === 'text') {
+      diagnostics.push(
+        placedDiagnostic(
+          starts,
+          'source/missing-qid',
+          `This line has no 'qid<TAB>' prefix; it is numbered ${qid} after its line.`,
+          { start: queryOffset, end: queryOffset + query.length },
+          'warning',
+          qid,
+        ),
+      );
+    }
+    const key = memoKey(dialect, query);
+    let result = memo.get(key) ?? previous?.get(key);
+    if (!result) {
+      result = parseQuerySafely(query, dialect);
+      reparsed++;
+    }
+    memo.set(key, result);
+    // The line is known, so the column is a subtraction (no search over line starts).
+    const entry: QueryEntry = { qid, text: query, dialect, line: lineNo, column: queryOffset - lineStart, offset: queryOffset, map: { text: [0], file: [queryOffset] }, result };
+    if (qidRange) qidRanges.set(entry, qidRange);
+    entries.push(entry);
+  }
+  // Duplicate qids: reported at the second and later occurrences (grammar/sources entries.ts).
+  const first = new Map<string, QueryEntry>();
+  for (const entry of entries) {
+    const seen = first.get(entry.qid);
+    if (!seen) {
+      first.set(entry.qid, entry);
+      continue;
+    }
+    diagnostics.push(
+      placedDiagnostic(
+        starts,
+        'source/duplicate-qid',
+        `Query id '${entry.qid}' is used again (first on line ${seen.line + 1}); runs and trec_eval key results by query id.`,
+        qidRanges.get(entry) ?? { start: entry.offset, end: entry.offset },
+        'error',
+        entry.qid,
+      ),
+    );
+  }
+  return { source: { file: fileName, format, text: body, dialect, entries, diagnostics }, memo, reparsed };
+}
+
 
 /** File offset of a query-relative offset. */
 export function fileOffset(entry: QueryEntry, queryOffset: number): number {

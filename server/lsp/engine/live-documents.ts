@@ -6,10 +6,9 @@
  * request for a version newer than any seen waits briefly for the server to validate it.
  */
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver';
-import { parseQueryFile } from '../../../grammar/index.js';
 import type { QueryEntry } from '../../../grammar/index.js';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { fileNameOf, type QueryDocument } from '../documents.js';
+import { fileNameOf, memoOf, parseQueryFileIncremental, type QueryDocument } from '../documents.js';
 
 /** Documents remembered at most (a session rarely has more open). */
 const MAX_DOCUMENTS = 256;
@@ -39,7 +38,9 @@ export class LiveDocuments {
     const known = this.parsed.get(uri);
     if (known && known.version === text.version) return known;
     const dialect = known?.dialect ?? (text.languageId === 'lucene' ? 'lucene' : 'indri');
-    const doc: QueryDocument = { uri, dialect, version: text.version, document: text, source: parseQueryFile(text.getText(), dialect, fileNameOf(uri)) };
+    // Re-parse only the queries that changed since the last version we saw (documents.ts).
+    const { source } = parseQueryFileIncremental(text.getText(), dialect, fileNameOf(uri), known ? memoOf(known.source) : undefined);
+    const doc: QueryDocument = { uri, dialect, version: text.version, document: text, source };
     this.parsed.set(uri, doc);
     return doc;
   }
