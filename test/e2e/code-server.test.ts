@@ -1,9 +1,16 @@
 /**
  * The packaged extension in a real VS Code: code-server 4.100.3 (installed by
  * scripts/e2e-setup.mjs into .cache/code-server) with the .vsix installed, driven by
- * Debian's Chromium through playwright-core. A user opens a query file, sees the squiggle
- * under a broken query, and hovers an operator to read its description. Screenshots go to
- * test-output/e2e-code-server/.
+ * Debian's Chromium through playwright-core, on the Cranfield sample with the TW-BERT model.
+ * A user opens a query file and sees the squiggle under a broken query, hovers an operator and
+ * a term (its df and cf, checked against the index the server built), converts the file,
+ * opens a query's results from its code lens, and applies the Bo1 and TW-BERT code actions
+ * (the saved file holds what the action titles promised). Screenshots go to
+ * test-output/e2e-code-server/; with QUERYLENS_UPDATE_SCREENSHOT=1 the last one also
+ * replaces the README's docs/images/editor.png (normal runs leave the tree clean).
+ *
+ * Every wait is on a condition with a generous limit (the machine may be loaded); nothing
+ * asserts after a fixed sleep.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +18,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { openIndex } from '../../server/engine/index/index.js';
 import { REPO } from '../lsp/harness.js';
 import { runChecked } from '../support/process.js';
 
@@ -18,6 +26,10 @@ const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const CODE_SERVER = join(REPO, '.cache/code-server/node_modules/code-server/out/node/entry.js');
 const OUT = join(REPO, 'test-output/e2e-code-server');
+const MODEL = join(REPO, 'model/artifacts');
+/** The README's screenshot, written only on request. */
+const README_SCREENSHOT = join(REPO, 'docs/images/editor.png');
+const UPDATE_SCREENSHOT = process.env.QUERYLENS_UPDATE_SCREENSHOT === '1';
 
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.log(`test/e2e/code-server: SKIPPED — Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
@@ -59,7 +71,8 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url} did not answer within ${timeoutMs} ms`);
 }
 
-describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension', () => {
+// Each step waits up to a minute or two for a condition on a loaded machine: more than vitest's default 60 s per test.
+describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension', { timeout: 300_000 }, () => {
   let server: ChildProcess | undefined;
   let browser: Browser | undefined;
   let page: Page;
@@ -82,16 +95,27 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     const workspace = join(OUT, 'workspace');
     mkdirSync(join(data, 'u/User'), { recursive: true });
     mkdirSync(workspace, { recursive: true });
-    // A quiet editor: no welcome page, no trust prompt, no telemetry.
+    // A quiet editor: no welcome page, no trust prompt, no telemetry. VS Code cuts a line's inlay
+    // hints past 43 characters in all (`·0.…`), which a weighted query of 9 words reaches: 0 shows them all.
     writeFileSync(
       join(data, 'u/User/settings.json'),
-      JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false, 'git.openRepositoryInParentFolders': 'never' }),
+      JSON.stringify({
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.enabled': false,
+        'telemetry.telemetryLevel': 'off',
+        'workbench.tips.enabled': false,
+        'git.openRepositoryInParentFolders': 'never',
+        'editor.inlayHints.maximumLength': 0,
+        // A still picture: the cursor does not blink (see settledScreenshot).
+        'editor.cursorBlinking': 'solid',
+      }),
     );
     cpSync(join(REPO, 'samples/queries.indri'), join(workspace, 'queries.indri'));
     // The Cranfield sample: the server builds the index on first use, then shows result lenses.
     cpSync(join(REPO, 'samples/cranfield/corpus.jsonl'), join(workspace, 'corpus.jsonl'));
     cpSync(join(REPO, 'samples/cranfield/qrels.txt'), join(workspace, 'qrels.txt'));
-    writeFileSync(join(workspace, 'querylens.json'), JSON.stringify({ corpus: 'corpus.jsonl', index: '.index', qrels: 'qrels.txt' }));
+    // The shipped TW-BERT model on the CPU: weight inlay hints and the "Apply TW-BERT weights" action.
+    writeFileSync(join(workspace, 'querylens.json'), JSON.stringify({ corpus: 'corpus.jsonl', index: '.index', qrels: 'qrels.txt', model: MODEL, device: 'cpu' }));
     // The broken query the user will see squiggled: line 1, unclosed #combine.
     writeFileSync(join(workspace, 'broken.indri'), '1\t#weight( 2.0 #combine( white house ) 1.0 tour\n2\t#combine( easter egg )\n');
 
@@ -110,7 +134,7 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const t2 = Date.now();
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -133,6 +157,102 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: 20_000 });
   }
 
+  /** Runs a command from the command palette by its label. */
+  async function command(label: string): Promise<void> {
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(label);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.quick-input-widget', { state: 'hidden', timeout: 20_000 });
+  }
+
+  /**
+   * Hovers `target` until a hover holding `hasText` shows (the mouse must rest on the word, and
+   * the first hover of a term may arrive before the server has the index: move off and on again).
+   */
+  async function hoverText(target: ReturnType<Page['locator']>, hasText: RegExp, timeoutMs = 60_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      await page.mouse.move(5, 5);
+      await target.hover();
+      const hover = page.locator('.monaco-hover', { hasText }).first();
+      try {
+        await hover.waitFor({ state: 'visible', timeout: 5_000 });
+        return await hover.innerText();
+      } catch {
+        // not yet: hover again
+      }
+    }
+    return '';
+  }
+
+  /** The text of the saved file `name` in the workspace, once it satisfies `ready`. */
+  async function savedText(name: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let text = '';
+    while (Date.now() < deadline) {
+      text = readFileSync(join(OUT, 'workspace', name), 'utf8');
+      if (ready(text)) return text;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return text;
+  }
+
+  /**
+   * A screenshot once the page stops changing (two in a row, 500 ms apart, are identical):
+   * after an edit Monaco lays out the wrapped lines, inlay hints and lenses in several passes.
+   */
+  async function settledScreenshot(path: string): Promise<void> {
+    let previous = await page.screenshot();
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      await page.waitForTimeout(500);
+      const next = await page.screenshot();
+      if (next.equals(previous) || Date.now() > deadline) {
+        writeFileSync(path, next);
+        return;
+      }
+      previous = next;
+    }
+  }
+
+  /** The line of query `qid` in a `qid<TAB>query` file. */
+  const queryLine = (text: string, qid: string): string => text.split('\n').find((l) => l.startsWith(`${qid}\t`)) ?? '';
+
+  /**
+   * Puts the cursor on the query showing `word`, opens the code-action menu (Ctrl+., as a user
+   * does), and returns the title of the action starting with `prefix` after choosing it.
+   */
+  async function applyCodeAction(word: RegExp, prefix: string): Promise<string> {
+    await page.locator('.monaco-editor .view-line span', { hasText: word }).first().click();
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      await page.keyboard.press('Control+.');
+      const offered = page.locator('.action-widget .monaco-list-row.action', { hasText: prefix }).first();
+      try {
+        await offered.waitFor({ state: 'visible', timeout: 10_000 });
+      } catch {
+        // The menu had no such action yet (the engine was still loading): close it and ask again.
+        await page.keyboard.press('Escape');
+        continue;
+      }
+      // Choose it with the keyboard, as the menu suggests ("Enter to Apply").
+      const rows = await page.locator('.action-widget .monaco-list-row.action').count();
+      for (let i = 0; i < rows; i++) {
+        const focused = (await page.locator('.action-widget .monaco-list-row.action.focused').getAttribute('aria-label')) ?? '';
+        if (focused.startsWith(prefix)) {
+          await page.keyboard.press('Enter');
+          await page.waitForSelector('.action-widget', { state: 'hidden', timeout: 20_000 });
+          return focused;
+        }
+        await page.keyboard.press('ArrowDown');
+      }
+      throw new Error(`"${prefix}" was offered but could not be focused`);
+    }
+    throw new Error(`no "${prefix}" action was offered within 60 s`);
+  }
+
   it('shows a squiggle under the broken query', async () => {
     const t = Date.now();
     await openFile('broken.indri');
@@ -153,30 +273,14 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
   it('hovers #weight and reads its description', async () => {
     const operator = page.locator('.monaco-editor .view-line span', { hasText: /^#weight$/ }).first();
     await operator.waitFor({ timeout: 20_000 });
-    // Hover needs the mouse to rest on the word; move off and on again until the widget appears.
-    let hoverText = '';
-    for (let attempt = 0; attempt < 5 && !/#weight/.test(hoverText); attempt++) {
-      await page.mouse.move(5, 5);
-      await operator.hover();
-      const hover = page.locator('.monaco-hover', { hasText: 'Weighted belief' }).first();
-      try {
-        await hover.waitFor({ state: 'visible', timeout: 5_000 });
-        hoverText = await hover.innerText();
-      } catch {
-        hoverText = '';
-      }
-    }
+    const hoverTextFound = await hoverText(operator, /Weighted belief/, 30_000);
     await page.screenshot({ path: join(OUT, 'hover.png') });
-    expect(hoverText).toMatch(/#weight/);
-    expect(hoverText).toMatch(/Weighted belief AND/);
+    expect(hoverTextFound).toMatch(/#weight/);
+    expect(hoverTextFound).toMatch(/Weighted belief AND/);
   });
 
   it('converts the file to Lucene with the command', async () => {
-    await page.keyboard.press('Control+Shift+P');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type('querylens: Convert');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Convert to the Other Dialect' }).first().waitFor({ timeout: 20_000 });
-    await page.keyboard.press('Enter');
+    await command('querylens: Convert to the Other Dialect');
     // The translation opens beside the file, as an untitled Lucene document.
     const converted = page.locator('.monaco-editor .view-lines', { hasText: 'Converted from broken.indri' });
     await converted.waitFor({ timeout: 20_000 });
@@ -195,6 +299,23 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     await page.screenshot({ path: join(OUT, 'highlighting.png') });
   });
 
+  it('hovers a term and reads its df and cf in the Cranfield index', async () => {
+    const term = page.locator('.monaco-editor .view-line span', { hasText: /^aeroelastic$/ }).first();
+    await term.waitFor({ timeout: 20_000 });
+    // The statistics section appears once the server has built and loaded the index.
+    const text = (await hoverText(term, /whole document/, 120_000)).replace(/\s+/g, ' ');
+    await page.waitForTimeout(300); // only for the picture: the hover's fade-in animation
+    await page.screenshot({ path: join(OUT, 'hover-term.png') });
+    // What the hover must say, read from the index the server built in the workspace.
+    const reader = openIndex(join(OUT, 'workspace/.index'));
+    const [analysed] = reader.analyzer.analyzeTerm('aeroelastic', { raw: false });
+    const stats = reader.termStats(analysed!)!;
+    expect(stats.df).toBeGreaterThan(0);
+    expect(text).toContain(`aeroelastic → ${analysed} (terrier analysis)`);
+    expect(text).toMatch(/df cf idf/);
+    expect(text).toContain(`whole document ${stats.df.toLocaleString('en-US')} ${stats.cf.toLocaleString('en-US')} `);
+  });
+
   it('opens the results of a query from its code lens', async () => {
     const t = Date.now();
     // queries.indri is open; the lens appears once the index is built and loaded.
@@ -203,7 +324,8 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     await lens.waitFor({ timeout: 120_000 });
     timings.firstLens = Date.now() - t;
     const lensText = await lens.innerText();
-    expect(lensText).toMatch(/\d+ results/);
+    // `▶ N results · nDCG@10 x.xx · top: <title>` (the workspace has qrels).
+    expect(lensText).toMatch(/\d+ results · nDCG@10 \d\.\d\d · top: \S/);
     await page.screenshot({ path: join(OUT, 'code-lens.png') });
     await lens.click();
     // Webview content lives two iframes down.
@@ -213,8 +335,68 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     expect(rows).toBeGreaterThan(0);
     expect(await panel.locator('body').innerText()).toMatch(/matching documents · BM25/);
     await page.screenshot({ path: join(OUT, 'results.png') });
-    // The status bar reports the loaded index (and no model configured).
+    // The status bar reports the loaded index and the loaded model.
     const status = page.locator('.statusbar-item', { hasText: 'querylens index' }).first();
-    expect(await status.getAttribute('aria-label')).toMatch(/querylens index\s+pass-filled\s+model\s+circle-slash/);
+    await expect.poll(async () => status.getAttribute('aria-label'), { timeout: 60_000 }).toMatch(/querylens index\s+pass-filled\s+model\s+pass-filled/);
+  });
+
+  it('adds Bo1 expansion terms to a query with the code action', async () => {
+    // One editor, wide, wrapped: the rest of the session works on queries.indri alone.
+    await command('View: Single Column Editor Layout');
+    if (await page.locator('.part.panel').isVisible()) await command('View: Toggle Panel Visibility');
+    await command('View: Close Primary Side Bar');
+    await openFile('queries.indri');
+    await command('View: Toggle Word Wrap');
+    const before = queryLine(readFileSync(join(OUT, 'workspace/queries.indri'), 'utf8'), '2');
+    expect(before).toBe('2\t#combine( structural aeroelastic problems #1(high speed) aircraft flight )');
+    const title = await applyCodeAction(/structural/, 'Add Bo1 expansion terms');
+    await page.keyboard.press('Control+S');
+    const line = queryLine(await savedText('queries.indri', (t) => queryLine(t, '2') !== before), '2');
+    await page.screenshot({ path: join(OUT, 'bo1.png') });
+    // The title named the added terms and their weights; the query now holds exactly those
+    // (quoted analysed forms, 4 significant digits) beside the original terms.
+    const promised = [...title.matchAll(/([^\s:,]+) (\d+\.\d\d)/g)].map((m) => ({ term: m[1]!, weight: Number(m[2]) }));
+    expect(promised.length).toBeGreaterThan(0);
+    expect(line).toMatch(/^2\t#weight\( /);
+    const weights = new Map([...line.matchAll(/(\d+(?:\.\d+)?) "([^"]+)"/g)].map((m) => [m[2]!, Number(m[1])]));
+    for (const { term, weight } of promised) {
+      expect(weights.has(term), `"${term}" from the title "${title}" in ${line}`).toBe(true);
+      expect(Math.abs(weights.get(term)! - weight)).toBeLessThanOrEqual(0.006);
+    }
+    const analyzer = openIndex(join(OUT, 'workspace/.index')).analyzer;
+    for (const word of ['structural', 'aeroelastic', 'problems', 'aircraft', 'flight']) {
+      const [analysed] = analyzer.analyzeTerm(word, { raw: false });
+      expect(weights.has(analysed!), `original term "${analysed}" kept in ${line}`).toBe(true);
+    }
+    expect(line).toContain('#1(high speed)');
+  });
+
+  it('applies the TW-BERT weights to a query with the code action, and shows them as inlay hints', async () => {
+    const before = queryLine(readFileSync(join(OUT, 'workspace/queries.indri'), 'utf8'), '3');
+    expect(before).toBe('3\t#combine( #1(heat conduction) composite slabs )');
+    // The model's weight beside every word of a plain-term query (`composite ·0.50`).
+    await page.locator('.monaco-editor .view-line', { hasText: /composite\W*·\d\.\d\d/ }).first().waitFor({ timeout: 60_000 });
+    const title = await applyCodeAction(/composite/, 'Apply TW-BERT weights');
+    await page.keyboard.press('Control+S');
+    const line = queryLine(await savedText('queries.indri', (t) => queryLine(t, '3') !== before), '3');
+    // `#weight( w heat … w #1(heat conduction) … )`: every word the title weighs, with that weight.
+    const promised = [...title.matchAll(/([^\s:,]+) (\d+\.\d\d)/g)].map((m) => ({ word: m[1]!, weight: Number(m[2]) }));
+    expect(promised.map((p) => p.word)).toEqual(['heat', 'conduction', 'composite', 'slabs']);
+    expect(line).toMatch(/^3\t#weight\( /);
+    const weights = new Map([...line.matchAll(/(\d+(?:\.\d+)?) ([a-z]+)(?= )/g)].map((m) => [m[2]!, Number(m[1])]));
+    for (const { word, weight } of promised) {
+      expect(weights.has(word), `"${word}" from the title "${title}" in ${line}`).toBe(true);
+      expect(Math.abs(weights.get(word)! - weight)).toBeLessThanOrEqual(0.006);
+    }
+    expect(line).toMatch(/\d #1\(heat conduction\)/);
+    // Each query's lens is recomputed for the new text; the weighted and expanded queries still rank documents.
+    await page.locator('.monaco-editor .codelens-decoration a', { hasText: /[1-9]\d* results/ }).nth(2).waitFor({ timeout: 60_000 });
+    await page.keyboard.press('Escape');
+    await page.mouse.move(640, 790);
+    await settledScreenshot(join(OUT, 'editor.png'));
+    if (UPDATE_SCREENSHOT) {
+      mkdirSync(join(REPO, 'docs/images'), { recursive: true });
+      cpSync(join(OUT, 'editor.png'), README_SCREENSHOT);
+    }
   });
 });
