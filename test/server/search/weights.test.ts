@@ -1,0 +1,137 @@
+/**
+ * `querylens search --weights twbert|deepct|none [--expand bo1]` with the real shipped model
+ * (model/artifacts) on the sample Cranfield corpus, run as the user runs it (node bin/querylens.js).
+ * Differential: the one-step search must equal the two steps a user could take by hand (`weigh`,
+ * then `search` of the weighted file), and a model-weighted Bo1 query must hold Bo1's terms with the
+ * model's weights for the query + expansion text (paper §5.3), not Bo1's own weights.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnalyzer } from '../../../server/engine/analysis/index.js';
+import { ensureBuilt } from '../../support/build.js';
+import { runChecked, runProcess } from '../../support/process.js';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const CLI = join(ROOT, 'bin', 'querylens.js');
+const work = mkdtempSync(join(tmpdir(), 'ql-search-weights-'));
+const index = join(work, 'cran');
+const SAMPLE_QUERIES = join(ROOT, 'samples', 'queries.indri');
+// Cranfield queries 1, 5, 6 and 8 as written (plain-text topics), and one with nothing to weigh.
+const TSV = join(work, 'q.tsv');
+const TOPICS: [string, string][] = [
+  ['1', 'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft .'],
+  ['5', 'what chemical kinetic system is applicable to hypersonic aerodynamic problems .'],
+  ['6', 'what theoretical and experimental guides do we have as to turbulent couette flow behaviour .'],
+  ['8', 'what methods -dash exact or approximate -dash are presently available for predicting body pressures at angle of attack.'],
+];
+
+const ql = (...args: string[]) => runChecked(process.execPath, [CLI, ...args], { cwd: ROOT, timeoutMs: 120_000 });
+
+beforeAll(async () => {
+  ensureBuilt();
+  await ql('index', join(ROOT, 'samples', 'cranfield', 'corpus.jsonl'), '--out', index, '--no-progress');
+  writeFileSync(TSV, TOPICS.map(([q, t]) => `${q}\t${t}`).join('\n') + '\n');
+}, 180_000);
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** `#weight( w t … )` of a printed query → [weight, item] pairs, items as printed (`t`, `#1(a b)`). */
+function weightedItems(query: string): [number, string][] {
+  const body = query.replace(/^#weight\(\s*/, '').replace(/\s*\)$/, '');
+  const out: [number, string][] = [];
+  const re = /([\d.eE+-]+) (#1\([^)]*\)|\S+)/g;
+  for (let m = re.exec(body); m; m = re.exec(body)) out.push([Number(m[1]), m[2]!]);
+  return out;
+}
+
+function queryLines(file: string): Map<string, string> {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l && !l.startsWith('//'));
+  return new Map(lines.map((l) => [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)]));
+}
+
+describe('querylens search --weights', () => {
+  it.each([
+    ['twbert', 'samples/queries.indri', SAMPLE_QUERIES],
+    ['deepct', 'samples/queries.indri', SAMPLE_QUERIES],
+    ['twbert', 'plain-text topics (.tsv)', TSV],
+  ])('--weights %s on %s equals `weigh` then `search` of the weighted file', async (model, _label, queries) => {
+    const weighted = join(work, `weighted.${model}.indri`);
+    await ql('weigh', queries, '--model', model, '--device', 'cpu', '-o', weighted);
+    const [twoSteps, oneStep, plain] = await Promise.all([
+      ql('search', '--index', index, weighted, '-k', '100'),
+      ql('search', '--index', index, queries, '-k', '100', '--weights', model, '--device', 'cpu'),
+      ql('search', '--index', index, queries, '-k', '100'),
+    ]);
+    expect(oneStep.length).toBeGreaterThan(0);
+    expect(oneStep).toBe(twoSteps);
+    // The weights change the ranking: otherwise this test could not tell them from none.
+    expect(oneStep).not.toBe(plain);
+  }, 120_000);
+
+  it('--weights none is the query as written, with and without --expand bo1', async () => {
+    for (const extra of [[], ['--expand', 'bo1']]) {
+      const [none, noFlag] = await Promise.all([
+        ql('search', '--index', index, SAMPLE_QUERIES, '-k', '50', '--weights', 'none', ...extra),
+        ql('search', '--index', index, SAMPLE_QUERIES, '-k', '50', ...extra),
+      ]);
+      expect(none.length).toBeGreaterThan(0);
+      expect(none).toBe(noFlag);
+    }
+  }, 120_000);
+
+  it('--expand bo1 --weights twbert: Bo1 picks the terms after a uniform pass, the model weighs query and expansion terms together', async () => {
+    const used = join(work, 'twbert-bo1.indri');
+    const run = await ql('search', '--index', index, TSV, '-k', '100', '--expand', 'bo1', '--weights', 'twbert', '--device', 'cpu', '--queries-out', used);
+    // The printed queries are what was ranked: searching them gives the same run.
+    expect(await ql('search', '--index', index, used, '-k', '100')).toBe(run);
+    expect(run).not.toBe(await ql('search', '--index', index, TSV, '-k', '100', '--expand', 'bo1'));
+
+    const bo1 = JSON.parse(await ql('expand', '--index', index, TSV, '--json')) as { qid: string; terms: { term: string; weight: number; isOriginal: boolean }[] }[];
+    const analyzer = createAnalyzer('terrier');
+    const finalQueries = queryLines(used);
+    let expansionTermsSeen = 0;
+    for (const [qid, text] of TOPICS) {
+      const items = weightedItems(finalQueries.get(qid)!);
+      const queryTerms = new Set(analyzer.analyze(text).map((t) => t.term));
+      const unigrams = items.filter(([, item]) => !item.startsWith('#1('));
+      // Words after the query's own are the expansion words, in Bo1's order.
+      const expansionWords = unigrams.map(([, w]) => w).filter((w) => !queryTerms.has(analyzer.analyzeTerm(w)[0]!));
+      const expected = bo1.find((q) => q.qid === qid)!.terms.filter((t) => !t.isOriginal && !queryTerms.has(t.term));
+      expect(expansionWords.map((w) => analyzer.analyzeTerm(w)[0]), `query ${qid}`).toEqual(expected.map((t) => t.term));
+      expansionTermsSeen += expansionWords.length;
+      // No bi-gram involves an expansion word: expansion terms are a bag, not a phrase.
+      for (const [, item] of items.filter(([, i]) => i.startsWith('#1('))) {
+        for (const w of item.slice(3, -1).split(' ')) expect(queryTerms.has(analyzer.analyzeTerm(w)[0]!), item).toBe(true);
+      }
+      // The weights are the model's for "query + expansion words", not Bo1's.
+      const input = join(work, `input.${qid}.tsv`);
+      writeFileSync(input, `${qid}\t${text} ${expansionWords.join(' ')}\n`);
+      const model = JSON.parse(await ql('weigh', input, '--json', '--device', 'cpu'))[0] as { merged: { kind: string; words: string[]; weight: number }[] };
+      for (const [weight, word] of unigrams.filter(([, w]) => expansionWords.includes(w))) {
+        const predicted = model.merged.find((g) => g.kind === 'unigram' && g.words[0] === word)!;
+        expect(weight, word).toBe(Number(predicted.weight.toPrecision(4)));
+        const bo1Weight = expected.find((t) => t.term === analyzer.analyzeTerm(word)[0])!.weight;
+        expect(Math.abs(weight - bo1Weight), word).toBeGreaterThan(1e-3);
+      }
+    }
+    expect(expansionTermsSeen).toBeGreaterThanOrEqual(20);
+  }, 180_000);
+
+  it('bad choices and a missing model are one clear line and a non-zero exit', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--weights', 'bert'], /unknown --weights 'bert' \(expected none, twbert, deepct\)/],
+      [['--weights', 'twbert', '--expand', 'rm3'], /--weights twbert combines with --expand bo1 only/],
+      [['--weights', 'twbert', '--device', 'tpu'], /unknown --device 'tpu'/],
+      [['--model-dir', work], /--model-dir and --device need --weights/],
+      [['--weights', 'twbert', '--model-dir', join(work, 'no-model')], /No term-weighting model/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runProcess(process.execPath, [CLI, 'search', '--index', index, TSV, ...args], { cwd: ROOT });
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
+  }, 120_000);
+});
