@@ -1,29 +1,26 @@
 /**
  * `querylens weigh` and `querylens export-training` through the CLI entry (run with tsx from the sources).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runProcess } from '../support/process.js';
 import { REPO_ROOT, syntheticCorpus } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ql-model-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+// Asynchronous children (test/support/process.ts): a slow CLI start must not block vitest's worker RPC.
 function cli(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'server/cli/main.ts'), ...args], {
-    cwd: REPO_ROOT,
-    encoding: 'utf8',
-    maxBuffer: 1 << 26,
-  });
+  return runProcess(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'server/cli/main.ts'), ...args], { cwd: REPO_ROOT, timeoutMs: 120_000 });
 }
 
 describe('querylens weigh', () => {
-  it('prints an .indri line file of #weight queries with #1 bi-grams, qids kept', () => {
+  it('prints an .indri line file of #weight queries with #1 bi-grams, qids kept', async () => {
     const queries = join(work, 'q.tsv');
     writeFileSync(queries, '7\tlaminar flow over a flat plate\n8\tthe of and\n');
-    const r = cli(['weigh', queries, '--device', 'cpu']);
+    const r = await cli(['weigh', queries, '--device', 'cpu']);
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^\/\/ weighted by twbert/);
@@ -31,31 +28,60 @@ describe('querylens weigh', () => {
     expect(lines[2]).toBe('8\tthe of and');
   });
 
-  it('deepct weighs words only; a missing model folder is one explained line, exit code 2', () => {
+  it('deepct weighs words only; a missing model folder is one explained line, exit code 2', async () => {
     const queries = join(work, 'q2.tsv');
     writeFileSync(queries, '1\theat transfer in boundary layers\n');
-    const ok = cli(['weigh', queries, '--model', 'deepct', '--device', 'cpu']);
+    const ok = await cli(['weigh', queries, '--model', 'deepct', '--device', 'cpu']);
     expect(ok.status).toBe(0);
     expect(ok.stdout).not.toMatch(/#1\(/);
-    const bad = cli(['weigh', queries, '--model-dir', join(work, 'none')]);
+    const bad = await cli(['weigh', queries, '--model-dir', join(work, 'none')]);
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/No term-weighting model/);
   });
+  it('--show draws uni-grams then bi-grams as bars whose lengths follow the weights (paper Figure 4)', async () => {
+    const queries = join(work, 'show.tsv');
+    writeFileSync(queries, '7\tlaminar flow over a flat plate\n8\tthe of and\n');
+    const [shown, json] = await Promise.all([cli(['weigh', queries, '--device', 'cpu', '--show']), cli(['weigh', queries, '--device', 'cpu', '--json'])]);
+    expect(shown.status, shown.stderr).toBe(0);
+    const merged = JSON.parse(json.stdout)[0].merged as { kind: string; words: string[]; weight: number }[];
+    const lines = shown.stdout.split('\n');
+    const at = lines.indexOf('7  laminar flow over a flat plate');
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe('  uni-grams');
+    expect(lines[at + 2 + 4]).toBe('  bi-grams');
+    const bars = [...lines.slice(at + 2, at + 6), ...lines.slice(at + 7, at + 10)];
+    const max = Math.max(...merged.map((g) => g.weight));
+    const eighths = (bar: string) => [...bar].reduce((n, ch) => n + (ch === '█' ? 8 : '▏▎▍▌▋▊▉'.indexOf(ch) + 1), 0);
+    bars.forEach((line, i) => {
+      const g = merged[i];
+      const m = /^    (.+?)\s+([█▏▎▍▌▋▊▉]*)\s+([\d.e-]+)$/u.exec(line);
+      expect(m, line).not.toBeNull();
+      expect(m![1]).toBe(g.words.join(' '));
+      expect(Number(m![3])).toBe(Number(g.weight.toPrecision(3)));
+      // 40 columns for the query's largest weight, in eighths of a column.
+      expect(eighths(m![2])).toBe(Math.round((g.weight / max) * 40 * 8));
+    });
+    expect(lines[at + 11]).toBe('8  the of and');
+    expect(lines[at + 12]).toMatch(/nothing to weigh/);
+    const both = await cli(['weigh', queries, '--show', '--json']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--json and --show/);
+  });
 });
 
 describe('querylens export-training', () => {
-  it('writes one record per query with engine statistics and the judged documents', () => {
+  it('writes one record per query with engine statistics and the judged documents', async () => {
     const corpus = join(work, 'corpus.jsonl');
     writeFileSync(corpus, syntheticCorpus(80, 4).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
     const index = join(work, 'idx');
-    expect(cli(['index', corpus, '--out', index, '--no-progress']).status).toBe(0);
+    expect((await cli(['index', corpus, '--out', index, '--no-progress'])).status).toBe(0);
     const queries = join(work, 'train.tsv');
     writeFileSync(queries, 'a\tlaminar flow\nb\tshock wave over the wing\n');
     const qrels = join(work, 'qrels.txt');
     writeFileSync(qrels, 'a 0 D3 1\nb 0 D5 2\n');
     const out = join(work, 'train.jsonl');
-    const r = cli(['export-training', '--index', index, queries, '--qrels', qrels, '--out', out, '-k', '20', '--source', 'test']);
+    const r = await cli(['export-training', '--index', index, queries, '--qrels', qrels, '--out', out, '-k', '20', '--source', 'test']);
     expect(r.status).toBe(0);
     const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(records.map((x) => x.qid)).toEqual(['a', 'b']);
@@ -66,7 +92,7 @@ describe('querylens export-training', () => {
     expect(b.docs.find((d: { docno: string }) => d.docno === 'D5').rel).toBe(2);
     expect(b.docs.filter((d: { rank: number | null }) => d.rank !== null).length).toBeLessThanOrEqual(20);
     expect(b.ids[0]).toBe(101);
-    const bad = cli(['export-training', '--index', join(work, 'nope'), queries, '--out', out]);
+    const bad = await cli(['export-training', '--index', join(work, 'nope'), queries, '--out', out]);
     expect(bad.status).toBe(2);
   });
 });
