@@ -400,3 +400,47 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     }
   });
 });
+
+/**
+ * `npm run try` (scripts/try-in-browser.mjs): sets up, installs the .vsix into its own profile,
+ * serves samples/ on 127.0.0.1 and prints the URL; SIGTERM (Ctrl+C) stops code-server with it.
+ * In this file, after the editor test, so that the two never package the .vsix at the same time.
+ */
+describe.skipIf(!hasChromium)('npm run try: samples/ in code-server for a browser', { timeout: 600_000 }, () => {
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+
+  it('prints a URL that code-server answers, with the extension installed, and stops on SIGTERM', async () => {
+    const data = join(REPO, 'test-output/try-in-browser');
+    rmSync(data, { recursive: true, force: true });
+    const port = await freePort();
+    const proc = spawn(process.execPath, ['scripts/try-in-browser.mjs', '--port', String(port), '--data', data], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let output = '';
+    proc.stdout!.on('data', (d) => (output += String(d)));
+    proc.stderr!.on('data', (d) => (output += String(d)));
+    const exited = new Promise<number | null>((resolve) => proc.on('close', (status) => resolve(status)));
+    // Setup may compile and package first: minutes on a loaded machine.
+    const deadline = Date.now() + 480_000;
+    let url: string | undefined;
+    while (!url && Date.now() < deadline && proc.exitCode === null) {
+      url = /open (http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)/.exec(output)?.[1];
+      if (!url) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(url, output.slice(-3000)).toBe(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(join(REPO, 'samples'))}`);
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toHaveProperty('status');
+    // The workbench page itself, without a password prompt (--auth none).
+    const workbench = await fetch(url!);
+    expect(workbench.status).toBe(200);
+    expect(await workbench.text()).toMatch(/<html/i);
+    expect(readdirSync(join(data, 'extensions')).some((e) => /^querylens\.querylens-\d/.test(e))).toBe(true);
+
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+});
