@@ -2,7 +2,8 @@
  * The extension's whole-file commands in a real VS Code (code-server 4.100.3 with the packaged
  * .vsix, Chromium through playwright-core; setup as in code-server.test.ts), run from the
  * command palette as a user does, on the Cranfield sample with the TW-BERT model (issue 4 §2):
- * - Build Index from the Corpus: a progress notification, then the summary; the index is new;
+ * - Build Index from the Corpus: a progress notification with Cancel; cancelled, the index is
+ *   untouched; run again, the summary and a new index;
  * - Export Run File: the save dialog's default `<file>.run`; the file written equals
  *   `querylens search` on the same index (tag = the file name);
  * - Compare: the results panel in compare mode (original · bo1 · weighted);
@@ -95,7 +96,16 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
       }),
     );
     cpSync(join(REPO, 'samples/queries.indri'), join(WORKSPACE, 'queries.indri'));
-    cpSync(join(REPO, 'samples/cranfield/corpus.jsonl'), join(WORKSPACE, 'corpus.jsonl'));
+    // Cranfield four times (distinct ids, the qrels judge the first copy): a build long enough
+    // (several seconds) for the user to press Cancel while it runs.
+    const cranfield = readFileSync(join(REPO, 'samples/cranfield/corpus.jsonl'), 'utf8').trimEnd().split('\n');
+    const copies = [0, 1, 2, 3].flatMap((copy) =>
+      cranfield.map((line) => {
+        const doc = JSON.parse(line) as { _id: string };
+        return JSON.stringify({ ...doc, _id: copy === 0 ? doc._id : `${doc._id}-${copy}` });
+      }),
+    );
+    writeFileSync(join(WORKSPACE, 'corpus.jsonl'), copies.join('\n') + '\n');
     cpSync(join(REPO, 'samples/cranfield/qrels.txt'), join(WORKSPACE, 'qrels.txt'));
     writeFileSync(join(WORKSPACE, 'querylens.json'), JSON.stringify({ corpus: 'corpus.jsonl', index: '.index', qrels: 'qrels.txt', model: MODEL, device: 'cpu' }));
     await runChecked(process.execPath, [CODE_SERVER, '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), '--install-extension', vsix]);
@@ -150,11 +160,28 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     await page.waitForSelector('.quick-input-widget', { state: 'hidden', timeout: 20_000 });
   }
 
-  it('Build Index from the Corpus: a progress notification, then the summary, and a new index', async () => {
+  it('Build Index from the Corpus, cancelled: the progress notification had Cancel, the index is untouched', async () => {
     await openFile('queries.indri');
     // The first-use build of the server: wait until the status bar shows the loaded index.
     const status = page.locator('.statusbar-item', { hasText: 'querylens index' }).first();
-    await expect.poll(async () => status.getAttribute('aria-label'), { timeout: 120_000 }).toMatch(/querylens index\s+pass-filled/);
+    await expect.poll(async () => status.getAttribute('aria-label'), { timeout: 180_000 }).toMatch(/querylens index\s+pass-filled/);
+    const before = readFileSync(join(WORKSPACE, '.index/meta.bin'));
+    const beforeMtime = statSync(join(WORKSPACE, '.index/meta.bin')).mtimeMs;
+    const progressToast = page.locator('.notification-toast', { hasText: /querylens: building the index/ }).first();
+    const cancelled = progressToast.waitFor({ state: 'visible', timeout: 60_000 }).then(() => progressToast.locator('.monaco-button', { hasText: 'Cancel' }).click());
+    await command('querylens: Build Index from the Corpus');
+    await cancelled;
+    const message = await notification(/querylens: building the index was cancelled/);
+    expect(message).toMatch(/the previous index at .*\.index is unchanged\./);
+    await page.screenshot({ path: join(OUT, 'build-index-cancelled.png') });
+    expect(readFileSync(join(WORKSPACE, '.index/meta.bin')).equals(before)).toBe(true);
+    expect(statSync(join(WORKSPACE, '.index/meta.bin')).mtimeMs).toBe(beforeMtime);
+    // Nor is the half-built folder (`..index.tmp-<pid>-<hex>`, server/engine/index/disk.ts) left behind.
+    expect(readdirSync(WORKSPACE).filter((f) => /^\.\.index\.(tmp|old)-/.test(f))).toEqual([]);
+    await clearNotifications();
+  });
+
+  it('Build Index from the Corpus: a progress notification, then the summary, and a new index', async () => {
     const before = statSync(join(WORKSPACE, '.index/meta.bin')).mtimeMs;
     // Watched from before the command: the build of 1,400 documents takes a second or two.
     const progressToast = page.locator('.notification-toast', { hasText: /querylens: building the index/ }).first();
@@ -166,8 +193,8 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     await command('querylens: Build Index from the Corpus');
     // Cancellable: the progress notification has a Cancel button.
     expect(await progressShown).toContain('Cancel');
-    const summary = await notification(/querylens: built .* 1,400 documents/, 120_000);
-    expect(summary).toMatch(/from corpus\.jsonl: 1,400 documents, [\d,]+ terms in \d+\.\d s\./);
+    const summary = await notification(/querylens: built .* 5,600 documents/, 180_000);
+    expect(summary).toMatch(/from corpus\.jsonl: 5,600 documents, [\d,]+ terms in \d+\.\d s\./);
     await page.screenshot({ path: join(OUT, 'build-index.png') });
     expect(statSync(join(WORKSPACE, '.index/meta.bin')).mtimeMs).toBeGreaterThan(before);
     await clearNotifications();
