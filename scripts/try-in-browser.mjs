@@ -6,7 +6,9 @@
 // 3. starts code-server on samples/ (Cranfield, the TW-BERT model, no setup), bound to
 //    127.0.0.1 only and without a password (--auth none: it is reachable from this machine
 //    alone), and prints the URL. Ctrl+C stops it.
-// Options: --port N (default 8765), --data DIR (the profile folder), --folder DIR (default samples).
+// Options: --port N (default 8765), --data DIR (the profile folder), --folder DIR (default samples),
+// --skip-setup (code-server and the .vsix are already there: step 1 neither compiles nor packages;
+// the e2e test uses it, as other tests run servers from dist/ meanwhile).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -38,10 +40,13 @@ function run(args) {
   });
 }
 
-await run([join(root, 'scripts/e2e-setup.mjs')]);
-
 const version = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8')).version;
 const vsix = join(root, 'out', `querylens-linux-x64-${version}.vsix`);
+if (!process.argv.includes('--skip-setup')) await run([join(root, 'scripts/e2e-setup.mjs')]);
+else if (!existsSync(codeServer) || !existsSync(vsix)) {
+  console.error('try: code-server or the .vsix is missing: run again without --skip-setup');
+  process.exit(2);
+}
 const user = join(data, 'user');
 const extensions = join(data, 'extensions');
 const installed = join(data, '.installed-vsix');

@@ -74,6 +74,8 @@ async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
 // Each step waits up to a minute or two for a condition on a loaded machine: more than vitest's default 60 s per test.
 describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension', { timeout: 300_000 }, () => {
   let server: ChildProcess | undefined;
+  /** `npm run try`, started by the last test. */
+  let tryProcess: ChildProcess | undefined;
   let browser: Browser | undefined;
   let page: Page;
   const log: string[] = [];
@@ -142,6 +144,7 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
   });
 
   afterAll(async () => {
+    if (tryProcess && tryProcess.exitCode === null && tryProcess.signalCode === null) tryProcess.kill('SIGTERM'); // forwarded to code-server
     console.log(`code-server e2e timings (ms): ${JSON.stringify(timings)}`);
     await browser?.close();
     server?.kill('SIGTERM');
@@ -399,31 +402,22 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
       cpSync(join(OUT, 'editor.png'), README_SCREENSHOT);
     }
   });
-});
 
-/**
- * `npm run try` (scripts/try-in-browser.mjs): sets up, installs the .vsix into its own profile,
- * serves samples/ on 127.0.0.1 and prints the URL; SIGTERM (Ctrl+C) stops code-server with it.
- * In this file, after the editor test, so that the two never package the .vsix at the same time.
- */
-describe.skipIf(!hasChromium)('npm run try: samples/ in code-server for a browser', { timeout: 600_000 }, () => {
-  let child: ChildProcess | undefined;
-  afterAll(() => {
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-
-  it('prints a URL that code-server answers, with the extension installed, and stops on SIGTERM', async () => {
+  // `npm run try` (scripts/try-in-browser.mjs) in the same suite, after the setup above: it
+  // installs the .vsix into its own profile, serves samples/ on 127.0.0.1 and prints the URL;
+  // SIGTERM (Ctrl+C) stops code-server with it. --skip-setup: beforeAll prepared code-server and
+  // the .vsix, and recompiling dist/ now could hand a half-written file to another test's server.
+  it('npm run try: prints a URL that code-server answers for samples/, with the extension installed, and stops on SIGTERM', async () => {
     const data = join(REPO, 'test-output/try-in-browser');
     rmSync(data, { recursive: true, force: true });
     const port = await freePort();
-    const proc = spawn(process.execPath, ['scripts/try-in-browser.mjs', '--port', String(port), '--data', data], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
+    const proc = spawn(process.execPath, ['scripts/try-in-browser.mjs', '--skip-setup', '--port', String(port), '--data', data], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    tryProcess = proc;
     let output = '';
     proc.stdout!.on('data', (d) => (output += String(d)));
     proc.stderr!.on('data', (d) => (output += String(d)));
     const exited = new Promise<number | null>((resolve) => proc.on('close', (status) => resolve(status)));
-    // Setup may compile and package first: minutes on a loaded machine.
-    const deadline = Date.now() + 480_000;
+    const deadline = Date.now() + 180_000;
     let url: string | undefined;
     while (!url && Date.now() < deadline && proc.exitCode === null) {
       url = /open (http:\/\/127\.0\.0\.1:\d+\/\?folder=\S+)/.exec(output)?.[1];
