@@ -9,6 +9,7 @@
 import { EOF, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { QueryAst, QueryNode, SourceRange } from '../ast.js';
 import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
+import { fastParseIndri } from './fast.js';
 import { lexIndri } from './lexer.js';
 import { describeToken, expectedByMessage, lineColumn } from './messages.js';
 import { indriParser } from './parser.js';
@@ -57,6 +58,24 @@ const BELIEF_TYPES = new Set<TokenType>([
 ]);
 
 export function parseIndri(text: string): ParseResult {
+  // Most queries are valid and simple: fast.ts parses those directly, with the same
+  // result (differential-tested); anything else, and every error, takes the full path.
+  if (typeof text === 'string') {
+    try {
+      const fast = fastParseIndri(text);
+      if (fast) return fast;
+    } catch {
+      // A fast-path bug must not make parsing fail: the full path below is total.
+    }
+  }
+  return parseIndriFull(text);
+}
+
+/**
+ * The full pipeline (Chevrotain lexer, recovering parser, CST visitor): every query,
+ * every diagnostic. Exported for the differential test of the fast path.
+ */
+export function parseIndriFull(text: string): ParseResult {
   const diagnostics: QueryDiagnostic[] = [];
   const range: SourceRange = { start: 0, end: typeof text === 'string' ? text.length : 0 };
   try {
