@@ -91,6 +91,7 @@ describe('querylens search --weights', () => {
     const analyzer = createAnalyzer('terrier');
     const finalQueries = queryLines(used);
     let expansionTermsSeen = 0;
+    const checks: { qid: string; text: string; unigrams: [number, string][]; expansionWords: string[]; expected: { term: string; weight: number }[] }[] = [];
     for (const [qid, text] of TOPICS) {
       const items = weightedItems(finalQueries.get(qid)!);
       const queryTerms = new Set(analyzer.analyze(text).map((t) => t.term));
@@ -104,14 +105,18 @@ describe('querylens search --weights', () => {
       for (const [, item] of items.filter(([, i]) => i.startsWith('#1('))) {
         for (const w of item.slice(3, -1).split(' ')) expect(queryTerms.has(analyzer.analyzeTerm(w)[0]!), item).toBe(true);
       }
-      // The weights are the model's for "query + expansion words", not Bo1's.
-      const input = join(work, `input.${qid}.tsv`);
-      writeFileSync(input, `${qid}\t${text} ${expansionWords.join(' ')}\n`);
-      const model = JSON.parse(await ql('weigh', input, '--json', '--device', 'cpu'))[0] as { merged: { kind: string; words: string[]; weight: number }[] };
-      for (const [weight, word] of unigrams.filter(([, w]) => expansionWords.includes(w))) {
-        const predicted = model.merged.find((g) => g.kind === 'unigram' && g.words[0] === word)!;
+      checks.push({ qid, text, unigrams, expansionWords, expected });
+    }
+    // The weights are the model's for "query + expansion words" (one batched `weigh`), not Bo1's.
+    const input = join(work, 'model-inputs.tsv');
+    writeFileSync(input, checks.map((c) => `${c.qid}\t${c.text} ${c.expansionWords.join(' ')}`).join('\n') + '\n');
+    const model = JSON.parse(await ql('weigh', input, '--json', '--device', 'cpu')) as { qid: string; merged: { kind: string; words: string[]; weight: number }[] }[];
+    for (const c of checks) {
+      const merged = model.find((m) => m.qid === c.qid)!.merged;
+      for (const [weight, word] of c.unigrams.filter(([, w]) => c.expansionWords.includes(w))) {
+        const predicted = merged.find((g) => g.kind === 'unigram' && g.words[0] === word)!;
         expect(weight, word).toBe(Number(predicted.weight.toPrecision(4)));
-        const bo1Weight = expected.find((t) => t.term === analyzer.analyzeTerm(word)[0])!.weight;
+        const bo1Weight = c.expected.find((t) => t.term === analyzer.analyzeTerm(word)[0])!.weight;
         expect(Math.abs(weight - bo1Weight), word).toBeGreaterThan(1e-3);
       }
     }
