@@ -88,6 +88,14 @@ export interface NgramWeights {
   ngrams: NgramWeight[];
 }
 
+/** Counters of one loaded model (tests and benchmarks check batching with them, not with timers). */
+export interface WeightModelStats {
+  /** ONNX `session.run` calls made. */
+  runs: number;
+  /** Queries weighed (sum of the `weigh()` inputs). */
+  queries: number;
+}
+
 export interface WeightModel {
   readonly name: WeightModelName;
   /** The execution provider actually used. */
@@ -97,6 +105,8 @@ export interface WeightModel {
   readonly config: ModelConfig;
   weigh(queries: string[]): Promise<NgramWeights[]>;
   dispose(): Promise<void>;
+  /** Counters since loading (optional: other implementations may not count). */
+  stats?(): WeightModelStats;
 }
 
 export type LoadWeightModelResult = { ok: true; model: WeightModel } | { ok: false; error: WeightModelError };
@@ -263,6 +273,11 @@ interface Prepared {
 
 class OnnxWeightModel implements WeightModel {
   private disposed = false;
+  private readonly counters: WeightModelStats = { runs: 0, queries: 0 };
+
+  stats(): WeightModelStats {
+    return { ...this.counters };
+  }
 
   constructor(
     readonly name: WeightModelName,
@@ -294,6 +309,7 @@ class OnnxWeightModel implements WeightModel {
 
   async weigh(queries: string[]): Promise<NgramWeights[]> {
     if (this.disposed) throw new WeightModelError('disposed', `The ${this.name} model was disposed.`);
+    this.counters.queries += queries.length;
     let prepared: Prepared[];
     try {
       prepared = await this.prepare(queries);
@@ -338,6 +354,14 @@ class OnnxWeightModel implements WeightModel {
         [this.config.inputs.ngramMask]: new this.ort.Tensor('float32', ngramMask, [B, G, T]),
       };
       if (this.orderInput) feeds[this.orderInput] = new this.ort.Tensor('float32', ngramOrder, [B, G]);
+      // onnxruntime-node 1.30's `run` is NOT asynchronous native work: its backend
+      // (node_modules/onnxruntime-node/dist/backend.js, `OnnxruntimeSessionHandler.run`) only defers
+      // the synchronous native `Session::Run` with setImmediate (microsoft/onnxruntime PR #19610), so
+      // the calling thread's event loop is blocked for the whole inference; a real async run is
+      // still an open request (microsoft/onnxruntime issue #19611, PR #28646). The language server
+      // therefore runs the model in a worker thread (worker-model.ts) and batches requests
+      // (batcher.ts) so that one run serves many queries.
+      this.counters.runs++;
       result = await this.session.run(feeds);
     } catch (err) {
       throw new WeightModelError('inference-failed', `The ${this.name} model failed on a batch of ${B} queries: ${describe(err)}`);

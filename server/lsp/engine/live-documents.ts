@@ -67,6 +67,12 @@ export class LiveDocuments {
     return { doc, entry };
   }
 
+  /** True when the document was edited after `doc` was parsed. */
+  isStale(doc: QueryDocument): boolean {
+    const live = this.texts.get(doc.uri);
+    return !!live && live.version !== doc.version;
+  }
+
   /** Throws ContentModified when the document was edited after `doc` was parsed. */
   checkFresh(doc: QueryDocument, token: CancellationToken): void {
     throwIfCancelled(token);

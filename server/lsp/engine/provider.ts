@@ -25,7 +25,8 @@ import {
 } from 'vscode-languageserver';
 import { readQrelsFile, type Qrels } from '../../engine/eval/index.js';
 import { buildIndex, IndexError, openIndex, type BuildSummary } from '../../engine/index/index.js';
-import { loadWeightModel, WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
+import { WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
+import { loadWeightModelOffThread } from '../../model/worker-model.js';
 import type { ResolvedConfig } from '../config.js';
 import { checkIndex, checkModel, type EngineProvider, type EngineStatus, type ResourceStatus } from '../engine.js';
 import type { FeatureModule } from '../features.js';
@@ -165,7 +166,8 @@ export class LocalEngineProvider implements EngineProvider {
     await this.dropModel();
     const progress = await this.progress(`querylens: loading the ${name} model`, false);
     try {
-      const result = await loadWeightModel(dir, { model: name, device: config.device });
+      // In a worker thread: inference must not block the request thread (worker-model.ts).
+      const result = await loadWeightModelOffThread(dir, { model: name, device: config.device });
       if (!result.ok) {
         return {
           state: result.error.kind === 'missing-model' ? 'missing' : 'error',

@@ -11,25 +11,46 @@ import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './provider.js';
 import { runnable } from './ranking.js';
 import { modelLabel } from './weights-action.js';
-import { modelQuery, weighCached, wordWeights } from './weights.js';
+import type { BatcherStats } from '../../model/batcher.js';
+import type { WeightModelStats } from '../../model/runtime.js';
+import { batcherOf, modelQuery, weighCached, wordWeights } from './weights.js';
+
+/**
+ * `querylens/modelStats` (request, client → server, no params): counters of the loaded
+ * weighting model, for tests and benchmarks that check batching and dropped stale requests
+ * by counting rather than timing. Null when no model is loaded.
+ */
+export const MODEL_STATS_REQUEST = 'querylens/modelStats';
+export interface ModelStatsResult {
+  /** ONNX session runs and queries weighed, as the model counts them. */
+  model: WeightModelStats | null;
+  /** Model calls the LSP batcher made, distinct queries sent, stale requests dropped. */
+  batcher: BatcherStats;
+  /** True when inference runs in a worker thread, off the request thread. */
+  offThread: boolean;
+}
 
 export async function weightHints(context: EngineContext, params: InlayHintParams, token: CancellationToken): Promise<InlayHint[]> {
   const loaded = context.model();
   const doc = context.documents.current(params.textDocument.uri);
   if (!loaded || !doc) return [];
-  const hints: InlayHint[] = [];
-  for (const entry of doc.source.entries) {
-    if (token.isCancellationRequested) return [];
-    if (entry.line < params.range.start.line || entry.line > params.range.end.line || !runnable(entry)) continue;
+  const wanted = doc.source.entries.flatMap((entry) => {
+    if (entry.line < params.range.start.line || entry.line > params.range.end.line || !runnable(entry)) return [];
     const query = modelQuery(entry.result.ast);
-    if (!query) continue;
-    let weights;
-    try {
-      weights = await weighCached(loaded, query.text);
-    } catch {
-      continue;
-    }
-    const perWord = wordWeights(query, weights);
+    return query ? [{ entry, query }] : [];
+  });
+  // Every query of the range at once: the batcher turns them into one model run (weights.ts).
+  // A request made stale by an edit or a $/cancelRequest is dropped before inference and answers
+  // ContentModified / RequestCancelled (issue 4 §1), never hints placed on an older text.
+  const isStale = () => token.isCancellationRequested || context.documents.isStale(doc);
+  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.text, isStale)));
+  context.documents.checkFresh(doc, token);
+  const hints: InlayHint[] = [];
+  wanted.forEach(({ entry, query }, k) => {
+    const result = settled[k]!;
+    // A query the model failed on gets no hints; the others still do.
+    if (result.status === 'rejected') return;
+    const perWord = wordWeights(query, result.value);
     query.words.forEach((w, i) => {
       const weight = perWord[i];
       if (weight === undefined) return;
@@ -40,7 +61,7 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
         tooltip: `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`,
       });
     });
-  }
+  });
   return hints;
 }
 
@@ -49,12 +70,19 @@ export function weightHintsModule(context: EngineContext): FeatureModule {
     id: 'engine/weight-hints',
     register(connection: Connection) {
       const handler = connection.languages.inlayHint.on((params, token) => weightHints(context, params, token));
+      const stats = connection.onRequest(MODEL_STATS_REQUEST, (): ModelStatsResult | null => {
+        const loaded = context.model();
+        if (!loaded) return null;
+        const model = loaded.model as typeof loaded.model & { offThread?: boolean };
+        return { model: model.stats?.() ?? null, batcher: batcherOf(model).stats(), offThread: model.offThread === true };
+      });
       const registration = connection.client
         .register(InlayHintRequest.type, { documentSelector: [{ language: 'indri' }, { language: 'lucene' }] })
         .catch(() => undefined);
       return {
         dispose: () => {
           handler.dispose();
+          stats.dispose();
           void registration.then((r) => r?.dispose());
         },
       };

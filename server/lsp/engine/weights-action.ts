@@ -6,6 +6,7 @@
  */
 import { CodeActionKind, type CodeAction } from 'vscode-languageserver';
 import { printIndri, translate } from '../../../grammar/index.js';
+import { StaleRequestError } from '../../model/batcher.js';
 import { buildWeightedQueryAst } from '../../model/weighted-query.js';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
@@ -25,7 +26,8 @@ export function modelLabel(loaded: LoadedModel): string {
   return loaded.model.name === 'twbert' ? 'TW-BERT' : 'DeepCT';
 }
 
-export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest): Promise<CodeAction | null> {
+/** `isStale` (request cancelled, document edited) lets the model batcher drop the request before inference. */
+export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<CodeAction | null> {
   const { doc, range, context } = request;
   if (!wants(context.only, WEIGHTS_ACTION_KIND)) return null;
   const located = entryAt(doc, range.start);
@@ -33,7 +35,7 @@ export async function weightsAction(loaded: LoadedModel, request: CodeActionRequ
   const { entry } = located;
   const query = modelQuery(entry.result.ast);
   if (!query) return null;
-  const weights = await weighCached(loaded, query.text);
+  const weights = await weighCached(loaded, query.text, isStale);
   const ast = buildWeightedQueryAst(weights);
   if (!ast.root) return null;
   const perWord = wordWeights(query, weights);
@@ -55,8 +57,17 @@ export function weightsActionModule(context: EngineContext): FeatureModule {
       context.documents.see(request.doc);
       const loaded = context.model();
       if (!loaded || token.isCancellationRequested) return [];
-      const action = await weightsAction(loaded, request);
-      return action && !token.isCancellationRequested ? [action] : [];
+      const isStale = () => token.isCancellationRequested || context.documents.isStale(request.doc);
+      let action: CodeAction | null;
+      try {
+        action = await weightsAction(loaded, request, isStale);
+      } catch (err) {
+        // Dropped as stale: the edit made the action (its range and weights) meaningless.
+        if (err instanceof StaleRequestError) return [];
+        throw err;
+      }
+      // An edit while the model ran: the action would rewrite text that is no longer there.
+      return action && !isStale() ? [action] : [];
     },
   };
 }

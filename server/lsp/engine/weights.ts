@@ -8,6 +8,7 @@
  * (fields, wildcards, filters) would be lost in the rewrite.
  */
 import { walk, type QueryAst, type TermNode } from '../../../grammar/index.js';
+import { WeighBatcher } from '../../model/batcher.js';
 import type { NgramWeights, WeightModel } from '../../model/runtime.js';
 
 export interface LoadedModel {
@@ -55,14 +56,30 @@ export function modelQuery(ast: QueryAst): ModelQuery | null {
   return { text, words };
 }
 
-export function weighCached(loaded: LoadedModel, text: string): Promise<NgramWeights> {
-  let p = loaded.cache.get(text);
-  if (!p) {
-    p = loaded.model.weigh([text]).then((r) => r[0]!);
-    // A failed inference is not remembered: the next request tries again.
-    p.catch(() => loaded.cache.delete(text));
-    loaded.cache.set(text, p);
-  }
+/** One batcher per loaded model: every feature's requests of the moment share model runs. */
+const batchers = new WeakMap<WeightModel, WeighBatcher>();
+
+export function batcherOf(model: WeightModel): WeighBatcher {
+  let batcher = batchers.get(model);
+  if (!batcher) batchers.set(model, (batcher = new WeighBatcher(model)));
+  return batcher;
+}
+
+/**
+ * The weights of one query: from the cache, or from the model through the batcher (so the
+ * inlay hints of a whole screen, a code action and a compare running together cost one model
+ * run). `isStale` (the request's cancellation and document version) lets the batcher drop the
+ * request before inference; a stale request rejects with StaleRequestError.
+ */
+export function weighCached(loaded: LoadedModel, text: string, isStale?: () => boolean): Promise<NgramWeights> {
+  const cached = loaded.cache.get(text);
+  if (cached) return cached;
+  const p = batcherOf(loaded.model).weigh(text, isStale);
+  // Only answers are remembered: a failed or dropped request is asked again next time.
+  void p.then(
+    () => loaded.cache.set(text, p),
+    () => undefined,
+  );
   return p;
 }
 
