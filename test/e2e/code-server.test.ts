@@ -190,11 +190,20 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     return '';
   }
 
-  /** The text of the saved file `name` in the workspace, once it satisfies `ready`. */
-  async function savedText(name: string, ready: (text: string) => boolean, timeoutMs = 30_000): Promise<string> {
+  /**
+   * Saves the active editor until the file on disk satisfies `ready`, and returns its text.
+   * VS Code applies a code action's edit asynchronously, so a save pressed at once may store
+   * the old text: press Ctrl+S again every 2 s (saving a saved file changes nothing).
+   */
+  async function savedText(name: string, ready: (text: string) => boolean, timeoutMs = 60_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     let text = '';
+    let lastSave = 0;
     while (Date.now() < deadline) {
+      if (Date.now() - lastSave > 2_000) {
+        await page.keyboard.press('Control+S');
+        lastSave = Date.now();
+      }
       text = readFileSync(join(OUT, 'workspace', name), 'utf8');
       if (ready(text)) return text;
       await new Promise((r) => setTimeout(r, 200));
@@ -345,15 +354,18 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
 
   it('adds Bo1 expansion terms to a query with the code action', async () => {
     // One editor, wide, wrapped: the rest of the session works on queries.indri alone.
+    const tl = Date.now();
     await command('View: Single Column Editor Layout');
     if (await page.locator('.part.panel').isVisible()) await command('View: Toggle Panel Visibility');
     await command('View: Close Primary Side Bar');
     await openFile('queries.indri');
     await command('View: Toggle Word Wrap');
+    timings.layout = Date.now() - tl;
     const before = queryLine(readFileSync(join(OUT, 'workspace/queries.indri'), 'utf8'), '2');
     expect(before).toBe('2\t#combine( structural aeroelastic problems #1(high speed) aircraft flight )');
+    const ta = Date.now();
     const title = await applyCodeAction(/structural/, 'Add Bo1 expansion terms');
-    await page.keyboard.press('Control+S');
+    timings.bo1Action = Date.now() - ta;
     const line = queryLine(await savedText('queries.indri', (t) => queryLine(t, '2') !== before), '2');
     await page.screenshot({ path: join(OUT, 'bo1.png') });
     // The title named the added terms and their weights; the query now holds exactly those
@@ -379,8 +391,9 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     expect(before).toBe('3\t#combine( #1(heat conduction) composite slabs )');
     // The model's weight beside every word of a plain-term query (`composite ·0.50`).
     await page.locator('.monaco-editor .view-line', { hasText: /composite\W*·\d\.\d\d/ }).first().waitFor({ timeout: 60_000 });
+    const tw = Date.now();
     const title = await applyCodeAction(/composite/, 'Apply TW-BERT weights');
-    await page.keyboard.press('Control+S');
+    timings.twbertAction = Date.now() - tw;
     const line = queryLine(await savedText('queries.indri', (t) => queryLine(t, '3') !== before), '3');
     // `#weight( w heat … w #1(heat conduction) … )`: every word the title weighs, with that weight.
     const promised = [...title.matchAll(/([^\s:,]+) (\d+\.\d\d)/g)].map((m) => ({ word: m[1]!, weight: Number(m[2]) }));
