@@ -260,6 +260,7 @@ export function registerEvalModel(program: Command): void {
         ? JSON.stringify(results.map((r) => ({ collection: r.collection.name, queries: r.queries, seconds: r.seconds, comparison: r.comparison })), (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n'
         : formatModelTables(results, header);
       process.stdout.write(text);
-      if (opts.out) writeFileSync(opts.out, opts.json ? text : formatModelTables(results, header));
+      // --out is always the markdown table (also with --json on stdout): it is what goes into the README.
+      if (opts.out) writeFileSync(opts.out, formatModelTables(results, header));
     });
 }
