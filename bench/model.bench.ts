@@ -3,9 +3,17 @@
  * call (what the editor preview does; budget 5 ms p50) and batches of 32 (`querylens weigh`), for
  * TW-BERT and DeepCT, with the queries of Cranfield-like length from the parity fixture.
  * Also the share of a call spent outside ONNX (analysis + WordPiece + mask building).
+ *
+ * Then the language server's path (issue 5 §1, "batched, inference off the request thread"):
+ * the model in a worker thread (server/model/worker-model.ts), 1 query, and 32 single-query
+ * requests made together through the batcher (server/model/batcher.ts; the model's run counter
+ * says how many ONNX runs they cost), and the longest event-loop stall of the calling thread
+ * while 32 queries are weighed in-process versus in the worker.
  */
 import { readFileSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { WeighBatcher } from '../server/model/batcher.js';
+import { loadWeightModelOffThread } from '../server/model/worker-model.js';
 import { createAnalyzer } from '../server/engine/analysis/index.js';
 import { defaultModelDir, loadWeightModel, type WeightModelName } from '../server/model/runtime.js';
 import { segmentQuery } from '../server/model/segment.js';
@@ -59,5 +67,42 @@ for (const name of ['twbert', 'deepct'] as WeightModelName[]) {
   await timeIt(`${name}: 32 queries per call`, 40, () => model.weigh(batch));
   await model.dispose();
 }
+/** Longest event-loop delay (ms) of this thread while `fn` runs `n` times. */
+async function stall(n: number, fn: () => Promise<unknown>): Promise<number> {
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  h.enable();
+  for (let i = 0; i < n; i++) await fn();
+  h.disable();
+  return h.max / 1e6;
+}
+
+{
+  const batch = Array.from({ length: 32 }, (_, k) => queries[k % queries.length]);
+  const inProcess = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+  const worker = await loadWeightModelOffThread(dir, { model: 'twbert', device: 'cpu' });
+  if (inProcess.ok && worker.ok) {
+    const offThread = (worker.model as { offThread?: boolean }).offThread === true;
+    console.log(`twbert in a worker thread: ${offThread ? 'yes' : 'no (in-process fallback)'}`);
+    let i = 0;
+    await timeIt('twbert worker: 1 query per call', 400, () => worker.model.weigh([queries[i++ % queries.length]]));
+    await timeIt('twbert worker: 32 queries per call', 40, () => worker.model.weigh(batch));
+    const batcher = new WeighBatcher(worker.model);
+    const before = worker.model.stats!();
+    let round = 0;
+    // Distinct texts each round (no cache in the batcher itself, but keep the work honest).
+    await timeIt('twbert worker + batcher: 32 requests at once', 40, () => {
+      round++;
+      return Promise.all(batch.map((q, k) => batcher.weigh(`${q} r${round} k${k}`)));
+    });
+    const after = worker.model.stats!();
+    console.log(`  batcher: ${round} rounds of 32 requests -> ${after.runs - before.runs} ONNX runs (${batcher.stats().batches} batches)`);
+    const stallIn = await stall(20, () => inProcess.model.weigh(batch));
+    const stallOff = await stall(20, () => worker.model.weigh(batch));
+    console.log(`longest event-loop stall while weighing 32 queries: in-process ${stallIn.toFixed(1)} ms, worker ${stallOff.toFixed(1)} ms`);
+  }
+  if (inProcess.ok) await inProcess.model.dispose();
+  if (worker.ok) await worker.model.dispose();
+}
+
 const config = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8'));
 console.log(`models: ${Object.keys(config.models).join(', ')} (final: ${Object.values(config.models).map((m) => (m as { final: boolean }).final).join(', ')})`);

@@ -34,14 +34,24 @@ export type FromWorker =
   | { type: 'weighed'; id: number; ok: false; kind: WeightModelErrorKind; message: string }
   | { type: 'disposed' };
 
-/** The worker script next to this module: compiled JS, or the TS source when a TS loader (tsx) is active. */
-function workerEntry(): URL | undefined {
+/**
+ * How to start the worker: the compiled script next to this module, or (benchmarks run from the
+ * TypeScript sources with `node --import tsx`) a bootstrap that registers tsx in the worker
+ * first; Node 20 does not apply the parent's `--import` loader to a worker's entry file.
+ */
+function workerEntry(): { script: URL | string; eval: boolean } | undefined {
   const js = new URL('./weigh-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return js;
+  if (existsSync(fileURLToPath(js))) return { script: js, eval: false };
   const ts = new URL('./weigh-worker.ts', import.meta.url);
   const tsLoader = process.execArgv.some((a) => /\btsx\b/.test(a));
-  if (tsLoader && existsSync(fileURLToPath(ts))) return ts;
-  return undefined;
+  if (!tsLoader || !existsSync(fileURLToPath(ts))) return undefined;
+  try {
+    // The ES module build (import.meta.resolve uses the import conditions; require.resolve would give the CommonJS one).
+    const tsxApi = import.meta.resolve('tsx/esm/api');
+    return { script: `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(ts.href)}); })`, eval: true };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Like `loadWeightModel`, with inference in a worker thread when one can be started. */
@@ -52,7 +62,7 @@ export async function loadWeightModelOffThread(dir: string, options: LoadWeightM
   try {
     // The analyzer option is a function-bearing object that cannot cross threads; the worker uses the default.
     const { analyzer: _analyzer, ...plain } = options;
-    worker = new Worker(entry, { workerData: { dir, options: plain } });
+    worker = new Worker(entry.script, { eval: entry.eval, workerData: { dir, options: plain } });
   } catch {
     return loadWeightModel(dir, options);
   }
@@ -144,14 +154,18 @@ class WorkerWeightModel implements WeightModel {
     const error = new WeightModelError('disposed', `The ${this.name} model was disposed.`);
     for (const waiter of this.pending.values()) waiter.reject(error);
     this.pending.clear();
-    // Let the worker release the ONNX session, but never wait on it for long.
+    // Let the worker release the ONNX session, but never wait on it for long. Referenced while
+    // we wait: an idle, unreferenced worker would let the process exit under our feet.
+    this.worker.ref();
+    let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       new Promise<void>((resolve) => {
         this.worker.once('exit', () => resolve());
         this.worker.postMessage({ type: 'dispose' } satisfies ToWorker);
       }),
-      new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, 1000))),
     ]);
+    clearTimeout(timer);
     await this.worker.terminate();
   }
 }
