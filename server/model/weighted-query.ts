@@ -8,7 +8,11 @@
  */
 import type { QueryAst, QueryNode, TermNode, WeightedItem, WindowNode } from '../../grammar/ast.js';
 import { walk } from '../../grammar/ast.js';
-import type { NgramWeight, NgramWeights } from './runtime.js';
+import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
+import { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs } from '../engine/expansion/index.js';
+import type { IndexReader } from '../engine/index/reader.js';
+import { prepareQuery, runQuery, type FeedbackOptions, type SearchHit, type SearchOptions } from '../engine/search.js';
+import type { NgramWeight, NgramWeights, WeightModel } from './runtime.js';
 
 export interface MergedNgram {
   kind: 'unigram' | 'bigram';
@@ -231,4 +235,89 @@ export function formatWeightChart(queries: readonly WeightChartQuery[], options:
     lines.push('');
   }
   return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ranking with model weights (`querylens search --weights`, `querylens eval-model`).
+
+/** One query to rank: its id, parsed form and text as written. */
+export interface QueryToRank {
+  qid: string;
+  ast: QueryAst;
+  text: string;
+}
+
+export interface RankedQuery {
+  qid: string;
+  hits: SearchHit[];
+  /** Warnings about the query as written (stopwords, unknown terms, ...). */
+  warnings: QueryDiagnostic[];
+  /** The query the final ranking used (after weighting and expansion). */
+  finalAst: QueryAst;
+  /** True when `finalAst` is the query as written (no weights, no expansion, or nothing to weigh). */
+  asWritten: boolean;
+  /** The text the model read, when a model weighed the query. */
+  modelInput?: string;
+}
+
+export interface RankQueriesOptions {
+  search: SearchOptions & { k: number };
+  expand?: FeedbackOptions;
+  /** A loaded model, or null for the query as written. */
+  model: WeightModel | null;
+  /** Significant digits of the model's weights: 4, as `querylens weigh` prints them, so both rank the same. */
+  digits?: number;
+}
+
+/**
+ * Ranks every query: as written (model null), or with the model's weights for the query's words
+ * (the text `queryTextForWeighing` gives, exactly what `querylens weigh` weighs), optionally after
+ * Bo1 as the paper's §5.3 does it: a first uniform pass (the query as written) selects the feedback
+ * documents, Bo1 picks the expansion terms, the model weighs the query and the expansion words
+ * together (expandedModelInput), and the final ranking uses the model's weights, not Bo1's.
+ * The model is called once for all queries (batched); the rest is the engine's runQuery.
+ * Throws RangeError for a model with RM3 (§5.3 combines the model with Bo1) and lets the model's
+ * WeightModelError through.
+ */
+export async function rankQueries(reader: IndexReader, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
+  const { model, expand, search } = options;
+  if (!model) {
+    return queries.map((q) => {
+      const r = runQuery(reader, q.ast, { ...search, expand });
+      return { qid: q.qid, hits: r.hits, warnings: r.warnings, finalAst: r.expansion?.ast ?? q.ast, asWritten: !r.expansion };
+    });
+  }
+  if (expand && expand.method !== 'bo1') throw new RangeError(`${model.name} weights combine with Bo1 expansion only (paper §5.3), not ${expand.method}`);
+
+  const inputs = queries.map((q): ExpandedModelInput => {
+    const text = queryTextForWeighing(q.ast, q.text);
+    if (!expand) return { text, queryEnd: text.length };
+    // §5.3, first pass: uniform BM25 (the query as written), its top fbDocs documents as feedback.
+    const fbDocs = expand.fbDocs ?? DEFAULT_FEEDBACK_DOCS.bo1;
+    const first = runQuery(reader, q.ast, { ...search, k: Math.max(fbDocs, 1) });
+    const expansion = expandQuery(reader, q.ast, selectFeedbackDocs(first.hits, fbDocs), { method: 'bo1', fbTerms: expand.fbTerms });
+    // Bo1's new terms in its order (best first). Terms already among the query's words are not
+    // appended again: the model weighs them where the user wrote them (a second copy would double
+    // their summed weight), and Bo1's reweighting of them is replaced by the model's weight.
+    const inQuery = new Set(reader.analyzer.analyze(text).map((t) => t.term));
+    const added = expansion.terms.filter((t) => !t.isOriginal && !inQuery.has(t.term)).map((t) => t.term);
+    const words = surfaceWordsFor(reader, expansion.feedbackDocs, added);
+    return expandedModelInput(text, added.map((t) => words.get(t) ?? t));
+  });
+
+  const weights = await model.weigh(inputs.map((i) => i.text));
+  return queries.map((q, i) => {
+    const weighted = buildWeightedQueryAst(restrictBigramsToQuery(weights[i], inputs[i].queryEnd), { digits: options.digits ?? 4 });
+    // A query with nothing to weigh (only stopwords) is ranked as written, as `weigh` keeps it.
+    const finalAst = weighted.root ? weighted : q.ast;
+    const r = runQuery(reader, finalAst, search);
+    return {
+      qid: q.qid,
+      hits: r.hits,
+      warnings: prepareQuery(reader, q.ast, search).warnings,
+      finalAst,
+      asWritten: !weighted.root,
+      modelInput: inputs[i].text,
+    };
+  });
 }

@@ -5,7 +5,7 @@
  * SciFact test (300 queries); MAP, nDCG@10, R@100 and R@1000, each with its relative change
  * against Uniform BM25 and a paired significance test (server/engine/eval/compare.ts).
  *
- * Every row is ranked by `rankQueries`, the code behind `querylens search` (Terrier BM25, k1 1.2,
+ * Every row is ranked by `rankQueries` (server/model/weighted-query.ts), the code behind `querylens search` (Terrier BM25, k1 1.2,
  * b 0.75, k3 8, top 1000; Bo1 3 feedback documents, 10 terms), so a row equals
  * `querylens search [--weights …] [--expand bo1]` followed by `querylens eval`. The runs pass
  * through their TREC text (formatRunLines → parseRun) as `eval` reads them. Indexes are built once
@@ -19,7 +19,8 @@ import type { Command } from 'commander';
 import { SIGNIFICANCE_LEVEL, type Comparison } from '../../engine/eval/compare.js';
 import type { WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
-import { loadModelForCli, rankQueries, type QueryToRank } from './search.js';
+import type { QueryToRank } from '../../model/weighted-query.js';
+import { loadModelForCli, rankQueriesForCli } from './search.js';
 
 export interface CollectionSpec {
   name: string;
@@ -139,7 +140,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
     const seconds: Record<string, number> = {};
     for (const system of SYSTEMS) {
       const started = performance.now();
-      const ranked = await rankQueries(reader, queries, {
+      const ranked = await rankQueriesForCli(reader, queries, {
         search: { scorer: 'bm25', k1: 1.2, b: 0.75, k3: 8, k: 1000 },
         expand: system.bo1 ? { method: 'bo1', fbDocs: 3, fbTerms: 10 } : undefined,
         model: system.weights ? options.models[system.weights] : null,

@@ -8,16 +8,14 @@
  * so `search --weights twbert` equals `weigh` followed by `search` of the weighted file.
  * With `--expand bo1` as well, the paper's §5.3 recipe: a first uniform pass (the query as written)
  * selects the feedback documents, Bo1 picks the expansion terms from them, and the model weighs the
- * original and the expansion terms together (server/model/weighted-query.ts: expandedModelInput);
- * the final ranking uses the model's weights, not Bo1's.
+ * original and the expansion terms together; the final ranking uses the model's weights, not Bo1's
+ * (server/model/weighted-query.ts: rankQueries, expandedModelInput).
  */
 import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
-import type { QueryAst } from '../../../grammar/ast.js';
 import type { IndexReader } from '../../engine/index/reader.js';
-import type { FeedbackOptions, SearchHit, SearchOptions } from '../../engine/search.js';
-import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
 import type { WeightModel, WeightModelName } from '../../model/runtime.js';
+import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../model/weighted-query.js';
 import { CliError } from '../errors.js';
 import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
 import { addScorerOptions, checkParameters, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
@@ -43,92 +41,18 @@ function count(name: string, text: string | undefined, allowZero: boolean): numb
 export type WeightsChoice = 'none' | WeightModelName;
 export const WEIGHTS_CHOICES: readonly WeightsChoice[] = ['none', 'twbert', 'deepct'];
 
-/** One query to rank: its id, parsed form and text as written. */
-export interface QueryToRank {
-  qid: string;
-  ast: QueryAst;
-  text: string;
-}
-
-export interface RankedQuery {
-  qid: string;
-  hits: SearchHit[];
-  /** Warnings about the query as written (stopwords, unknown terms, ...). */
-  warnings: QueryDiagnostic[];
-  /** The query the final ranking used (after weighting and expansion). */
-  finalAst: QueryAst;
-  /** True when `finalAst` is the query as written (no weights, no expansion, or nothing to weigh). */
-  asWritten: boolean;
-  /** The text the model read, when a model weighed the query. */
-  modelInput?: string;
-}
-
-export interface RankQueriesOptions {
-  search: SearchOptions & { k: number };
-  expand?: FeedbackOptions;
-  /** A loaded model, or null for the query as written. */
-  model: WeightModel | null;
-  /** Significant digits of the model's weights: 4, as `querylens weigh` prints them, so both rank the same. */
-  digits?: number;
-}
-
 /**
- * Ranks every query, optionally with model weights and Bo1 (see the file comment). The model is
- * called once for all queries (batched inference); everything else is the engine's runQuery.
+ * rankQueries (server/model/weighted-query.ts) with the model's failures as one-line CLI errors.
  */
-export async function rankQueries(reader: IndexReader, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
-  const { runQuery, prepareQuery } = await import('../../engine/search.js');
-  const { model, expand, search } = options;
-  if (!model) {
-    return queries.map((q) => {
-      const r = runQuery(reader, q.ast, { ...search, expand });
-      return { qid: q.qid, hits: r.hits, warnings: r.warnings, finalAst: r.expansion?.ast ?? q.ast, asWritten: !r.expansion };
-    });
-  }
-  if (expand && expand.method !== 'bo1') throw new CliError(`--weights ${model.name} combines with --expand bo1 only (paper §5.3), not ${expand.method}`);
-  const { queryTextForWeighing, buildWeightedQueryAst, expandedModelInput, restrictBigramsToQuery, surfaceWordsFor } = await import(
-    '../../model/weighted-query.js'
-  );
-  const { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs } = await import('../../engine/expansion/index.js');
+export async function rankQueriesForCli(reader: IndexReader, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
+  const { rankQueries } = await import('../../model/weighted-query.js');
   const { WeightModelError } = await import('../../model/runtime.js');
-
-  const inputs = queries.map((q) => {
-    const text = queryTextForWeighing(q.ast, q.text);
-    if (!expand) return { text, queryEnd: text.length };
-    // §5.3, first pass: uniform BM25 (the query as written), its top fbDocs documents as feedback.
-    const fbDocs = expand.fbDocs ?? DEFAULT_FEEDBACK_DOCS.bo1;
-    const first = runQuery(reader, q.ast, { ...search, k: Math.max(fbDocs, 1) });
-    const expansion = expandQuery(reader, q.ast, selectFeedbackDocs(first.hits, fbDocs), { method: 'bo1', fbTerms: expand.fbTerms });
-    // Bo1's new terms in its order (best first). Terms already among the query's words are not
-    // appended again: the model weighs them where the user wrote them (a second copy would double
-    // their summed weight), and Bo1's reweighting of them is replaced by the model's weight.
-    const inQuery = new Set(reader.analyzer.analyze(text).map((t) => t.term));
-    const added = expansion.terms.filter((t) => !t.isOriginal && !inQuery.has(t.term)).map((t) => t.term);
-    const words = surfaceWordsFor(reader, expansion.feedbackDocs, added);
-    return expandedModelInput(text, added.map((t) => words.get(t) ?? t));
-  });
-
-  let weights;
   try {
-    weights = await model.weigh(inputs.map((i) => i.text));
+    return await rankQueries(reader, queries, options);
   } catch (err) {
     if (err instanceof WeightModelError) throw new CliError(err.message);
     throw err;
   }
-  return queries.map((q, i) => {
-    const weighted = buildWeightedQueryAst(restrictBigramsToQuery(weights[i], inputs[i].queryEnd), { digits: options.digits ?? 4 });
-    // A query with nothing to weigh (only stopwords) is ranked as written, as `weigh` keeps it.
-    const finalAst = weighted.root ? weighted : q.ast;
-    const r = runQuery(reader, finalAst, search);
-    return {
-      qid: q.qid,
-      hits: r.hits,
-      warnings: prepareQuery(reader, q.ast, search).warnings,
-      finalAst,
-      asWritten: !weighted.root,
-      modelInput: inputs[i].text,
-    };
-  });
 }
 
 /** Loads the model for `--weights`, turning a missing or broken model into one CLI line. */
@@ -195,7 +119,7 @@ export function registerSearch(program: Command): void {
       const { printIndri } = await import('../../../grammar/print/indri.js');
       let at = 0;
       for (const batch of batches) {
-        const ranked = await rankQueries(reader, batch, { search: { ...options, k }, expand, model: loaded?.model ?? null });
+        const ranked = await rankQueriesForCli(reader, batch, { search: { ...options, k }, expand, model: loaded?.model ?? null });
         for (const r of ranked) {
           const entry = source.entries[at++];
           const warnings = entryDiagnosticsInFile(source, entry, r.warnings);
