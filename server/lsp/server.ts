@@ -131,38 +131,33 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   }
 
   // ---- Diagnostics (pushed, so that every client, Neovim 0.7 included, receives them) ----
-  // No fixed keystroke debounce: parsing is incremental (documents.ts) and engine diagnostics
-  // are cached per query, so re-validating a 1,000-query file after an edit costs a few ms and
-  // a fixed delay would be most of the "diagnostics after an edit" latency (issue 4 §4, < 50 ms).
-  // Validation runs on the next turn of the event loop, after the message being handled; a
-  // document whose last validation was slow (a huge file on a busy machine) waits as long as
-  // that took (at most MAX_DEBOUNCE_MS), so bursts of keystrokes coalesce into one validation.
-  const MAX_DEBOUNCE_MS = 30;
-  /** Cancels the scheduled validation of each document. */
-  const pending = new Map<string, () => void>();
-  const lastValidationMs = new Map<string, number>();
+  // No keystroke debounce timer: parsing is incremental (documents.ts) and engine diagnostics
+  // are cached per query, so re-validating a 1,000-query file after an edit costs a few ms, and a
+  // fixed delay would be most of the "diagnostics after an edit" latency (issue 4 §4, < 50 ms).
+  // Validation waits two turns of the event loop instead: vscode-jsonrpc handles one queued
+  // message per turn, so every didChange already received (a burst of keystrokes, or edits that
+  // piled up while a slow validation ran) is applied first and cancels this one; a burst costs
+  // one validation, of its last version.
+  const pending = new Map<string, { cancelled: boolean }>();
   function cancelValidation(uri: string): void {
-    pending.get(uri)?.();
+    const scheduled = pending.get(uri);
+    if (scheduled) scheduled.cancelled = true;
     pending.delete(uri);
   }
   function scheduleValidation(document: TextDocument): void {
     cancelValidation(document.uri);
-    const run = () => {
-      pending.delete(document.uri);
-      void validate(document);
-    };
-    const delay = Math.min(MAX_DEBOUNCE_MS, Math.round(lastValidationMs.get(document.uri) ?? 0));
-    if (delay >= 5) {
-      const timer = setTimeout(run, delay);
-      pending.set(document.uri, () => clearTimeout(timer));
-    } else {
-      const immediate = setImmediate(run);
-      pending.set(document.uri, () => clearImmediate(immediate));
-    }
+    const scheduled = { cancelled: false };
+    pending.set(document.uri, scheduled);
+    setImmediate(() =>
+      setImmediate(() => {
+        if (scheduled.cancelled) return;
+        pending.delete(document.uri);
+        void validate(document);
+      }),
+    );
   }
 
   async function validate(document: TextDocument): Promise<void> {
-    const started = performance.now();
     const doc = parsed.get(document);
     if (!doc) return;
     const token = CancellationToken.None;
@@ -174,7 +169,6 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     }
     // A newer version may have arrived while engine modules were busy: publish only the latest.
     if (documents.get(document.uri)?.version !== document.version) return;
-    lastValidationMs.set(document.uri, performance.now() - started);
     await connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
   }
 
@@ -289,7 +283,6 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   documents.onDidChangeContent((e) => scheduleValidation(e.document));
   documents.onDidClose((e) => {
     cancelValidation(e.document.uri);
-    lastValidationMs.delete(e.document.uri);
     parsed.forget(e.document.uri);
     void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
   });

@@ -2,6 +2,7 @@
  * Diagnostics over LSP: the parser's code, exact range (marked `<|…|>` in the fixture) and
  * typed `data` reach the client unchanged, for every document scheme.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshUri, parseMarkers, rangeOf, TestClient } from './harness.js';
 
@@ -103,5 +104,54 @@ describe('diagnostics', () => {
     const hover = await client.request('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 2 } });
     expect(hover).toBeNull();
     expect(client.diagnostics.get(uri)).toBeUndefined();
+  });
+  it('after a burst of edits publishes the last version, never an older one after a newer one', async () => {
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\t#combine( a');
+    await client.diagnosticsFor(uri);
+    // Twenty keystrokes sent back to back: the server may coalesce them (SPECS-free scheduling,
+    // server.ts) but what it publishes last is the last text's problems.
+    let text = '1\t#combine( a';
+    for (let i = 0; i < 20; i++) {
+      text += i % 2 ? ' b' : ' #od2( c';
+      client.change(uri, text);
+    }
+    const last = await client.diagnosticsFor(uri);
+    expect(last.map((d) => d.code)).toEqual(Array(11).fill('syntax/missing-close'));
+    const versions = client.diagnostics.get(uri)!.map((p) => p.version!);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(versions.at(-1)).toBe(21);
+  });
+
+  it('after random edit sequences, equal the diagnostics of the same text opened fresh (incremental parse)', async () => {
+    const lines = fc.constantFrom(
+      '1\t#combine( white house )',
+      '2\t#weight( a 1.0 b )',
+      '3\t#od2( e f',
+      '// comment',
+      '',
+      '3\t#uw8( a b )',
+      'q\t',
+      'a@b c',
+      '#combine( x y',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(lines, { minLength: 1, maxLength: 8 }), fc.array(fc.tuple(fc.nat(), lines, fc.boolean()), { minLength: 1, maxLength: 6 }), async (initial, edits) => {
+        const uri = freshUri('indri');
+        const current = [...initial];
+        client.open(uri, 'indri', current.join('\n'));
+        await client.diagnosticsFor(uri);
+        for (const [at, line, insert] of edits) {
+          if (insert) current.splice(at % (current.length + 1), 0, line);
+          else current[at % current.length] = line;
+          client.change(uri, current.join('\n'));
+          const incremental = await client.diagnosticsFor(uri);
+          const fresh = freshUri('indri');
+          client.open(fresh, 'indri', current.join('\n'));
+          expect(incremental).toEqual(await client.diagnosticsFor(fresh));
+        }
+      }),
+      { numRuns: 8 },
+    );
   });
 });

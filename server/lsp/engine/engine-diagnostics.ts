@@ -120,6 +120,18 @@ function toDiagnostic(p: QueryProblem, range: Range): Diagnostic {
   return { range, severity: p.severity, code: p.code, source: DIAGNOSTIC_SOURCE, message: p.message, data: p.data };
 }
 
+/**
+ * Entries each cache keeps at most. Every keystroke adds a query text, and a line inserted above
+ * a thousand queries adds a thousand placements; starting over past the cap costs one
+ * re-check of the open files and keeps a long session's memory flat.
+ */
+const CACHE_LIMIT = 50_000;
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): void {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+}
+
 export function engineDiagnostics(session: EngineSession, doc: QueryDocument): Diagnostic[] {
   const problemsCache = session.cache<QueryProblem[]>('diagnostics');
   const placedCache = session.cache<Diagnostic[]>('diagnostics-placed');
@@ -137,7 +149,7 @@ export function engineDiagnostics(session: EngineSession, doc: QueryDocument): D
     let problems = problemsCache.get(key);
     if (!problems) {
       problems = queryProblems(session, entry.result.ast, entry.text, entry.dialect);
-      problemsCache.set(key, problems);
+      remember(problemsCache, key, problems);
     }
     const diagnostics = oneLine
       ? problems.map((p) =>
@@ -147,7 +159,7 @@ export function engineDiagnostics(session: EngineSession, doc: QueryDocument): D
           }),
         )
       : problems.map((p) => toDiagnostic(p, rangeInFile(doc, entry, p.range.start, p.range.end)));
-    if (oneLine) placedCache.set(placedKey, diagnostics);
+    if (oneLine) remember(placedCache, placedKey, diagnostics);
     for (const d of diagnostics) out.push(d);
   }
   return out;
