@@ -20,6 +20,7 @@
 import { EOF, type CstNode, type IRecognitionException, type IToken } from 'chevrotain';
 import type { BooleanNode, QueryAst } from '../ast.js';
 import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
+import { fastLuceneCst } from './fast.js';
 import { lexLucene } from './lexer.js';
 import { describeToken, splitCodedMessage } from './messages.js';
 import { luceneParser, TooManyParseErrors } from './parser.js';
@@ -51,6 +52,18 @@ const astBuilder = new LuceneAstBuilder();
 const ONLY_SPACE = /^[ \t\n\r\u3000]*$/;
 
 export function parseLucene(text: string, options?: LuceneParseOptions): ParseResult {
+  return parseWith(text, options, true);
+}
+
+/**
+ * parseLucene without the fast path (fast.ts): Chevrotain's lexer and recovering parser
+ * on every query. Exported for the differential test of the fast path.
+ */
+export function parseLuceneFull(text: string, options?: LuceneParseOptions): ParseResult {
+  return parseWith(text, options, false);
+}
+
+function parseWith(text: string, options: LuceneParseOptions | undefined, fastPath: boolean): ParseResult {
   const range = { start: 0, end: text.length };
   const ast: QueryAst = { dialect: 'lucene', root: null, range };
   try {
@@ -70,7 +83,7 @@ export function parseLucene(text: string, options?: LuceneParseOptions): ParseRe
         ],
       };
     }
-    return parseChecked(text, options?.defaultOperator ?? 'OR', ast);
+    return parseChecked(text, options?.defaultOperator ?? 'OR', ast, fastPath);
   } catch (e) {
     ast.root = errorRoot(text);
     if (e instanceof RangeError) {
@@ -96,8 +109,12 @@ function errorRoot(text: string): BooleanNode {
   return { kind: 'boolean', grouped: false, range, clauses: [{ occur: 'should', via: 'default', node: { kind: 'error', text, range } }] };
 }
 
-function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst): ParseResult {
+function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst, fastPath: boolean): ParseResult {
   const diagnostics: QueryDiagnostic[] = [];
+  // Most queries have no syntax error: fast.ts builds Chevrotain's CST for those directly
+  // (same CST, differential-tested), and the visitor below does the rest as usual.
+  const fast = fastPath ? fastCst(text) : undefined;
+  if (fast) return finish(text, defaultOperator, ast, diagnostics, fast, [], [], -1);
   const lexed = lexLucene(text);
   for (const err of lexed.errors.slice(0, MAX_PARSER_ERRORS)) {
     // Every character is some token in tokens.ts, so this is a safety net only.
@@ -122,7 +139,29 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
     // Same errors again plus at most a few at the new end: the larger limit is not reached.
     cst = runParser(tokens, MAX_PARSER_ERRORS * 2);
   }
-  const parserErrors = luceneParser.errors;
+  return finish(text, defaultOperator, ast, diagnostics, cst, luceneParser.errors, lexed.tokens, stoppedAt);
+}
+
+/** A fast-path bug must never make parsing fail: the Chevrotain path is total. */
+function fastCst(text: string): CstNode | undefined {
+  try {
+    return fastLuceneCst(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** CST → AST and every diagnostic (parser errors, the visitor's, text checks), sorted. */
+function finish(
+  text: string,
+  defaultOperator: 'OR' | 'AND',
+  ast: QueryAst,
+  diagnostics: QueryDiagnostic[],
+  cst: CstNode,
+  parserErrors: IRecognitionException[],
+  lexedTokens: IToken[],
+  stoppedAt: number,
+): ParseResult {
   astBuilder.reset(text, defaultOperator);
   const root = astBuilder.visit(cst, { field: undefined }) as BooleanNode;
   ast.root = root;
@@ -134,8 +173,8 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
       range: { start: stoppedAt, end: text.length },
     });
   }
-  for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexed.tokens));
-  const visitorDiagnostics = withoutReportedCloses(astBuilder.diagnostics, diagnostics).filter((d) => !closedButSkipped(d, lexed.tokens));
+  for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexedTokens));
+  const visitorDiagnostics = withoutReportedCloses(astBuilder.diagnostics, diagnostics).filter((d) => !closedButSkipped(d, lexedTokens));
   diagnostics.push(...visitorDiagnostics.slice(0, MAX_PARSER_ERRORS));
   diagnostics.push(...textChecks(text));
   if (diagnostics.length < 2) return { ast, diagnostics };
