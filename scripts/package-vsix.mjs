@@ -39,6 +39,16 @@ await build({
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// The weighting model's worker thread (server/model/worker-model.ts looks for weigh-worker.js next to
+// the server bundle; without it the model runs on the server's own thread).
+await build({
+  ...common,
+  entryPoints: [join(root, 'server/model/weigh-worker.ts')],
+  outfile: join(stage, 'dist/weigh-worker.js'),
+  external: NATIVE,
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
 
 // ---- 2. manifest and static files
 const manifest = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8'));

@@ -4,19 +4,14 @@
  * runtime.ts) never blocks the language server's event loop.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { loadWeightModel, WeightModelError, type LoadWeightModelOptions } from './runtime.js';
+import { loadWeightModel, WeightModelError, type LoadWeightModelOptions, type WeightModel } from './runtime.js';
 import type { FromWorker, ToWorker } from './worker-model.js';
 
 const port = parentPort!;
 const { dir, options } = workerData as { dir: string; options: LoadWeightModelOptions };
 const post = (message: FromWorker) => port.postMessage(message);
 
-const loaded = await loadWeightModel(dir, options);
-if (!loaded.ok) {
-  post({ type: 'loaded', ok: false, kind: loaded.error.kind, message: loaded.error.message, detail: loaded.error.detail });
-} else {
-  const model = loaded.model;
-  post({ type: 'loaded', ok: true, name: model.name, device: model.device, notices: model.notices, config: model.config });
+function serve(model: WeightModel): void {
   port.on('message', (message: ToWorker) => {
     if (message.type === 'dispose') {
       void model.dispose().then(() => {
@@ -38,3 +33,14 @@ if (!loaded.ok) {
     );
   });
 }
+
+// No top-level await: the .vsix bundles this file as CommonJS (scripts/package-vsix.mjs).
+void loadWeightModel(dir, options).then((loaded) => {
+  if (!loaded.ok) {
+    post({ type: 'loaded', ok: false, kind: loaded.error.kind, message: loaded.error.message, detail: loaded.error.detail });
+    return;
+  }
+  const model = loaded.model;
+  post({ type: 'loaded', ok: true, name: model.name, device: model.device, notices: model.notices, config: model.config });
+  serve(model);
+});
