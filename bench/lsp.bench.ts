@@ -100,6 +100,11 @@ async function main(): Promise<void> {
       edit.push(ms);
     }
     report(`diagnostics after edit (${QUERIES} q)`, edit, 50);
+    // What each edit's publish carries (the sample's titles are full of stopwords: one
+    // engine/stopword information diagnostic each); serialising and reading it is most of the time.
+    const published = await client.diagnosticsFor(uri);
+    const bytes = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/publishDiagnostics', params: { uri, diagnostics: published } }));
+    console.log(`  each publish: ${published.length} diagnostics, ${(bytes / 1e6).toFixed(2)} MB of JSON`);
 
     const prefixes = ['bo', 'fl', 'pre', 'sh', 'tr', 'he', 'w', 'sup', 'a', 'th'];
     // One small document per prefix, opened (and validated) before the timed requests.
