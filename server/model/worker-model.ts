@@ -122,7 +122,7 @@ class WorkerWeightModel implements WeightModel {
       } else waiter.reject(new WeightModelError(message.kind, message.message));
     });
     const fail = (why: string) => {
-      this.failure ??= new WeightModelError('inference-failed', `The ${name} model worker stopped (${why}); reload the configuration to restart it.`);
+      this.failure ??= new WeightModelError('inference-failed', `The ${name} model worker stopped (${why}); restart the language server to load it again.`);
       for (const waiter of this.pending.values()) waiter.reject(this.failure);
       this.pending.clear();
     };
