@@ -31,7 +31,7 @@ MAX_TOKENS = 128
 def load_checkpoint(kind: str, path: Path):
     ck = torch.load(path, map_location="cpu")
     cfg = EncoderConfig(**ck["cfg"])
-    model = (TWBert if kind == "twbert" else DeepCT)(cfg)
+    model = TWBert(cfg, **ck.get("head", {})) if kind == "twbert" else DeepCT(cfg)
     model.load_state_dict(ck["state"])
     model.eval()
     return model, ck

@@ -75,9 +75,14 @@ class TWBert(nn.Module):
     states, so a bi-gram's pre-activation is (for equal piece counts) exactly the mean of its two
     uni-grams' and the model cannot weigh phrases apart from their words, while on our training
     data a bi-gram wants a clearly different weight from its words.
+
+    Optional deeper head (`head_hidden` > 0, a documented deviation from §3.1): the linear layer plus
+    a residual 2-layer MLP (LayerNorm, Linear, GELU, Linear; its last layer starts at 0, so the model
+    starts exactly as the linear head) on the pooled n-gram features; with `head_embed` those features
+    also include the mean of the n-gram's (GloVe-initialised) input wordpiece embeddings.
     """
 
-    def __init__(self, cfg: EncoderConfig):
+    def __init__(self, cfg: EncoderConfig, head_hidden: int = 0, head_embed: bool = False):
         super().__init__()
         self.encoder = Encoder(cfg)
         self.head = nn.Linear(cfg.hidden, 1)
@@ -85,13 +90,38 @@ class TWBert(nn.Module):
         nn.init.normal_(self.head.weight, 0.0, 0.01)
         nn.init.constant_(self.head.bias, 1.0)
         self.bigram_bias = nn.Parameter(torch.zeros(1))
+        self.head_hidden, self.head_embed = head_hidden, head_embed
+        if head_hidden > 0:
+            feats = cfg.hidden + (cfg.embedding_dim if head_embed else 0) + 1
+            self.mlp = nn.Sequential(nn.LayerNorm(feats - 1), nn.Linear(feats - 1, head_hidden), nn.GELU())
+            self.mlp_out = nn.Linear(head_hidden + 1, 1)
+            nn.init.zeros_(self.mlp_out.weight)
+            nn.init.zeros_(self.mlp_out.bias)
 
-    def forward(self, ids, attention_mask, ngram_mask, ngram_order=None):
-        states = self.encoder(ids, attention_mask)
-        z = self.head(mean_pool(states, ngram_mask)).squeeze(-1)
+    def head_config(self) -> dict:
+        return {"head_hidden": self.head_hidden, "head_embed": self.head_embed}
+
+    def features(self, ids, attention_mask, ngram_mask):
+        """Pooled n-gram features [B,G,F]: the final states (first cfg.hidden columns), then, with
+        head_embed, the input wordpiece embeddings."""
+        pooled = mean_pool(self.encoder(ids, attention_mask), ngram_mask)
+        if self.head_embed:
+            pooled = torch.cat([pooled, mean_pool(self.encoder.word(ids), ngram_mask)], -1)
+        return pooled
+
+    def score(self, feats, ngram_order=None):
+        hidden = self.head.in_features
+        z = self.head(feats[..., :hidden]).squeeze(-1)
         if ngram_order is not None:
             z = z + self.bigram_bias * ngram_order
+        if self.head_hidden > 0:
+            order = ngram_order if ngram_order is not None else torch.zeros_like(z)
+            h = self.mlp(feats)
+            z = z + self.mlp_out(torch.cat([h, order.unsqueeze(-1)], -1)).squeeze(-1)
         return torch.relu(z)
+
+    def forward(self, ids, attention_mask, ngram_mask, ngram_order=None):
+        return self.score(self.features(ids, attention_mask, ngram_mask), ngram_order)
 
 
 class DeepCT(nn.Module):

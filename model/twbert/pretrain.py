@@ -65,6 +65,13 @@ def main(argv=None):
     p.add_argument("--hidden", type=int, default=EncoderConfig.hidden)
     p.add_argument("--layers", type=int, default=EncoderConfig.layers)
     p.add_argument("--log", default=str(WORK / "pretrain.log"))
+    p.add_argument("--resume", default=None,
+                   help="continue from this checkpoint (weights, MLM head if saved, data position) with a fresh "
+                        "schedule: --minutes of linear decay from --lr after a short warm-up")
+    p.add_argument("--warmup", type=int, default=200)
+    p.add_argument("--fresh-mlm-head", action="store_true",
+                   help="with --resume: start the MLM head anew even if the checkpoint has one (as the shipped build did: "
+                        "its first pre-training run saved no MLM head)")
     a = p.parse_args(argv)
     setup_threads()
     seed_all(a.seed)
@@ -74,21 +81,33 @@ def main(argv=None):
     logf = Path(a.log)
     data = read_jsonl(Path(a.data), a.limit)
     rng.shuffle(data)
-    cfg = EncoderConfig(hidden=a.hidden, layers=a.layers, ffn=4 * a.hidden)
+    resume = torch.load(a.resume, map_location="cpu") if a.resume else None
+    cfg = EncoderConfig(**resume["cfg"]) if resume else EncoderConfig(hidden=a.hidden, layers=a.layers, ffn=4 * a.hidden)
     model = TWBert(cfg)
-    try:
-        rows, has = load_glove_rows(cfg.vocab_size, cfg.embedding_dim)
-        model.encoder.init_from_glove(rows, has)
-        glove_rows = int(has.sum())
-    except FileNotFoundError:
-        glove_rows = 0  # smoke tests may run without the GloVe extraction
+    glove_rows = 0
+    if resume:
+        model.load_state_dict(resume["state"], strict=False)
+    else:
+        try:
+            rows, has = load_glove_rows(cfg.vocab_size, cfg.embedding_dim)
+            model.encoder.init_from_glove(rows, has)
+            glove_rows = int(has.sum())
+        except FileNotFoundError:
+            glove_rows = 0  # smoke tests may run without the GloVe extraction
     mlm = MLMHead(cfg, model.encoder.word)
+    if resume and "mlm_head" in resume and not a.fresh_mlm_head:
+        mlm.load_state_dict(resume["mlm_head"])
     params = list(model.parameters()) + [q for n, q in mlm.named_parameters() if not n.startswith("embedding")]
     opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=0.01)
-    log(logf, f"pretrain: {len(data)} sequences, encoder {count_parameters(model)} params, GloVe rows {glove_rows}, cfg {cfg.to_dict()}")
+    # Same shuffle as the run being resumed (same seed), so a continuation starts at the first sequence
+    # that run did not see; its step count carries on.
+    prev_steps = int(resume.get("total_steps", resume["step"])) if resume else 0
+    log(logf, f"pretrain: {len(data)} sequences, encoder {count_parameters(model)} params, GloVe rows {glove_rows}, "
+              f"cfg {cfg.to_dict()}" + (f", resumed from {a.resume} after {prev_steps} steps" if resume else ""))
     timer = Timer()
-    warmup = 200
-    step, pos = 0, 0
+    warmup = a.warmup
+    step = 0
+    pos = (prev_steps * a.batch) % max(1, len(data) - a.batch)
     est_total = a.max_steps
     ema_mlm = ema_mse = ema_acc = None
     model.train()
@@ -121,12 +140,14 @@ def main(argv=None):
         step += 1
         if step % 50 == 0 or step == 1:
             log(logf, f"step {step} min {timer.minutes():.1f} lr {lr:.2e} mlm {ema_mlm:.3f} acc {ema_acc:.3f} mse {ema_mse:.4f}")
-        if step % 500 == 0:
-            torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "step": step}, a.out)
-    torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "step": step,
+        if step % 200 == 0:
+            torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "mlm_head": mlm.state_dict(), "step": step,
+                        "total_steps": prev_steps + step}, a.out)
+    torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "mlm_head": mlm.state_dict(), "step": step,
+                "total_steps": prev_steps + step,
                 "mlm": ema_mlm, "mlm_acc": ema_acc, "mse": ema_mse, "minutes": timer.minutes(),
                 "sequences": len(data)}, a.out)
-    log(logf, f"pretrain done: {step} steps, {timer.minutes():.1f} min, mlm {ema_mlm:.3f} acc {ema_acc:.3f} mse {ema_mse:.4f} -> {a.out}")
+    log(logf, f"pretrain done: {step} steps (total {prev_steps + step}), {timer.minutes():.1f} min, mlm {ema_mlm:.3f} acc {ema_acc:.3f} mse {ema_mse:.4f} -> {a.out}")
 
 
 if __name__ == "__main__":

@@ -114,6 +114,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export", "evaluate"])
     p.add_argument("--pretrain-minutes", type=float, default=28.0)
+    p.add_argument("--pretrain-continue-minutes", type=float, default=0.0,
+                   help="second pre-training phase (0: none)")
     p.add_argument("--finetune-minutes", type=float, default=9.0)
     p.add_argument("--deepct-minutes", type=float, default=8.0)
     a = p.parse_args(argv)
@@ -125,6 +127,12 @@ def main(argv=None):
             stage_data()
         elif stage == "pretrain":
             py("model.twbert.pretrain", "--minutes", str(a.pretrain_minutes))
+            if a.pretrain_continue_minutes > 0:
+                # Second phase, as the shipped build ran it: resume (weights, data position) with a new
+                # schedule and a new MLM head, into pretrained2.pt (fine-tuning's and DeepCT's --init).
+                py("model.twbert.pretrain", "--resume", str(WORK / "pretrained.pt"), "--out", str(WORK / "pretrained2.pt"),
+                   "--minutes", str(a.pretrain_continue_minutes), "--lr", "7e-4", "--warmup", "50", "--fresh-mlm-head",
+                   "--log", str(WORK / "pretrain2.log"))
         elif stage == "finetune":
             py("model.twbert.finetune", "--minutes", str(a.finetune_minutes))
         elif stage == "deepct":
