@@ -7,7 +7,8 @@
  * event loop plus 2 ms, so that every inlay-hint / code-action request already in the message
  * queue joins) are sent together, at most `maxBatch` distinct query texts per call; the model's
  * `weigh()` runs them through one ONNX `session.run` when `maxBatch` is not above its own batch
- * size (32). Identical texts asked for by several requests are weighed once.
+ * size (32). Identical texts asked for by several requests are weighed once, also when the
+ * second request comes while the first one's model call is running.
  *
  * Each request may carry a staleness check (its LSP cancellation token, its document version):
  * when the batch is sent, the stale ones are dropped — rejected with `StaleRequestError` and not
@@ -37,6 +38,8 @@ export interface BatcherStats {
   queries: number;
   /** Requests dropped as stale before inference. */
   dropped: number;
+  /** Requests answered by a model call already running for the same text. */
+  joined: number;
 }
 
 interface Waiter {
@@ -51,7 +54,9 @@ export class WeighBatcher {
   /** Queued texts in arrival order, each with the requests waiting for it. */
   private queue = new Map<string, Waiter[]>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly counters: BatcherStats = { batches: 0, queries: 0, dropped: 0 };
+  private readonly counters: BatcherStats = { batches: 0, queries: 0, dropped: 0, joined: 0 };
+  /** Texts whose model call has left: a new request for one waits for that answer instead of a second run. */
+  private readonly inFlight = new Map<string, Promise<NgramWeights>>();
 
   constructor(
     private readonly model: Pick<WeightModel, 'weigh'>,
@@ -67,6 +72,11 @@ export class WeighBatcher {
 
   /** The weights of one query, computed in a batch with the other requests of the moment. */
   weigh(text: string, isStale?: () => boolean): Promise<NgramWeights> {
+    const running = this.inFlight.get(text);
+    if (running) {
+      this.counters.joined++;
+      return running;
+    }
     return new Promise<NgramWeights>((resolve, reject) => {
       const waiters = this.queue.get(text);
       if (waiters) waiters.push({ isStale, resolve, reject });
@@ -97,7 +107,14 @@ export class WeighBatcher {
     if (texts.length === 0) return;
     this.counters.batches++;
     this.counters.queries += texts.length;
-    this.model.weigh(texts).then(
+    const call = this.model.weigh(texts);
+    texts.forEach((text, i) => {
+      const answer = call.then((weights) => weights[i]!);
+      // Handled here and by whoever joins; forgotten once settled (failures are asked again).
+      answer.catch(() => undefined).finally(() => this.inFlight.delete(text));
+      this.inFlight.set(text, answer);
+    });
+    call.then(
       (weights) =>
         live.forEach((waiters, i) => {
           for (const w of waiters) w.resolve(weights[i]!);

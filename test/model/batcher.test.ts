@@ -29,7 +29,7 @@ describe('WeighBatcher', () => {
     const answers = await Promise.all(texts.map((t) => batcher.weigh(t)));
     expect(model.calls).toEqual([texts]);
     expect(answers.map((w) => [w.query, w.ngrams[0]!.weight])).toEqual(texts.map((t) => [t, t.length]));
-    expect(batcher.stats()).toEqual({ batches: 1, queries: 4, dropped: 0 });
+    expect(batcher.stats()).toEqual({ batches: 1, queries: 4, dropped: 0, joined: 0 });
   });
 
   it('cuts batches at maxBatch and weighs a text asked for twice once', async () => {
@@ -59,7 +59,7 @@ describe('WeighBatcher', () => {
     await expect(shared).rejects.toBeInstanceOf(StaleRequestError);
     expect((await sharedFresh).query).toBe('shared');
     expect(model.calls).toEqual([['shared']]);
-    expect(batcher.stats()).toEqual({ batches: 1, queries: 1, dropped: 2 });
+    expect(batcher.stats()).toEqual({ batches: 1, queries: 1, dropped: 2, joined: 0 });
   });
 
   it('makes no model call when every request is stale', async () => {
@@ -77,5 +77,18 @@ describe('WeighBatcher', () => {
     await expect(a).rejects.toThrow('boom');
     await expect(bad).rejects.toThrow('boom');
     expect((await c).query).toBe('c');
+  });
+  it('joins a request to the running model call for the same text instead of running again', async () => {
+    const model = countingModel();
+    const batcher = new WeighBatcher(model, { maxBatch: 1 });
+    const first = batcher.weigh('laminar flow'); // maxBatch 1: the call leaves at once
+    const second = batcher.weigh('laminar flow');
+    expect((await second).query).toBe('laminar flow');
+    expect(await first).toBe(await second);
+    expect(model.calls).toEqual([['laminar flow']]);
+    expect(batcher.stats().joined).toBe(1);
+    // Once answered, the text is not in flight any more: a later request is a new call (callers cache answers).
+    await batcher.weigh('laminar flow');
+    expect(model.calls.length).toBe(2);
   });
 });

@@ -24,7 +24,7 @@ export const MODEL_STATS_REQUEST = 'querylens/modelStats';
 export interface ModelStatsResult {
   /** ONNX session runs and queries weighed, as the model counts them. */
   model: WeightModelStats | null;
-  /** Model calls the LSP batcher made, distinct queries sent, stale requests dropped. */
+  /** Model calls the LSP batcher made, distinct queries sent, stale requests dropped, requests joined to a running call. */
   batcher: BatcherStats;
   /** True when inference runs in a worker thread, off the request thread. */
   offThread: boolean;
