@@ -1,25 +1,24 @@
 /**
  * Fast path of parseLucene for queries without syntax errors: a hand-written scanner and
- * recursive descent that build the very CST the Chevrotain lexer (lexer.ts) and parser
- * (parser.ts) would build, so visitor.ts then makes the AST and every diagnostic as usual.
+ * recursive descent that build the AST visitor.ts would build from the Chevrotain parser's
+ * CST, reporting the same diagnostics through the visitor's own helpers.
  *
  * Why: a 10,000-query file must parse and diagnose in under 200 ms (issue 2, §7), and the
- * Chevrotain lexer + recovering parser are most of a Lucene query's cost.
+ * Chevrotain lexer, recovering parser and CST visitor are most of a Lucene query's cost.
  *
  * Contract (differential-tested in test/grammar/lucene/fast-path.test.ts): for any text,
- * `fastLuceneCst(text)` either returns undefined ("take the Chevrotain path") or the CST
- * Chevrotain builds for it *when Chevrotain reports no syntax error*. It declines at the
+ * `fastLuceneAst(text)` either returns undefined ("take the Chevrotain path") or the root
+ * (and diagnostics) of the full path *when Chevrotain reports no syntax error*. It declines at the
  * first token the grammar does not expect (so recovery never has to happen), and for the
  * rarer forms it does not scan itself: backslash escapes, regexes `/.../`, bare operators
  * (`+`/`-`/`!` before a space), stray `]` `}` `^` `~` `:`, quoted range bounds, unclosed
  * quotes and ranges, and `^` without a number.
  */
 import type { IToken, TokenType } from 'chevrotain';
-import type { CstNode } from './parser.js';
+import type { BooleanNode, BoostNode, FuzzyNode, PhraseNode, QueryNode, RangeNode, TermNode, WildcardNode } from '../ast.js';
 import { BOOST_NUMBER } from './parser.js';
 import * as T from './tokens.js';
-
-type Children = Record<string, (CstNode | IToken)[]>;
+import { classifyWord, unescapeLucene, type ClauseItem, type Ctx, type LuceneAstBuilder } from './visitor.js';
 
 /** Thrown (and caught in fastLuceneCst) to decline; a constant, so declining allocates nothing. */
 const DECLINE = Symbol('decline');
@@ -194,128 +193,248 @@ function scanRange(s: string, i: number): number {
 }
 
 // ---------------------------------------------------------------------------------------
-// Recursive descent over `tokens`, building parser.ts's CST (children keyed by token type
-// name or LABEL, in consumption order). Any unexpected token declines.
+// Recursive descent over `tokens`, building the AST exactly as visitor.ts builds it from
+// parser.ts's CST (same node shapes, key order and diagnostics, in the same order), with
+// the visitor's own helpers for clause flags, checks, fuzzy edits and phrase words. Any
+// token the grammar does not expect declines, so no syntax error ever needs reporting.
+
+let b: LuceneAstBuilder;
+let source = '';
 
 function type(p: number): TokenType | undefined {
   return p < tokens.length ? tokens[p].tokenType : undefined;
 }
 
-function node(name: string, children: Children): CstNode {
-  return { name, children } as CstNode;
+function end(t: IToken): number {
+  return t.startOffset + t.image.length;
 }
 
-/** topQuery := clauseItem* EOF (a stray token declines). */
-function topQuery(): CstNode {
-  const items: CstNode[] = [];
-  while (pos < tokens.length) items.push(clauseItem(0));
-  const children: Children = {};
-  if (items.length) children.clauseItem = items;
-  return node('topQuery', children);
+/** topQuery := clauseItem* EOF (visitor.ts topQuery). */
+function topQuery(): BooleanNode {
+  const range = { start: 0, end: source.length };
+  const items: ClauseItem[] = [];
+  while (pos < tokens.length) items.push(clauseItem({ field: undefined }));
+  const node: BooleanNode = { kind: 'boolean', clauses: b.addClauses(items), grouped: false, range };
+  b.checkClauses(node);
+  return node;
 }
 
-/** clauseItem := (AND|OR)? (+|-|NOT)? (Word ':')? body */
-function clauseItem(depth: number): CstNode {
-  const children: Children = {};
+/** clauseItem := (AND|OR)? (+|-|NOT)? (Word ':')? body (visitor.ts clauseItem + clauseBody). */
+function clauseItem(ctx: Ctx): ClauseItem {
+  let conj: IToken | undefined;
+  let mod: IToken | undefined;
   let t = type(pos);
   if (t === T.And || t === T.Or) {
-    children.conj = [tokens[pos++]];
+    conj = tokens[pos++];
     t = type(pos);
   }
   if (t === T.Plus || t === T.Minus || t === T.Not) {
-    children.mod = [tokens[pos++]];
+    mod = tokens[pos++];
     t = type(pos);
   }
+  let inner = ctx;
+  let node: QueryNode | undefined;
   if (t === T.Word && type(pos + 1) === T.Colon) {
-    children.field = [tokens[pos++]];
-    children.Colon = [tokens[pos++]];
+    const fieldTok = tokens[pos];
+    pos += 2;
     t = type(pos);
+    const info = classifyWord(fieldTok.image);
+    if (info.wildcard && fieldTok.image !== '*') {
+      b.report('lucene/bad-field', 'error', `a field name cannot contain wildcards: '${fieldTok.image}'`, { start: fieldTok.startOffset, end: end(fieldTok) });
+    }
+    inner = { field: info.text, start: fieldTok.startOffset };
+    // `*:*` (optionally boosted) → MatchAllNode (visitor.ts matchAll).
+    if (fieldTok.image === '*' && t === T.Word && tokens[pos].image === '*') node = matchAll(fieldTok);
   }
-  if (t === T.LParen) children.group = [group(depth + 1)];
-  else if (t === T.Word) children.wordTerm = [wordTerm()];
-  else if (t === T.Quoted) children.phrase = [phrase()];
-  else if (t === T.RangeInStart || t === T.RangeExStart) children.range = [range()];
-  else throw DECLINE;
-  return node('clauseItem', children);
+  if (!node) {
+    if (t === T.LParen) node = group(inner);
+    else if (t === T.Word) node = wordTerm(inner);
+    else if (t === T.Quoted) node = phrase(inner);
+    else if (t === T.RangeInStart || t === T.RangeExStart) node = range(inner);
+    else throw DECLINE;
+  }
+  let start = node.range.start;
+  if (conj && conj.startOffset < start) start = conj.startOffset;
+  if (mod && mod.startOffset < start) start = mod.startOffset;
+  return { conj, mod, node, start };
 }
 
-function group(depth: number): CstNode {
-  // findTooDeep (index.ts) has bounded the nesting already; this is a second guard.
-  if (depth > 100) throw DECLINE;
-  const children: Children = { LParen: [tokens[pos++]] };
-  const items: CstNode[] = [];
+function matchAll(fieldTok: IToken): QueryNode {
+  const w = tokens[pos++];
+  const slops = suffixSlops();
+  const boostToks = slops.boost;
+  const fuzzy = slops.first;
+  if (fuzzy) b.report('lucene/ignored-fuzzy', 'warning', "'~' has no effect on *:*", { start: fuzzy.startOffset, end: end(fuzzy) });
+  const node: QueryNode = { kind: 'matchAll', range: { start: fieldTok.startOffset, end: end(w) } };
+  return boostToks ? withBoost(node, boostToks) : node;
+}
+
+function group(ctx: Ctx): QueryNode {
+  const lp = tokens[pos++];
+  const items: ClauseItem[] = [];
+  const inner: Ctx = { field: ctx.field };
   while (type(pos) !== T.RParen) {
     if (pos >= tokens.length) throw DECLINE;
-    items.push(clauseItem(depth));
+    items.push(clauseItem(inner));
   }
-  if (items.length) children.clauseItem = items;
-  children.RParen = [tokens[pos++]];
-  if (type(pos) === T.Caret) children.boost = [boost()];
-  return node('group', children);
+  const rp = tokens[pos++];
+  const clauses = b.addClauses(items);
+  const node: BooleanNode = { kind: 'boolean', clauses, grouped: true, range: { start: ctx.start ?? lp.startOffset, end: end(rp) } };
+  if (ctx.start !== undefined && ctx.field !== undefined) node.field = ctx.field;
+  if (clauses.length === 0) {
+    b.report('syntax/empty-group', 'error', "empty group '()': Lucene needs at least one clause inside parentheses", { start: lp.startOffset, end: end(rp) });
+  }
+  b.checkClauses(node);
+  const boost = type(pos) === T.Caret ? boostTokens() : undefined;
+  return boost ? withBoost(node, boost) : node;
 }
 
 /** boost := '^' NUMBER (a `^` without a number is left to Chevrotain and the visitor). */
-function boost(): CstNode {
+function boostTokens(): [IToken, IToken] {
   const caret = tokens[pos++];
   const value = tokens[pos];
   if (!value || value.tokenType !== T.Word || !BOOST_NUMBER.test(value.image)) throw DECLINE;
   pos++;
-  return node('boost', { Caret: [caret], value: [value] });
+  return [caret, value];
 }
 
-/** wordTerm := Word ('~')? ('^' NUMBER ('~')?)? */
-function wordTerm(): CstNode {
-  const children: Children = { Word: [tokens[pos++]] };
-  if (type(pos) === T.FuzzySlop) children.FuzzySlop = [tokens[pos++]];
-  if (type(pos) === T.Caret) {
-    children.boost = [boost()];
-    if (type(pos) === T.FuzzySlop) (children.FuzzySlop ??= []).push(tokens[pos++]);
+/** visitor.ts withBoost, for a well-formed `^NUMBER`. */
+function withBoost(node: QueryNode, [caret, value]: [IToken, IToken]): QueryNode {
+  const range = { start: caret.startOffset, end: end(value) };
+  const boost = Number(value.image);
+  if (boost === 0) b.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', range);
+  const out: BoostNode = { kind: 'boost', boost, child: node, range: { start: node.range.start, end: range.end } };
+  return out;
+}
+
+/** After a word: ('~')? ('^' NUMBER ('~')?)? (parser.ts wordTerm). */
+function suffixSlops(): { first?: IToken; last?: IToken; count: number; boost?: [IToken, IToken] } {
+  let first: IToken | undefined;
+  let last: IToken | undefined;
+  let count = 0;
+  let boost: [IToken, IToken] | undefined;
+  if (type(pos) === T.FuzzySlop) {
+    first = last = tokens[pos++];
+    count++;
   }
-  return node('wordTerm', children);
+  if (type(pos) === T.Caret) {
+    boost = boostTokens();
+    if (type(pos) === T.FuzzySlop) {
+      last = tokens[pos++];
+      if (!first) first = last;
+      count++;
+    }
+  }
+  return { first, last, count, boost };
 }
 
-/** phrase := Quoted ('~')? ('^' NUMBER)? */
-function phrase(): CstNode {
-  const children: Children = { Quoted: [tokens[pos++]] };
-  if (type(pos) === T.FuzzySlop) children.FuzzySlop = [tokens[pos++]];
-  if (type(pos) === T.Caret) children.boost = [boost()];
-  return node('phrase', children);
+/** visitor.ts wordTerm. */
+function wordTerm(ctx: Ctx): QueryNode {
+  const w = tokens[pos++];
+  const { first, last: slop, count, boost } = suffixSlops();
+  // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
+  const e = first && (!boost || first.startOffset < boost[0].startOffset) ? end(first) : end(w);
+  const range = { start: ctx.start ?? w.startOffset, end: e };
+  const image = w.image;
+  const info = classifyWord(image);
+  if (count > 1) {
+    b.report('lucene/ignored-fuzzy', 'warning', `'${first!.image}' is ignored: Lucene uses the last '~' ('${slop!.image}')`, {
+      start: first!.startOffset,
+      end: end(first!),
+    });
+  }
+  let node: TermNode | WildcardNode | FuzzyNode;
+  if (info.wildcard) {
+    node = { kind: 'wildcard', pattern: info.pattern, form: 'lucene', range };
+    if (info.leadingWildcard) {
+      b.report(
+        'lucene/leading-wildcard',
+        'warning',
+        `Lucene rejects a term that starts with '${image[0]}' unless allowLeadingWildcard is set (and such a query scans every term)`,
+        { start: w.startOffset, end: end(w) },
+      );
+    }
+    if (slop) b.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is ignored on a wildcard term`, { start: slop.startOffset, end: end(slop) });
+  } else if (slop) {
+    const edits = b.fuzzyEdits(slop, info.text);
+    node = { kind: 'fuzzy', text: info.text, maxEdits: edits.maxEdits, explicit: edits.explicit, range };
+  } else {
+    node = { kind: 'term', text: info.text, raw: false, range };
+  }
+  if (ctx.field !== undefined) node.fields = [ctx.field];
+  return boost ? withBoost(node, boost) : node;
 }
 
-/** range := ('['|'{') bound TO bound (']'|'}') ('^' NUMBER)? */
-function range(): CstNode {
+/** visitor.ts phrase, for a closed phrase: Quoted ('~')? ('^' NUMBER)? */
+function phrase(ctx: Ctx): QueryNode {
+  const q = tokens[pos++];
+  const slop = type(pos) === T.FuzzySlop ? tokens[pos++] : undefined;
+  const boost = type(pos) === T.Caret ? boostTokens() : undefined;
+  const start = ctx.start ?? q.startOffset;
+  const e = slop ? end(slop) : end(q);
+  const terms = b.phraseTerms(q.startOffset + 1, end(q) - 1);
+  let slopValue = 0;
+  let explicitSlop = false;
+  if (slop && slop.image.length > 1) {
+    // Lucene: (int) Float.parseFloat(...).
+    slopValue = Math.trunc(Number(slop.image.slice(1)));
+    explicitSlop = true;
+  }
+  const node: PhraseNode = { kind: 'phrase', terms, slop: slopValue, explicitSlop, range: { start, end: e }, ...fieldsOf(ctx) };
+  if (terms.length === 0) b.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: q.startOffset, end: end(q) });
+  for (const t of terms) {
+    if (/[*?]/.test(t.text)) {
+      b.report('lucene/wildcard-in-phrase', 'info', `wildcards are not expanded inside a phrase: '${t.text}' is searched as written`, t.range);
+    }
+  }
+  return boost ? withBoost(node, boost) : node;
+}
+
+function fieldsOf(ctx: Ctx): { fields?: string[] } {
+  return ctx.field !== undefined ? { fields: [ctx.field] } : {};
+}
+
+/** visitor.ts range + rangeBound: ('['|'{') goop TO goop (']'|'}') ('^' NUMBER)? */
+function range(ctx: Ctx): QueryNode {
   const open = tokens[pos++];
-  const lower = tokens[pos];
+  const lowerTok = tokens[pos];
   const to = tokens[pos + 1];
-  const upper = tokens[pos + 2];
+  const upperTok = tokens[pos + 2];
   const close = tokens[pos + 3];
-  if (lower?.tokenType !== T.RangeGoop || to?.tokenType !== T.RangeTo || upper?.tokenType !== T.RangeGoop) throw DECLINE;
+  if (lowerTok?.tokenType !== T.RangeGoop || to?.tokenType !== T.RangeTo || upperTok?.tokenType !== T.RangeGoop) throw DECLINE;
   if (close?.tokenType !== T.RangeInEnd && close?.tokenType !== T.RangeExEnd) throw DECLINE;
   pos += 4;
-  const children: Children = {
-    [open.tokenType.name]: [open],
-    lower: [node('rangeBound', { RangeGoop: [lower] })],
-    RangeTo: [to],
-    upper: [node('rangeBound', { RangeGoop: [upper] })],
-    RangeEnd: [close],
+  const bound = (t: IToken): string | null => (t.image === '*' ? null : unescapeLucene(t.image));
+  const node: RangeNode = {
+    kind: 'range',
+    lower: bound(lowerTok),
+    upper: bound(upperTok),
+    includeLower: open.tokenType === T.RangeInStart,
+    includeUpper: close.tokenType === T.RangeInEnd,
+    range: { start: ctx.start ?? open.startOffset, end: end(close) },
+    ...fieldsOf(ctx),
   };
-  if (type(pos) === T.Caret) children.boost = [boost()];
-  return node('range', children);
+  const boost = type(pos) === T.Caret ? boostTokens() : undefined;
+  return boost ? withBoost(node, boost) : node;
 }
 
 /**
- * The CST Chevrotain builds for `text` when it parses without a syntax error, or
- * undefined when the text is outside what this fast path reads.
+ * The root visitor.ts builds for `text` (diagnostics in `builder`, which the caller has
+ * reset) when Chevrotain parses it without a syntax error; undefined when the text is
+ * outside what this fast path reads (then `builder` holds leftovers: reset it again).
  */
-export function fastLuceneCst(text: string): CstNode | undefined {
+export function fastLuceneAst(text: string, builder: LuceneAstBuilder): BooleanNode | undefined {
   try {
     if (!scan(text)) return undefined;
     pos = 0;
+    b = builder;
+    source = text;
     return topQuery();
   } catch (err) {
     if (err === DECLINE) return undefined;
     throw err;
   } finally {
     tokens = [];
+    source = '';
   }
 }

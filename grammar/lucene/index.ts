@@ -20,7 +20,7 @@
 import { EOF, type CstNode, type IRecognitionException, type IToken } from 'chevrotain';
 import type { BooleanNode, QueryAst } from '../ast.js';
 import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
-import { fastLuceneCst } from './fast.js';
+import { fastLuceneAst } from './fast.js';
 import { lexLucene } from './lexer.js';
 import { describeToken, splitCodedMessage } from './messages.js';
 import { luceneParser, TooManyParseErrors } from './parser.js';
@@ -111,10 +111,13 @@ function errorRoot(text: string): BooleanNode {
 
 function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst, fastPath: boolean): ParseResult {
   const diagnostics: QueryDiagnostic[] = [];
-  // Most queries have no syntax error: fast.ts builds Chevrotain's CST for those directly
-  // (same CST, differential-tested), and the visitor below does the rest as usual.
-  const fast = fastPath ? fastCst(text) : undefined;
-  if (fast) return finish(text, defaultOperator, ast, diagnostics, fast, [], [], -1);
+  // Most queries have no syntax error: fast.ts builds their AST and diagnostics directly
+  // (the same as below, differential-tested); anything else takes the Chevrotain path.
+  if (fastPath) {
+    astBuilder.reset(text, defaultOperator);
+    const root = fastAst(text);
+    if (root) return finish(text, ast, diagnostics, root, [], [], -1);
+  }
   const lexed = lexLucene(text);
   for (const err of lexed.errors.slice(0, MAX_PARSER_ERRORS)) {
     // Every character is some token in tokens.ts, so this is a safety net only.
@@ -139,31 +142,30 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
     // Same errors again plus at most a few at the new end: the larger limit is not reached.
     cst = runParser(tokens, MAX_PARSER_ERRORS * 2);
   }
-  return finish(text, defaultOperator, ast, diagnostics, cst, luceneParser.errors, lexed.tokens, stoppedAt);
+  astBuilder.reset(text, defaultOperator);
+  const root = astBuilder.visit(cst, { field: undefined }) as BooleanNode;
+  return finish(text, ast, diagnostics, root, luceneParser.errors, lexed.tokens, stoppedAt);
 }
 
 /** A fast-path bug must never make parsing fail: the Chevrotain path is total. */
-function fastCst(text: string): CstNode | undefined {
+function fastAst(text: string): BooleanNode | undefined {
   try {
-    return fastLuceneCst(text);
+    return fastLuceneAst(text, astBuilder);
   } catch {
     return undefined;
   }
 }
 
-/** CST → AST and every diagnostic (parser errors, the visitor's, text checks), sorted. */
+/** The AST and every diagnostic (parser errors, the visitor's, text checks), sorted. */
 function finish(
   text: string,
-  defaultOperator: 'OR' | 'AND',
   ast: QueryAst,
   diagnostics: QueryDiagnostic[],
-  cst: CstNode,
+  root: BooleanNode,
   parserErrors: IRecognitionException[],
   lexedTokens: IToken[],
   stoppedAt: number,
 ): ParseResult {
-  astBuilder.reset(text, defaultOperator);
-  const root = astBuilder.visit(cst, { field: undefined }) as BooleanNode;
   ast.root = root;
   if (stoppedAt >= 0) {
     diagnostics.push({

@@ -41,14 +41,14 @@ import * as T from './tokens.js';
 type CstElement = CstNode | IToken;
 type Children = Record<string, CstElement[] | undefined>;
 
-interface Ctx {
+export interface Ctx {
   /** The field in force: written on this clause, or inherited from an enclosing `field:( )`. */
   field: string | undefined;
   /** Where the `field:` prefix of this clause starts, so the leaf range can include it. */
   start?: number;
 }
 
-interface ClauseItem {
+export interface ClauseItem {
   conj?: IToken;
   mod?: IToken;
   node: QueryNode;
@@ -134,7 +134,7 @@ interface WordInfo {
 const PHRASE_WORD = /[^ \t\n\r\u3000]+/g;
 const NEEDS_SCAN = /[\\*?]/;
 
-function classifyWord(image: string): WordInfo {
+export function classifyWord(image: string): WordInfo {
   // Most words have no escape and no wildcard: no per-character work.
   if (!NEEDS_SCAN.test(image)) return { text: image, pattern: image, wildcard: false, leadingWildcard: false };
   let text = '';
@@ -186,7 +186,8 @@ export class LuceneAstBuilder extends BaseVisitor {
     this.diagnostics = [];
   }
 
-  private report(code: string, severity: Severity, message: string, range: SourceRange, data?: unknown): void {
+  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  report(code: string, severity: Severity, message: string, range: SourceRange, data?: unknown): void {
     const d: QueryDiagnostic = { code, severity, message, range };
     if (data !== undefined) d.data = data;
     this.diagnostics.push(d);
@@ -218,7 +219,8 @@ export class LuceneAstBuilder extends BaseVisitor {
   }
 
   /** QueryParserBase.addClause, clause by clause (SPECS §3). */
-  private addClauses(items: ClauseItem[]): BooleanClause[] {
+  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  addClauses(items: ClauseItem[]): BooleanClause[] {
     const out: BooleanClause[] = [];
     const orDefault = this.defaultOperator === 'OR';
     for (let i = 0; i < items.length; i++) {
@@ -419,7 +421,8 @@ export class LuceneAstBuilder extends BaseVisitor {
 
 
   /** handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3). */
-  private fuzzyEdits(slop: IToken, text: string): { maxEdits: number; explicit: boolean } {
+  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  fuzzyEdits(slop: IToken, text: string): { maxEdits: number; explicit: boolean } {
     const digits = slop.image.slice(1);
     if (digits === '') return { maxEdits: 2, explicit: false };
     const v = Number(digits);
@@ -473,7 +476,8 @@ export class LuceneAstBuilder extends BaseVisitor {
   }
 
   /** Splits the phrase body on (unescaped or escaped) whitespace, as the analyzer would. */
-  private phraseTerms(from: number, to: number): TermNode[] {
+  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  phraseTerms(from: number, to: number): TermNode[] {
     const body = this.text.slice(from, to);
     if (body.indexOf('\\') < 0) {
       // No escapes: the words are the runs between Lucene whitespace, offsets map 1:1.
@@ -618,7 +622,8 @@ export class LuceneAstBuilder extends BaseVisitor {
 
   // ---- checks over one clause list (SPECS §3 precedence pitfall) -------------------------
 
-  private checkClauses(node: BooleanNode): void {
+  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  checkClauses(node: BooleanNode): void {
     const clauses = node.clauses;
     const n = clauses.length;
     if (n === 0) return;

@@ -8,17 +8,20 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fastLuceneCst } from '../../../grammar/lucene/fast.js';
+import { fastLuceneAst } from '../../../grammar/lucene/fast.js';
+import { LuceneAstBuilder } from '../../../grammar/lucene/visitor.js';
 import { parseLucene, parseLuceneFull } from '../../../grammar/lucene/index.js';
 import { printLucene } from '../../../grammar/print/lucene.js';
 import { luceneRoot } from './arbitraries.js';
+
+const builder = new LuceneAstBuilder();
 
 /** Compares both paths on `text`, in both default-operator modes; returns whether the fast path answered. */
 function same(text: string): boolean {
   for (const defaultOperator of ['OR', 'AND'] as const) {
     expect(JSON.stringify(parseLucene(text, { defaultOperator })), text).toBe(JSON.stringify(parseLuceneFull(text, { defaultOperator })));
   }
-  return fastLuceneCst(text) !== undefined;
+  return fastLuceneAst(text, builder) !== undefined;
 }
 
 /** Tokens of the fast subset and tokens just outside it. */
