@@ -198,6 +198,9 @@ function scanRange(s: string, i: number): number {
 // the visitor's own helpers for clause flags, checks, fuzzy edits and phrase words. Any
 // token the grammar does not expect declines, so no syntax error ever needs reporting.
 
+/** visitor.ts classifyWord's test: only words with `\\`, `*` or `?` need a character scan. */
+const NEEDS_SCAN = /[\\*?]/;
+
 let b: LuceneAstBuilder;
 let source = '';
 
@@ -261,9 +264,9 @@ function clauseItem(ctx: Ctx): ClauseItem {
 
 function matchAll(fieldTok: IToken): QueryNode {
   const w = tokens[pos++];
-  const slops = suffixSlops();
-  const boostToks = slops.boost;
-  const fuzzy = slops.first;
+  suffixSlops();
+  const boostToks = slopBoost;
+  const fuzzy = slopFirst;
   if (fuzzy) b.report('lucene/ignored-fuzzy', 'warning', "'~' has no effect on *:*", { start: fuzzy.startOffset, end: end(fuzzy) });
   const node: QueryNode = { kind: 'matchAll', range: { start: fieldTok.startOffset, end: end(w) } };
   return boostToks ? withBoost(node, boostToks) : node;
@@ -307,35 +310,48 @@ function withBoost(node: QueryNode, [caret, value]: [IToken, IToken]): QueryNode
   return out;
 }
 
-/** After a word: ('~')? ('^' NUMBER ('~')?)? (parser.ts wordTerm). */
-function suffixSlops(): { first?: IToken; last?: IToken; count: number; boost?: [IToken, IToken] } {
-  let first: IToken | undefined;
-  let last: IToken | undefined;
-  let count = 0;
-  let boost: [IToken, IToken] | undefined;
+// What suffixSlops found (module variables rather than a result object per word).
+let slopFirst: IToken | undefined;
+let slopLast: IToken | undefined;
+let slopCount = 0;
+let slopBoost: [IToken, IToken] | undefined;
+
+/** After a word: ('~')? ('^' NUMBER ('~')?)? (parser.ts wordTerm), into the slop* variables. */
+function suffixSlops(): void {
+  slopFirst = slopLast = slopBoost = undefined;
+  slopCount = 0;
   if (type(pos) === T.FuzzySlop) {
-    first = last = tokens[pos++];
-    count++;
+    slopFirst = slopLast = tokens[pos++];
+    slopCount++;
   }
   if (type(pos) === T.Caret) {
-    boost = boostTokens();
+    slopBoost = boostTokens();
     if (type(pos) === T.FuzzySlop) {
-      last = tokens[pos++];
-      if (!first) first = last;
-      count++;
+      slopLast = tokens[pos++];
+      if (!slopFirst) slopFirst = slopLast;
+      slopCount++;
     }
   }
-  return { first, last, count, boost };
 }
 
 /** visitor.ts wordTerm. */
 function wordTerm(ctx: Ctx): QueryNode {
   const w = tokens[pos++];
-  const { first, last: slop, count, boost } = suffixSlops();
+  suffixSlops();
+  const first = slopFirst;
+  const slop = slopLast;
+  const count = slopCount;
+  const boost = slopBoost;
   // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
   const e = first && (!boost || first.startOffset < boost[0].startOffset) ? end(first) : end(w);
   const range = { start: ctx.start ?? w.startOffset, end: e };
   const image = w.image;
+  if (!slop && !NEEDS_SCAN.test(image)) {
+    // The common plain term: what classifyWord + the branch below give, without the info object.
+    const node: TermNode = { kind: 'term', text: image, raw: false, range };
+    if (ctx.field !== undefined) node.fields = [ctx.field];
+    return boost ? withBoost(node, boost) : node;
+  }
   const info = classifyWord(image);
   if (count > 1) {
     b.report('lucene/ignored-fuzzy', 'warning', `'${first!.image}' is ignored: Lucene uses the last '~' ('${slop!.image}')`, {
