@@ -1,7 +1,8 @@
 /**
  * Fast path of parseIndri for the common case: a valid query built from belief operators
  * (#combine #weight #wand #wsum #or #max #not), windows (#N #odN #uwN #od #uw), #band,
- * synonyms (#syn { } < >), plain terms, numbers, floats and field lists (`term.title,h1`).
+ * synonyms (#syn { } < >), terms, numbers, floats, hyphen chains (`covid-19` → #od1),
+ * suffix wildcards (`inform*`), quoted raw terms (`"term"`) and field lists (`term.title,h1`).
  *
  * Why: a query file of 10,000 queries must parse and diagnose in under 200 ms (issue 2,
  * §7). Chevrotain's recovering CST parser plus the CST visitor cost ~45 µs per query; this
@@ -12,7 +13,8 @@
  * exactly the `ParseResult` the full path (lexer.ts → parser.ts → visitor.ts) returns:
  * the same AST, key order included, and no diagnostics. It gives up on anything outside
  * the subset above or anything the full path would report: every other character
- * (`- * " [ ] : / \ ' ...`, foreign characters, surrogates), #base64, unknown operators,
+ * (`[ ] : / \ ' ...`, foreign characters, surrogates), a `-` after whitespace (a minus
+ * sign), negative numbers, #base64, unknown operators,
  * #sum, empty operators, #not with several items, weightless or ambiguous weights
  * (a number followed by a number), contexts, unsafe window sizes, infinite weights, and
  * nesting deeper than FAST_MAX_DEPTH. Every bracket is matched by construction, so a
@@ -34,6 +36,9 @@ const LBRACE = 9;
 const RBRACE = 10;
 const LANGLE = 11;
 const RANGLE = 12;
+const DASH = 13;
+const STAR = 14;
+const DQUOTE = 15;
 const END = 0;
 
 // Operator classes (index into the op-kind array).
@@ -119,6 +124,8 @@ function scan(s: string): boolean {
     const c = s.charCodeAt(i);
     if (c === 32 || c === 9 || c === 10 || c === 13) {
       i++;
+      // `[ \t\r\n]+-` is SpaceDash (a minus sign, never a hyphen): left to the full path.
+      if (i < n && s.charCodeAt(i) === 45) return false;
       continue;
     }
     const start = i;
@@ -187,6 +194,15 @@ function scan(s: string): boolean {
         break;
       case 62:
         kind = RANGLE;
+        break;
+      case 45:
+        kind = DASH;
+        break;
+      case 42:
+        kind = STAR;
+        break;
+      case 34:
+        kind = DQUOTE;
         break;
       default:
         return false;
@@ -302,15 +318,55 @@ function unscoredChildren(depth: number, closer: number): QueryNode[] {
   return children;
 }
 
-/** rule `termExpr` without hyphens, `*`, quotes, base64 and contexts; then `.fields`. */
+/** visitor.ts plainTerm: a TERM, NUMBER or FLOAT token as a term (numbers flagged). */
+function plainTerm(p: number): TermNode {
+  const node: TermNode = { kind: 'term', text: text.slice(starts[p], ends[p]), raw: false, range: range(p) };
+  if (kinds[p] !== TERM) node.numeric = true;
+  return node;
+}
+
+/** rule `termExpr` without negative numbers, base64 and contexts; then `.fields`. */
 function termExpr(depth: number): QueryNode {
   if (depth > FAST_MAX_DEPTH) throw BAIL;
   const k = kindAt(pos);
   let base: QueryNode;
-  if (k === TERM || k === NUM || k === FLOAT) {
-    const node: TermNode = { kind: 'term', text: text.slice(starts[pos], ends[pos]), raw: false, range: range(pos) };
-    if (k !== TERM) node.numeric = true;
-    pos++;
+  if (k === TERM || k === NUM) {
+    const first = pos++;
+    const after = kindAt(pos);
+    if (after === STAR) {
+      // `term*` (visitor.ts word): a suffix wildcard.
+      base = { kind: 'wildcard', pattern: text.slice(starts[first], ends[first]) + '*', form: 'suffix-star', range: { start: starts[first], end: ends[pos] } };
+      pos++;
+    } else if (after === DASH) {
+      // `a-b-c` → #od1(a b c) (SPECS §1.1, rule hyphenTerm); each part a term or a number.
+      const terms: QueryNode[] = [plainTerm(first)];
+      while (kindAt(pos) === DASH) {
+        const part = kindAt(pos + 1);
+        if (part !== TERM && part !== NUM) throw BAIL;
+        terms.push(plainTerm(pos + 1));
+        pos += 2;
+      }
+      base = { kind: 'window', ordered: true, size: 1, children: terms, form: 'hyphen', range: { start: starts[first], end: ends[pos - 1] } };
+    } else {
+      base = plainTerm(first);
+    }
+  } else if (k === FLOAT) {
+    const first = pos++;
+    if (kindAt(pos) === STAR) {
+      base = { kind: 'wildcard', pattern: text.slice(starts[first], ends[first]) + '*', form: 'suffix-star', range: { start: starts[first], end: ends[pos] } };
+      pos++;
+    } else {
+      base = plainTerm(first);
+    }
+  } else if (k === DQUOTE) {
+    // `"term"`: one raw (unstemmed) term (visitor.ts quotedAtom).
+    const open = pos++;
+    const inner = kindAt(pos);
+    if (inner !== TERM && inner !== NUM && inner !== FLOAT) throw BAIL;
+    const node = plainTerm(pos++);
+    const close = expect(DQUOTE);
+    node.raw = true;
+    node.range = { start: starts[open], end: ends[close] };
     base = node;
   } else if (k === OP) {
     const opTok = pos;
