@@ -32,18 +32,26 @@ export function toFileDiagnostic(entry: QueryEntry, d: QueryDiagnostic, starts: 
   const start = mapToFile(entry.map, d.range.start);
   // An empty range stays empty; a range ending on a decoded entity ends after the entity.
   const end = d.range.end > d.range.start ? mapEndToFile(entry.map, d.range.end) : start;
-  const s = positionAt(starts, start);
-  const e = positionAt(starts, end);
+  // Nearly always on the query's own line: check that line before a binary search
+  // (a 10,000-query file can carry thousands of diagnostics).
+  const sLine = lineOf(starts, start, entry.line);
+  const eLine = lineOf(starts, end, sLine);
   const out: SourceDiagnostic = {
     ...d,
     range: { start, end },
-    line: s.line,
-    column: s.column,
-    endLine: e.line,
-    endColumn: e.column,
+    line: sLine,
+    column: start - starts[sLine],
+    endLine: eLine,
+    endColumn: end - starts[eLine],
     qid: entry.qid,
   };
   return out;
+}
+
+/** The line of `offset` (as positionAt gives it), trying line `hint` first. */
+function lineOf(starts: readonly number[], offset: number, hint: number): number {
+  if (hint >= 0 && hint < starts.length && starts[hint] <= offset && (hint + 1 === starts.length || offset < starts[hint + 1])) return hint;
+  return positionAt(starts, offset).line;
 }
 
 /** Reports every qid seen twice, at the second and later occurrences. */
