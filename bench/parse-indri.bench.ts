@@ -6,9 +6,19 @@
  * wall figure includes waiting for a core, the CPU figure does not. Load average is shown
  * so a reader can tell which one to trust.
  */
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { parseIndri } from '../grammar/indri/index.js';
-import { lexIndri } from '../grammar/indri/lexer.js';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// Measure the tsc build in dist/ when there is one (what the CLI and the server load), as
+// parse-file.bench.ts does: tsx's transform slows the Chevrotain parser down.
+const DIST = join(import.meta.dirname, '../dist/grammar/indri');
+const built = existsSync(join(DIST, 'index.js'));
+const indri: typeof import('../grammar/indri/index.js') = built ? await import(pathToFileURL(join(DIST, 'index.js')).href) : await import('../grammar/indri/index.js');
+const lexer: typeof import('../grammar/indri/lexer.js') = built ? await import(pathToFileURL(join(DIST, 'lexer.js')).href) : await import('../grammar/indri/lexer.js');
+const { parseIndri } = indri;
+const { lexIndri } = lexer;
 
 /** Deterministic pseudo-random numbers (LCG), so every run parses the same file. */
 function rng(seed: number): () => number {
@@ -89,6 +99,7 @@ for (let i = 0; i < 3000; i++) {
 }
 
 const [l1] = loadavg();
+console.log(`module: ${built ? 'dist/ (tsc build)' : 'grammar/ via tsx (slower; run npm run build first)'}`);
 console.log(`machine load average (1 min): ${l1.toFixed(2)}`);
 console.log(`10,000-query file: ${lines.length} lines, ${tokenCount} tokens, ${diagnosticCount} diagnostics`);
 console.log(`  parse + diagnose, median of 7 runs: wall ${median(walls).toFixed(1)} ms, CPU ${median(cpus).toFixed(1)} ms`);
