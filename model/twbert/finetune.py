@@ -222,6 +222,12 @@ def main(argv=None):
     p.add_argument("--l2-init", type=float, default=0.0, help="L2 penalty pulling trained encoder weights to their pre-trained values")
     p.add_argument("--head-hidden", type=int, default=0, help="> 0: residual 2-layer MLP head of this width (deviation from §3.1)")
     p.add_argument("--repeat", default="", help="oversample training sets, e.g. cacm=8 (each query seen 8 times per epoch)")
+    p.add_argument("--head-weight-lr", type=float, default=None,
+                   help="learning rate of the head's feature weights (linear weight, MLP), default --head-lr; the "
+                        "biases (head bias, bi-gram bias) and the maxout layer keep --head-lr. 0: only the biases learn")
+    p.add_argument("--cache-features", action="store_true",
+                   help="frozen encoder: compute the pooled features once, in eval mode (much faster; but without the "
+                        "encoder's dropout, which the shipped run H had as noise on its features)")
     p.add_argument("--head-wd", type=float, default=0.01, help="AdamW weight decay of the head's parameters")
     p.add_argument("--head-embed", action="store_true", help="MLP head also reads the pooled input wordpiece embeddings")
     p.add_argument("--objective", choices=["mean", "min"], default="mean", help="dev objective over the two dev sets")
@@ -270,7 +276,7 @@ def main(argv=None):
                 x.requires_grad_(True)
     body = [x for x in model.parameters() if id(x) not in head_ids and x.requires_grad]
     anchor = [x.detach().clone() for x in body]
-    if a.freeze == "encoder" and not a.unfreeze_top:
+    if a.cache_features and a.freeze == "encoder" and not a.unfreeze_top:
         t = time.time()
         cache_features(model, train)
         cache_features(model, dev)
@@ -293,9 +299,16 @@ def main(argv=None):
             maps["train"] = float(np.mean(list(evaluate(model, train_probe).values())))
         swap_ema()
         return maps
+    feature_weights = [model.head.weight] + ([x for x in head_params if any(x is y for y in list(model.mlp.parameters()) + list(model.mlp_out.parameters()))] if a.head_hidden > 0 else [])
+    fw_ids = {id(x) for x in feature_weights}
+    hw_lr = a.head_lr if a.head_weight_lr is None else a.head_weight_lr
+    if hw_lr == 0:
+        for x in feature_weights:
+            x.requires_grad_(False)
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr, "weight_decay": 0.01},
-                             {"params": head_params, "lr": a.head_lr, "weight_decay": a.head_wd}])
-    base_lrs = [a.lr, a.head_lr]
+                             {"params": [x for x in head_params if id(x) not in fw_ids], "lr": a.head_lr, "weight_decay": a.head_wd},
+                             {"params": feature_weights, "lr": hw_lr, "weight_decay": a.head_wd}])
+    base_lrs = [a.lr, a.head_lr, hw_lr]
     timer = Timer()
     if train_probe:
         log(logf, f"training probe: uniform MAP {np.mean(list(uniform_map(train_probe).values())):.4f} on {len(train_probe)} queries")
