@@ -186,7 +186,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     this.diagnostics = [];
   }
 
-  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  /** Also used by fast.ts, which builds the same AST without a CST. */
   report(code: string, severity: Severity, message: string, range: SourceRange, data?: unknown): void {
     const d: QueryDiagnostic = { code, severity, message, range };
     if (data !== undefined) d.data = data;
@@ -218,8 +218,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     return this.addClauses(items);
   }
 
-  /** QueryParserBase.addClause, clause by clause (SPECS §3). */
-  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  /** QueryParserBase.addClause, clause by clause (SPECS §3). Also used by fast.ts. */
   addClauses(items: ClauseItem[]): BooleanClause[] {
     const out: BooleanClause[] = [];
     const orDefault = this.defaultOperator === 'OR';
@@ -420,8 +419,7 @@ export class LuceneAstBuilder extends BaseVisitor {
   }
 
 
-  /** handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3). */
-  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  /** handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3). Also used by fast.ts. */
   fuzzyEdits(slop: IToken, text: string): { maxEdits: number; explicit: boolean } {
     const digits = slop.image.slice(1);
     if (digits === '') return { maxEdits: 2, explicit: false };
@@ -475,8 +473,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     return this.withBoost(node, sub(ch, 'boost'));
   }
 
-  /** Splits the phrase body on (unescaped or escaped) whitespace, as the analyzer would. */
-  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  /** Splits the phrase body on (unescaped or escaped) whitespace, as the analyzer would. Also used by fast.ts. */
   phraseTerms(from: number, to: number): TermNode[] {
     const body = this.text.slice(from, to);
     if (body.indexOf('\\') < 0) {
@@ -622,7 +619,7 @@ export class LuceneAstBuilder extends BaseVisitor {
 
   // ---- checks over one clause list (SPECS §3 precedence pitfall) -------------------------
 
-  /** (Also used by fast.ts, which builds the same AST without a CST.) */
+  /** Also used by fast.ts, which builds the same AST without a CST. */
   checkClauses(node: BooleanNode): void {
     const clauses = node.clauses;
     const n = clauses.length;
