@@ -13,105 +13,41 @@
  * asserts after a fixed sleep.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { openIndex } from '../../server/engine/index/index.js';
 import { REPO } from '../lsp/harness.js';
-import { runChecked } from '../support/process.js';
+import { CHROMIUM, CHROMIUM_ARGS, ensureEditorSetup, freePort, hasChromium, MODEL, openFile as quickOpen, paletteCommand, startCodeServer, type CodeServer } from './workbench.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const CODE_SERVER = join(REPO, '.cache/code-server/node_modules/code-server/out/node/entry.js');
 const OUT = join(REPO, 'test-output/e2e-code-server');
-const MODEL = join(REPO, 'model/artifacts');
 /** The README's screenshot, written only on request. */
 const README_SCREENSHOT = join(REPO, 'docs/images/editor.png');
 const UPDATE_SCREENSHOT = process.env.QUERYLENS_UPDATE_SCREENSHOT === '1';
 
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.log(`test/e2e/code-server: SKIPPED — Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
 
 /** Runs in the page: the computed text colour of an element (no DOM types in this project). */
 const colorOf = (el: unknown): string => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(el).color;
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(url);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
-
 // Each step waits up to a minute or two for a condition on a loaded machine: more than vitest's default 60 s per test.
 describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension', { timeout: 300_000 }, () => {
-  let server: ChildProcess | undefined;
+  let server: CodeServer | undefined;
   /** `npm run try`, started by the last test. */
   let tryProcess: ChildProcess | undefined;
   let browser: Browser | undefined;
   let page: Page;
-  const log: string[] = [];
   const timings: Record<string, number> = {};
 
   beforeAll(async () => {
     const t0 = Date.now();
-    const version = JSON.parse(readFileSync(join(REPO, 'client/package.json'), 'utf8')).version;
-    const vsix = join(REPO, 'out', `querylens-linux-x64-${version}.vsix`);
-    if (!existsSync(CODE_SERVER) || !existsSync(vsix)) await runChecked(process.execPath, ['scripts/e2e-setup.mjs'], { cwd: REPO, echo: true });
-    else if (statSync(vsix).mtimeMs < Math.max(...['client', 'server', 'grammar'].map((d) => newestMtime(join(REPO, d))))) {
-      // Test what the sources say, not an old package.
-      await runChecked(process.execPath, ['scripts/package-vsix.mjs'], { cwd: REPO, echo: true });
-    }
+    const vsix = await ensureEditorSetup();
     timings.setup = Date.now() - t0;
 
     rmSync(OUT, { recursive: true, force: true });
-    const data = join(OUT, 'data');
     const workspace = join(OUT, 'workspace');
-    mkdirSync(join(data, 'u/User'), { recursive: true });
     mkdirSync(workspace, { recursive: true });
-    // A quiet editor: no welcome page, no trust prompt, no telemetry. VS Code cuts a line's inlay
-    // hints past 43 characters in all (`·0.…`), which a weighted query of 9 words reaches: 0 shows them all.
-    writeFileSync(
-      join(data, 'u/User/settings.json'),
-      JSON.stringify({
-        'workbench.startupEditor': 'none',
-        'security.workspace.trust.enabled': false,
-        'telemetry.telemetryLevel': 'off',
-        'workbench.tips.enabled': false,
-        'git.openRepositoryInParentFolders': 'never',
-        'editor.inlayHints.maximumLength': 0,
-        // A still picture: the cursor does not blink (see settledScreenshot).
-        'editor.cursorBlinking': 'solid',
-      }),
-    );
     cpSync(join(REPO, 'samples/queries.indri'), join(workspace, 'queries.indri'));
     // The Cranfield sample: the server builds the index on first use, then shows result lenses.
     cpSync(join(REPO, 'samples/cranfield/corpus.jsonl'), join(workspace, 'corpus.jsonl'));
@@ -122,23 +58,24 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     writeFileSync(join(workspace, 'broken.indri'), '1\t#weight( 2.0 #combine( white house ) 1.0 tour\n2\t#combine( easter egg )\n');
 
     const t1 = Date.now();
-    await runChecked(process.execPath, [CODE_SERVER, '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), '--install-extension', vsix]);
-    timings.install = Date.now() - t1;
-
-    const port = await freePort();
-    server = spawn(
-      process.execPath,
-      [CODE_SERVER, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), workspace],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+    server = await startCodeServer(
+      vsix,
+      join(OUT, 'data'),
+      {
+        // VS Code cuts a line's inlay hints past 43 characters in all (`·0.…`), which a weighted
+        // query of 9 words reaches: 0 shows them all.
+        'editor.inlayHints.maximumLength': 0,
+        // A still picture: the cursor does not blink (see settledScreenshot).
+        'editor.cursorBlinking': 'solid',
+      },
+      workspace,
     );
-    server.stdout!.on('data', (d) => log.push(String(d)));
-    server.stderr!.on('data', (d) => log.push(String(d)));
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+    timings.install = Date.now() - t1;
 
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const t2 = Date.now();
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`);
+    await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(workspace)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     timings.workbench = Date.now() - t2;
   });
@@ -147,26 +84,15 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     if (tryProcess && tryProcess.exitCode === null && tryProcess.signalCode === null) tryProcess.kill('SIGTERM'); // forwarded to code-server
     console.log(`code-server e2e timings (ms): ${JSON.stringify(timings)}`);
     await browser?.close();
-    server?.kill('SIGTERM');
-    writeFileSync(join(OUT, 'code-server.log'), log.join(''));
+    server?.process.kill('SIGTERM');
+    if (server && existsSync(OUT)) writeFileSync(join(OUT, 'code-server.log'), server.log.join(''));
   });
 
-  async function openFile(name: string): Promise<void> {
-    await page.keyboard.press('Control+P');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type(name);
-    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: 20_000 });
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: 20_000 });
-  }
+  const openFile = (name: string) => quickOpen(page, name);
 
-  /** Runs a command from the command palette by its label. */
+  /** Runs a command from the command palette by its label, and waits for the palette to close. */
   async function command(label: string): Promise<void> {
-    await page.keyboard.press('Control+Shift+P');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type(label);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
-    await page.keyboard.press('Enter');
+    await paletteCommand(page, label);
     await page.waitForSelector('.quick-input-widget', { state: 'hidden', timeout: 20_000 });
   }
 

@@ -11,90 +11,32 @@
  *   message names the queries left alone.
  * Screenshots: test-output/e2e-commands/.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO } from '../lsp/harness.js';
 import { runChecked } from '../support/process.js';
+import { CHROMIUM, CHROMIUM_ARGS, ensureEditorSetup, hasChromium, MODEL, openFile as quickOpen, paletteCommand, startCodeServer, type CodeServer } from './workbench.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const CODE_SERVER = join(REPO, '.cache/code-server/node_modules/code-server/out/node/entry.js');
 const OUT = join(REPO, 'test-output/e2e-commands');
 const WORKSPACE = join(OUT, 'workspace');
-const MODEL = join(REPO, 'model/artifacts');
 
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.log(`test/e2e/commands: SKIPPED — Chromium is not installed at ${CHROMIUM} (apt-get install chromium)`);
-
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-async function waitForHttp(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`);
-}
 
 /** The line of query `qid` in a `qid<TAB>query` file. */
 const queryLine = (text: string, qid: string): string => text.split('\n').find((l) => l.startsWith(`${qid}\t`)) ?? '';
 
-describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)', () => {
-  let server: ChildProcess | undefined;
+// The first step waits minutes for the server's first-use build on a loaded machine: more than vitest's default 60 s per test.
+describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)', { timeout: 300_000 }, () => {
+  let server: CodeServer | undefined;
   let browser: Browser | undefined;
   let page: Page;
-  const log: string[] = [];
 
   beforeAll(async () => {
-    const version = JSON.parse(readFileSync(join(REPO, 'client/package.json'), 'utf8')).version;
-    const vsix = join(REPO, 'out', `querylens-linux-x64-${version}.vsix`);
-    if (!existsSync(CODE_SERVER) || !existsSync(vsix)) await runChecked(process.execPath, ['scripts/e2e-setup.mjs'], { cwd: REPO, echo: true });
-    else if (statSync(vsix).mtimeMs < Math.max(...['client', 'server', 'grammar'].map((d) => newestMtime(join(REPO, d))))) {
-      await runChecked(process.execPath, ['scripts/package-vsix.mjs'], { cwd: REPO, echo: true });
-    }
+    const vsix = await ensureEditorSetup();
     rmSync(OUT, { recursive: true, force: true });
-    const data = join(OUT, 'data');
-    mkdirSync(join(data, 'u/User'), { recursive: true });
     mkdirSync(WORKSPACE, { recursive: true });
-    writeFileSync(
-      join(data, 'u/User/settings.json'),
-      JSON.stringify({
-        'workbench.startupEditor': 'none',
-        'security.workspace.trust.enabled': false,
-        'telemetry.telemetryLevel': 'off',
-        'workbench.tips.enabled': false,
-        'git.openRepositoryInParentFolders': 'never',
-        // The save dialog as a quick input (code-server has no native dialog either way).
-        'files.simpleDialog.enable': true,
-      }),
-    );
     cpSync(join(REPO, 'samples/queries.indri'), join(WORKSPACE, 'queries.indri'));
     // Cranfield four times (distinct ids, the qrels judge the first copy): a build long enough
     // (several seconds) for the user to press Cancel while it runs.
@@ -108,45 +50,22 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     writeFileSync(join(WORKSPACE, 'corpus.jsonl'), copies.join('\n') + '\n');
     cpSync(join(REPO, 'samples/cranfield/qrels.txt'), join(WORKSPACE, 'qrels.txt'));
     writeFileSync(join(WORKSPACE, 'querylens.json'), JSON.stringify({ corpus: 'corpus.jsonl', index: '.index', qrels: 'qrels.txt', model: MODEL, device: 'cpu' }));
-    await runChecked(process.execPath, [CODE_SERVER, '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), '--install-extension', vsix]);
-    const port = await freePort();
-    server = spawn(
-      process.execPath,
-      [CODE_SERVER, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--user-data-dir', join(data, 'u'), '--extensions-dir', join(data, 'e'), WORKSPACE],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    server.stdout!.on('data', (d) => log.push(String(d)));
-    server.stderr!.on('data', (d) => log.push(String(d)));
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000);
+    // The save dialog as a quick input (code-server has no native dialog either way).
+    server = await startCodeServer(vsix, join(OUT, 'data'), { 'files.simpleDialog.enable': true }, WORKSPACE);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`);
+    await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(WORKSPACE)}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   });
 
   afterAll(async () => {
     await browser?.close();
-    server?.kill('SIGTERM');
-    if (existsSync(OUT)) writeFileSync(join(OUT, 'code-server.log'), log.join(''));
+    server?.process.kill('SIGTERM');
+    if (server && existsSync(OUT)) writeFileSync(join(OUT, 'code-server.log'), server.log.join(''));
   });
 
-  async function openFile(name: string): Promise<void> {
-    await page.keyboard.press('Control+P');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type(name);
-    await page.waitForSelector(`.quick-input-list .monaco-list-row[aria-label*="${name}"]`, { timeout: 20_000 });
-    await page.keyboard.press('Enter');
-    await page.waitForSelector(`.tab[aria-label*="${name}"]`, { timeout: 20_000 });
-  }
-
-  /** Runs a command from the command palette by its label (the palette stays open when the command opens a quick input). */
-  async function command(label: string): Promise<void> {
-    await page.keyboard.press('Control+Shift+P');
-    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-    await page.keyboard.type(label);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
-    await page.keyboard.press('Enter');
-  }
+  const openFile = (name: string) => quickOpen(page, name);
+  const command = (label: string) => paletteCommand(page, label);
 
   /** The text of the first notification toast matching `text`. */
   async function notification(text: RegExp, timeoutMs = 60_000): Promise<string> {
