@@ -146,6 +146,11 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
       if (bar && (docs & 63) === 0) bar.update(bytesRead, docs);
     }
     bar?.update(totalBytes, acc.numDocs);
+    // One more progress call after an event-loop turn: a cancel that arrived while the last
+    // records were read (the language server's $/cancelRequest) is seen before the writing,
+    // which is synchronous and is not interrupted once started.
+    await new Promise((r) => setImmediate(r));
+    options.onProgress?.({ docs: acc.numDocs, bytesRead, totalBytes });
     store.finish();
     const inv = acc.finish();
     writeIndexFiles(tmp, inv, store.recordLengths(), inputs);

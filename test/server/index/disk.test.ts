@@ -190,6 +190,29 @@ describe('on-disk index: atomic builds', () => {
     expect(leftovers('aborted-rebuild')).toEqual([]);
   });
 
+  it('a stop asked for after the last record was read (before the writing) keeps the previous index', async () => {
+    // The language server's Cancel can arrive while the last chunk is read: the build makes one
+    // more progress call, after an event-loop turn, before it writes anything.
+    const out = join(work, 'late-cancel');
+    await buildIndex([small], out, {});
+    let stopAsked = false;
+    const calls: number[] = [];
+    await expect(
+      buildIndex([small], out, {
+        onProgress: ({ docs }) => {
+          calls.push(docs);
+          if (stopAsked) throw new Error('cancelled');
+          // The stop arrives as an event right after the last record (a message on stdin would).
+          if (docs === 2) setImmediate(() => (stopAsked = true));
+        },
+      }),
+    ).rejects.toThrow('cancelled');
+    // Both records were read before the stop was seen: it was the final call that saw it.
+    expect(calls).toEqual([1, 2, 2]);
+    expect(openIndex(out).stats().numDocs).toBe(2);
+    expect(leftovers('late-cancel')).toEqual([]);
+  });
+
   it('a build killed with SIGKILL keeps the previous index; the next build clears the debris', async () => {
     const out = join(work, 'killed');
     await buildIndex([small], out, {});
