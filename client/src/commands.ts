@@ -23,7 +23,11 @@ function queryEditor(what: string): vscode.TextEditor | undefined {
   return undefined;
 }
 
-/** JSON-RPC MethodNotFound: the engine's requests are registered once its first configuration has finished. */
+/**
+ * JSON-RPC MethodNotFound: older servers registered the engine's requests only once their first
+ * configuration had finished. This server registers them at start-up and answers "the index is
+ * being built …" itself (or joins the running build), so this is only a fallback.
+ */
 const METHOD_NOT_FOUND = -32601;
 
 function messageOf(err: unknown): string {

@@ -1,11 +1,14 @@
 /**
  * The boundary between the language server and the retrieval engine / weighting model.
  *
- * The server never imports server/engine directly: it holds one `EngineProvider`, asks it
- * to (re)configure whenever the configuration changes, shows its status to the user, and
- * adds the feature modules it contributes. Until an engine provider is plugged in, the
- * server uses `ResourceCheckProvider`, which only reports whether the configured index
- * and model exist on disk and contributes no features (nothing is faked).
+ * server.ts never imports server/engine directly: it holds one `EngineProvider`, asks it to
+ * (re)configure whenever the configuration changes, shows its status to the user, and adds the
+ * feature modules it contributes (from `initialized` on, so their custom requests exist while
+ * the first configuration still builds or opens the index). The default provider is
+ * `LocalEngineProvider` (engine/provider.ts: the index, qrels and weighting model in this
+ * process). `ResourceCheckProvider` below is the engine-free alternative (tests, embedders):
+ * it only reports whether the configured index and model exist on disk and contributes no
+ * features (nothing is faked).
  *
  * Invariant: `configure` never throws and never blocks the LSP thread for long; every
  * failure is a `ResourceStatus` with a message and a fix that the client shows.
@@ -49,7 +52,11 @@ export interface EngineProvider {
   /** (Re)opens the index and model for this configuration. Must not throw. */
   configure(config: ResolvedConfig): Promise<EngineStatus>;
   status(): EngineStatus;
-  /** Feature modules backed by the engine (hover statistics, vocabulary completion, ...). */
+  /**
+   * Feature modules backed by the engine (hover statistics, vocabulary completion, ...). Asked
+   * before the first configure and after each one; modules answer "not loaded yet" states
+   * (or nothing) until the engine is ready.
+   */
   features(): FeatureModule[];
   dispose(): Promise<void>;
 }

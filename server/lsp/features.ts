@@ -2,9 +2,9 @@
  * The plug-in points of the language server. Every hover, completion, code action,
  * diagnostic and code-lens provider is a `FeatureModule`; the server asks each module in
  * turn and merges the answers. Grammar-level features (server/lsp/*.ts) are modules like
- * the engine features to come (hover statistics, vocabulary completion, result preview,
- * Bo1 expansion), which arrive through an `EngineProvider` (engine.ts) and never need a
- * change in server.ts. See docs/LSP_EXTENSIONS.md.
+ * the engine features (hover statistics, vocabulary completion, result preview, Bo1 and
+ * weights actions, custom requests; server/lsp/engine/), which arrive through an
+ * `EngineProvider` (engine.ts) and never need a change in server.ts. See docs/LSP_EXTENSIONS.md.
  */
 import type {
   CancellationToken,
@@ -46,6 +46,10 @@ export interface FeatureHost {
   refreshDiagnostics(): void;
   /** Re-read the configuration and reconfigure the engine (e.g. after querylens/buildIndex replaced the index); resolves once the new status is sent. */
   reloadConfiguration(): Promise<void>;
+  /** The configuration once it has been read at least once (a request that arrives first waits for it). */
+  configuration(): Promise<ResolvedConfig>;
+  /** Ask the client to request code lenses again (`workspace/codeLens/refresh`, when it supports it). */
+  refreshCodeLenses(): void;
 }
 
 /** A feature module answers any subset of the requests; unanswered ones are skipped. */

@@ -4,6 +4,10 @@
  * hover, completion, code actions, diagnostics and code lenses fan out to `FeatureModule`s
  * so that engine features plug in through an `EngineProvider` without touching this file.
  *
+ * The engine's modules (and their custom requests) are in place from `initialized` on, before
+ * the first configuration has loaded the index: a request that arrives while the first-use
+ * build runs is answered by the engine ("the index is being built"), never "method not found".
+ *
  * Invariant: no request handler throws to the client because of user input, a missing
  * index/model or a broken querylens.json; those become diagnostics, status notifications
  * or messages.
@@ -12,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import {
   CancellationToken,
   CodeActionKind,
+  CodeLensRefreshRequest,
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   MessageType,
@@ -70,7 +75,7 @@ export interface ServerStatus extends EngineStatus {
 }
 
 export interface ServerOptions {
-  /** The engine; default ResourceCheckProvider (no engine features). */
+  /** The engine; default LocalEngineProvider (the engine in this process). ResourceCheckProvider (engine.ts) is the engine-free alternative. */
   engine?: EngineProvider;
   /** Extra feature modules (tests, experiments). */
   features?: FeatureModule[];
@@ -88,20 +93,32 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   const documents = new TextDocuments(TextDocument);
   const parsed = new QueryDocuments();
   const engine = options.engine ?? new LocalEngineProvider(connection);
-  let modules: FeatureModule[] = [...GRAMMAR_FEATURES, ...(options.features ?? [])];
+  // The engine's modules from the start: they answer "not loaded yet" states until it is configured.
+  let modules: FeatureModule[] = [...GRAMMAR_FEATURES, ...(options.features ?? []), ...engine.features()];
 
   let root: string | null = null;
   let canAskConfiguration = false;
   let canWatchFiles = false;
   let resourceOperations = false;
+  let canRefreshCodeLenses = false;
+  let initialized = false;
   let initializationSettings: unknown = undefined;
   let config: ResolvedConfig = resolveConfig({}, null);
   let status: ServerStatus = { ...engine.status(), configFile: null, configProblems: [] };
   const shownMessages = new Set<string>();
 
+  /** Resolves once the configuration has been read for the first time (requests that need it wait for it). */
+  let configRead!: () => void;
+  const firstConfigRead = new Promise<void>((resolve) => (configRead = resolve));
+
   const registered = new Set<FeatureModule>();
-  /** Lets modules (engine ones arrive after configuration) add their custom requests, once. */
+  /**
+   * Lets modules add their custom requests, once each. Called at `initialized` (modules may
+   * register capabilities dynamically, which the client accepts only from then on) and after
+   * every configuration (a provider may contribute new modules).
+   */
   function registerModules(): void {
+    if (!initialized) return;
     for (const module of modules) {
       if (registered.has(module)) continue;
       registered.add(module);
@@ -113,6 +130,13 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     config: () => config,
     refreshDiagnostics: () => documents.all().forEach((d) => scheduleValidation(d)),
     reloadConfiguration: () => reloadConfiguration(),
+    configuration: async () => {
+      await firstConfigRead;
+      return config;
+    },
+    refreshCodeLenses: () => {
+      if (canRefreshCodeLenses) void connection.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+    },
   };
 
   const parsedDocument = (uri: string): QueryDocument | undefined => {
@@ -207,6 +231,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
       }
       const settings = validateConfig(settingsRaw, 'settings');
       config = resolveConfig(mergeConfig(file.config, settings.config), root);
+      configRead();
       const problems = [...file.problems, ...settings.problems];
       for (const p of problems) showOnce(MessageType.Warning, `querylens: ${p.source}: ${p.message}`);
       const engineStatus = await engine.configure(config);
@@ -217,10 +242,13 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
       registerModules();
     } catch (err) {
       // Reading configuration must never take the server down.
+      configRead();
       showOnce(MessageType.Error, `querylens: could not load the configuration: ${err instanceof Error ? err.message : String(err)}`);
     }
     await connection.sendNotification(STATUS_NOTIFICATION, status);
     host.refreshDiagnostics();
+    // The result-preview lenses said "being built" or showed the previous index: ask again.
+    host.refreshCodeLenses();
   }
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
@@ -229,6 +257,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     canAskConfiguration = !!caps.workspace?.configuration;
     canWatchFiles = !!caps.workspace?.didChangeWatchedFiles?.dynamicRegistration;
     resourceOperations = !!caps.workspace?.workspaceEdit?.resourceOperations?.includes('create');
+    canRefreshCodeLenses = !!caps.workspace?.codeLens?.refreshSupport;
     const init = params.initializationOptions as { settings?: unknown } | undefined;
     initializationSettings = init?.settings;
     return {
@@ -241,7 +270,8 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
         foldingRangeProvider: true,
         semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true, range: false },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CONVERT_ACTION_KIND] },
-        // Answered by engine feature modules; empty until one is plugged in.
+        // Answered by the engine's result-preview module: a lens per query with its results, or,
+        // while the index is being built or loaded, one that says so (preview-lens.ts).
         codeLensProvider: { resolveProvider: false },
       },
       serverInfo: { name: 'querylens', version: '0.1.0' },
@@ -249,6 +279,10 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   });
 
   connection.onInitialized(async () => {
+    // Before the first configuration (which may build the index for minutes): the engine's
+    // requests must exist while it runs. Synchronous, so no request is read before it.
+    initialized = true;
+    registerModules();
     if (canAskConfiguration) {
       void connection.client.register(DidChangeConfigurationNotification.type, { section: 'querylens' }).catch(() => undefined);
     }
@@ -360,8 +394,6 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     }
     return lenses;
   });
-
-  registerModules();
 
   connection.onShutdown(async () => {
     await engine.dispose();

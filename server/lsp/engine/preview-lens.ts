@@ -7,12 +7,18 @@
  *
  * Lenses are cached per query text for the session, so an edit re-runs only the edited
  * query; a long file yields between queries and stops when the request is cancelled.
+ *
+ * Never an empty, silent answer while the index is busy: during a rebuild the previous index
+ * keeps serving, so each lens keeps its results and says `· index being rebuilt`; while no
+ * index is open yet (the first-use build, the first load) each query gets a lens that says the
+ * index is being built/loaded (no command). The server asks the client to refresh the lenses
+ * once the index is ready (`workspace/codeLens/refresh`, server.ts).
  */
 import type { CancellationToken, CodeLens } from 'vscode-languageserver';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import { SHOW_RESULTS_COMMAND } from './protocol.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext, IndexActivity } from './provider.js';
 import { runnable, runQueryAst } from './ranking.js';
 import type { EngineSession } from './session.js';
 
@@ -33,7 +39,7 @@ export function lensTitle(session: EngineSession, qid: string, entryAst: Paramet
   return parts.join(' · ');
 }
 
-export async function previewLenses(session: EngineSession, doc: QueryDocument, token: CancellationToken): Promise<CodeLens[]> {
+export async function previewLenses(session: EngineSession, doc: QueryDocument, token: CancellationToken, note = ''): Promise<CodeLens[]> {
   const cache = session.cache<string>('lens');
   const lenses: CodeLens[] = [];
   let sinceYield = performance.now();
@@ -48,7 +54,7 @@ export async function previewLenses(session: EngineSession, doc: QueryDocument, 
       cache.set(key, title);
     }
     const start = rangeInFile(doc, entry, 0, 0).start;
-    lenses.push({ range: { start, end: start }, command: { title, command: SHOW_RESULTS_COMMAND, arguments: [entry.qid, doc.uri] } });
+    lenses.push({ range: { start, end: start }, command: { title: title + note, command: SHOW_RESULTS_COMMAND, arguments: [entry.qid, doc.uri] } });
     if (performance.now() - sinceYield > 20) {
       // Let $/cancelRequest and edits in before continuing with a long file.
       await new Promise((r) => setImmediate(r));
@@ -58,13 +64,25 @@ export async function previewLenses(session: EngineSession, doc: QueryDocument, 
   return lenses;
 }
 
+/** One lens per runnable query saying what the index is doing; no command (nothing to open yet). */
+export function busyLenses(doc: QueryDocument, activity: IndexActivity): CodeLens[] {
+  const title = `▷ ${activity.message.replace(/^the/, 'The')}: results appear when it is ready`;
+  return doc.source.entries.filter(runnable).map((entry) => {
+    const start = rangeInFile(doc, entry, 0, 0).start;
+    // An empty command id: clients show the title as plain text.
+    return { range: { start, end: start }, command: { title, command: '' } };
+  });
+}
+
 export function previewLensModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/preview-lens',
     codeLenses: (doc, token) => {
       context.documents.see(doc);
       const session = context.session();
-      return session ? previewLenses(session, doc, token) : [];
+      const activity = context.indexActivity();
+      if (session) return previewLenses(session, doc, token, activity?.kind === 'building' ? ' · index being rebuilt' : '');
+      return activity ? busyLenses(doc, activity) : [];
     },
   };
 }

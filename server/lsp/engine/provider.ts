@@ -9,9 +9,15 @@
  * aborted; one for the same corpus and folder is awaited instead of started twice.
  *
  * `rebuildIndex` (the `querylens/buildIndex` request) runs the same build on demand, over an
- * existing index too, reporting on the client's progress token. The engine's build writes a
+ * existing index too, reporting on the client's progress token. A request that arrives while
+ * a build of the same corpus and folder runs (e.g. the first-use build) joins it: its token
+ * gets `begin` (with the latest report) at once, then every report and the `end`, and
+ * cancelling it stops that one build (there is only one). The engine's build writes a
  * temporary folder and swaps it in only when complete, so a failed or cancelled build leaves
  * the previous index as it was.
+ *
+ * `indexActivity()` says when the index is being built or loaded, so that requests, lenses and
+ * messages can say so instead of answering as if no index were configured.
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -51,7 +57,16 @@ export interface EngineContext {
   modelStatus(): ResourceStatus;
   /** Builds `config.corpus` into `config.index` now, even over an existing index (rebuildIndex). */
   rebuildIndex(config: ResolvedConfig, progress: OnDemandProgress): Promise<BuildOutcome>;
+  /** What is happening to the index right now (a build, a load), or null when nothing is. */
+  indexActivity(): IndexActivity | null;
   readonly documents: LiveDocuments;
+}
+
+/** The index is being built (from a corpus) or loaded (configuration read, index opened, model loaded). */
+export interface IndexActivity {
+  kind: 'building' | 'loading';
+  /** Lower-case sentence fragment for messages: "the index is being built from <corpus> (1,200 documents so far)". */
+  message: string;
 }
 
 /** Progress of a build a request asked for: the client's token (when it sent one) and the request's cancellation. */
@@ -71,8 +86,15 @@ class BuildCancelled extends Error {}
 
 interface Build {
   key: string;
+  corpus: string;
+  title: string;
   aborted: boolean;
   promise: Promise<BuildOutcome>;
+  /** The requests waiting on this build (the first one and those that joined it): each gets the progress and may cancel. */
+  participants: OnDemandProgress[];
+  /** The latest progress report, replayed to a request that joins later. */
+  last: { percentage: number; message: string } | null;
+  docs: number;
 }
 
 export class LocalEngineProvider implements EngineProvider {
@@ -88,6 +110,9 @@ export class LocalEngineProvider implements EngineProvider {
   private loadedStamp = '';
   private build: Build | null = null;
   private generation = 0;
+  /** configure() calls in flight, and whether one ever finished (before that the configuration is still being read). */
+  private configuring = 0;
+  private configuredOnce = false;
   private readonly context: EngineContext;
   private readonly modules: FeatureModule[];
 
@@ -98,6 +123,7 @@ export class LocalEngineProvider implements EngineProvider {
       model: () => this.weightModel,
       modelStatus: () => this.current.model,
       rebuildIndex: (config, progress) => this.rebuildIndex(config, progress),
+      indexActivity: () => this.indexActivity(),
       documents,
     };
     this.modules = [
@@ -113,6 +139,27 @@ export class LocalEngineProvider implements EngineProvider {
   }
 
   async configure(config: ResolvedConfig): Promise<EngineStatus> {
+    this.configuring++;
+    try {
+      return await this.configureNow(config);
+    } finally {
+      this.configuring--;
+      this.configuredOnce = true;
+    }
+  }
+
+  /** A build running now, else a (re)configuration in flight or not yet begun; null when the index is idle. */
+  indexActivity(): IndexActivity | null {
+    const build = this.build;
+    if (build && !build.aborted) {
+      const docs = build.docs > 0 ? ` (${build.docs.toLocaleString('en-US')} documents so far)` : '';
+      return { kind: 'building', message: `the index is being built from ${build.corpus}${docs}` };
+    }
+    if (this.configuring > 0 || !this.configuredOnce) return { kind: 'loading', message: 'the index and model are being loaded' };
+    return null;
+  }
+
+  private async configureNow(config: ResolvedConfig): Promise<EngineStatus> {
     const generation = ++this.generation;
     let index: ResourceStatus;
     try {
@@ -296,43 +343,57 @@ export class LocalEngineProvider implements EngineProvider {
     return this.buildOnce(config.corpus, config.index, progress);
   }
 
-  /** Builds corpus → folder, sharing an identical build that is already running. */
+  /** Builds corpus → folder; a request for an identical build that is already running joins it. */
   private buildOnce(corpus: string, path: string, onDemand?: OnDemandProgress): Promise<BuildOutcome> {
     const key = `${corpus}\0${path}`;
-    if (this.build && !this.build.aborted && this.build.key === key) return this.build.promise;
-    if (this.build) this.build.aborted = true;
-    const build: Build = { key, aborted: false, promise: Promise.resolve(undefined as never) };
-    build.promise = this.runBuild(corpus, path, build, onDemand).finally(() => {
+    const running = this.build;
+    if (running && !running.aborted && running.key === key) {
+      if (onDemand) this.join(running, onDemand);
+      return running.promise;
+    }
+    if (running) running.aborted = true;
+    const build: Build = {
+      key,
+      corpus,
+      title: `querylens: building the index from ${corpus}`,
+      aborted: false,
+      promise: Promise.resolve(undefined as never),
+      participants: [],
+      last: null,
+      docs: 0,
+    };
+    this.build = build;
+    if (onDemand) this.join(build, onDemand);
+    build.promise = this.runBuild(corpus, path, build, !onDemand?.reporter).finally(() => {
       if (this.build === build) this.build = null;
     });
-    this.build = build;
     return build.promise;
   }
 
-  private async runBuild(corpus: string, path: string, build: Build, onDemand?: OnDemandProgress): Promise<BuildOutcome> {
-    const title = `querylens: building the index from ${corpus}`;
-    // A request that brought its own progress token reports there; otherwise the server asks the client for one.
-    let progress: WorkDoneProgressReporter | null;
-    let progressToken: CancellationToken | undefined;
-    if (onDemand?.reporter) {
-      progress = onDemand.reporter;
-      progress.begin(title, 0, undefined, true);
-    } else {
-      const created = await this.progress(title, true);
-      progress = created;
-      progressToken = created?.token;
-    }
-    const cancelled = () => build.aborted || !!progressToken?.isCancellationRequested || !!onDemand?.token.isCancellationRequested;
+  /** Adds a request to a build: its token gets `begin` now (and the latest report), then what the build reports. */
+  private join(build: Build, onDemand: OnDemandProgress): void {
+    build.participants.push(onDemand);
+    onDemand.reporter?.begin(build.title, build.last?.percentage ?? 0, build.last?.message, true);
+  }
+
+  /** `ownProgress`: the server asks the client for a progress token (the first-use build, or a request that sent none). */
+  private async runBuild(corpus: string, path: string, build: Build, ownProgress: boolean): Promise<BuildOutcome> {
+    const own = ownProgress ? await this.progress(build.title, true) : null;
+    const cancelled = () =>
+      build.aborted || !!own?.token.isCancellationRequested || build.participants.some((p) => p.token.isCancellationRequested);
+    const reporters = () => [own, ...build.participants.map((p) => p.reporter)].filter((r): r is WorkDoneProgressReporter => r !== null);
     let lastReport = 0;
     try {
       const summary = await buildIndex([corpus], path, {
         onProgress: (p) => {
           if (cancelled()) throw new BuildCancelled();
+          build.docs = p.docs;
           const now = Date.now();
-          if (progress && now - lastReport > 100) {
+          if (now - lastReport > 100) {
             lastReport = now;
-            const percentage = p.totalBytes > 0 ? Math.min(99, Math.floor((100 * p.bytesRead) / p.totalBytes)) : undefined;
-            progress.report(percentage ?? 0, `${p.docs.toLocaleString('en-US')} documents`);
+            const percentage = p.totalBytes > 0 ? Math.min(99, Math.floor((100 * p.bytesRead) / p.totalBytes)) : 0;
+            build.last = { percentage, message: `${p.docs.toLocaleString('en-US')} documents` };
+            for (const reporter of reporters()) reporter.report(build.last.percentage, build.last.message);
           }
         },
       });
@@ -356,7 +417,7 @@ export class LocalEngineProvider implements EngineProvider {
       };
       return { status, summary: null, cancelled: false };
     } finally {
-      progress?.done();
+      for (const reporter of reporters()) reporter.done();
     }
   }
 

@@ -11,6 +11,12 @@
  * - `querylens/buildIndex`: the configured corpus built into the configured index folder, with
  *   work-done progress and cancellation; the previous index survives a failed or cancelled build.
  *
+ * The requests are registered at `initialized`, before the first configuration: while the index
+ * is being built or loaded and none is open yet, the index-backed ones fail with InvalidRequest
+ * "the index is being built from … / being loaded" (`data: { index: 'building' | 'loading' }`),
+ * `querylens/buildIndex` joins a running build of the same corpus and folder, and weighFile
+ * says that the model is not loaded yet.
+ *
  * Each request names the document version it was made for; an edit makes it stale: it fails
  * with ContentModified before or between its steps, and with RequestCancelled when the client
  * cancels it. Steps yield to the event loop so those messages are seen.
@@ -61,8 +67,15 @@ const DEPTH = 1000;
 
 function requireSession(context: EngineContext): EngineSession {
   const session = context.session();
-  if (!session) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no index is loaded; see querylens/status for the reason and the fix');
-  return session;
+  if (session) return session;
+  // The first-use build (or a load) is under way: say so, rather than "no index".
+  const activity = context.indexActivity();
+  if (activity) {
+    throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${activity.message}; try again when it is ready (querylens/status says "ready")`, {
+      index: activity.kind,
+    });
+  }
+  throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no index is loaded; see querylens/status for the reason and the fix');
 }
 
 function requireRunnable(entry: QueryEntry): QueryAst {
@@ -292,10 +305,20 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
   };
 }
 
-export async function weighFile(context: EngineContext, params: DocumentRef, token: CancellationToken): Promise<WeighFileResult> {
+export async function weighFile(context: EngineContext, host: FeatureHost, params: DocumentRef, token: CancellationToken): Promise<WeighFileResult> {
   const doc = await resolveDocument(context.documents, params, token);
   const loaded = context.model();
   if (!loaded) {
+    const config = await host.configuration();
+    const activity = context.indexActivity();
+    // The model is loaded after the index: while that is being built or opened it is not there yet.
+    if (config.model && activity) {
+      throw new ResponseError(
+        ErrorCodes.InvalidRequest,
+        `querylens: the term-weighting model is not loaded yet (the server loads it after the index, and ${activity.message}); try again when querylens/status says the model is ready.`,
+        { model: activity.kind },
+      );
+    }
     // Never fake weights: say why there is no model and how to get one.
     const status = context.modelStatus();
     const fix = status.fix ?? 'Set "model" in querylens.json (or the querylens.model setting) to the model folder, e.g. model/artifacts.';
@@ -335,10 +358,15 @@ export async function weighFile(context: EngineContext, params: DocumentRef, tok
 }
 
 export async function buildIndexNow(context: EngineContext, host: FeatureHost, connection: Connection, params: BuildIndexParams | null, token: CancellationToken): Promise<BuildIndexResult> {
-  const config = host.config();
+  // Sent right after start-up, the request may arrive before querylens.json has been read.
+  const config = await host.configuration();
   const hadIndex = !!config.index && existsSync(config.index);
   const reporter = params?.workDoneToken !== undefined ? connection.window.attachWorkDoneProgress(params.workDoneToken) : null;
-  const outcome = await context.rebuildIndex(config, { reporter, token });
+  // Joins the first-use build when it is the same corpus and folder (provider.ts).
+  const building = context.rebuildIndex(config, { reporter, token });
+  // The preview lenses now say that the index is being rebuilt.
+  host.refreshCodeLenses();
+  const outcome = await building;
   if (outcome.cancelled) {
     const kept = hadIndex ? `the previous index at ${config.index} is unchanged` : `nothing was written at ${config.index}`;
     throw new ResponseError(LSPErrorCodes.RequestCancelled, `querylens: building the index was cancelled; ${kept}.`);
@@ -363,7 +391,7 @@ export function requestsModule(context: EngineContext): FeatureModule {
         connection.onRequest(EXPLAIN_REQUEST, (params: ExplainParams, token) => explainDocument(context, params, token)),
         connection.onRequest(COMPARE_REQUEST, (params: CompareParams, token) => compare(context, params, token)),
         connection.onRequest(RUN_FILE_REQUEST, (params: RunFileParams, token) => runFile(context, params, token)),
-        connection.onRequest(WEIGH_FILE_REQUEST, (params: DocumentRef, token) => weighFile(context, params, token)),
+        connection.onRequest(WEIGH_FILE_REQUEST, (params: DocumentRef, token) => weighFile(context, host, params, token)),
         connection.onRequest(BUILD_INDEX_REQUEST, (params: BuildIndexParams | null, token) => buildIndexNow(context, host, connection, params, token)),
       ];
       return { dispose: () => disposables.forEach((d) => d.dispose()) };
