@@ -18,17 +18,84 @@ import type { IToken, TokenType } from 'chevrotain';
 import type { BooleanNode, BoostNode, FuzzyNode, PhraseNode, QueryNode, RangeNode, TermNode, WildcardNode } from '../ast.js';
 import { BOOST_NUMBER } from './parser.js';
 import * as T from './tokens.js';
-import { classifyWord, unescapeLucene, type ClauseItem, type Ctx, type LuceneAstBuilder } from './visitor.js';
+import { unescapeLucene, type ClauseItem, type LuceneAstBuilder } from './visitor.js';
 
-/** Thrown (and caught in fastLuceneCst) to decline; a constant, so declining allocates nothing. */
+/** Thrown (and caught in fastLuceneAst) to decline; a constant, so declining allocates nothing. */
 const DECLINE = Symbol('decline');
 
-let tokens: IToken[] = [];
-let pos = 0;
+// Token kinds of the scanner. A token is a kind and a [start, end) range in parallel typed
+// arrays, reused from query to query: a 10,000-query file must not leave a token object
+// (and an image string) per token for the garbage collector. Only the few tokens a
+// visitor.ts helper takes as an IToken (AND/OR, +/-/NOT, `~N`) become objects (tokenAt).
+const WORD = 0; // a Word without `*` or `?`
+const WILD_WORD = 1; // a Word with `*` or `?` (a wildcard term)
+const AND = 2;
+const OR = 3;
+const NOT = 4;
+const PLUS = 5;
+const MINUS = 6;
+const LPAREN = 7;
+const RPAREN = 8;
+const COLON = 9;
+const CARET = 10;
+const QUOTED = 11;
+const FUZZY_SLOP = 12;
+const RANGE_IN_START = 13;
+const RANGE_EX_START = 14;
+const RANGE_IN_END = 15;
+const RANGE_EX_END = 16;
+const RANGE_GOOP = 17;
+const RANGE_TO = 18;
+/** kindAt past the last token. */
+const NONE = 255;
 
-function token(tokenType: TokenType, image: string, startOffset: number): IToken {
-  // The same own properties as the Chevrotain lexer's tokens ('onlyOffset' tracking).
-  return { image, startOffset, tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType } as IToken;
+/** The tokens.ts type of each kind, for tokenAt. */
+const TOKEN_TYPES: readonly TokenType[] = [
+  T.Word,
+  T.Word,
+  T.And,
+  T.Or,
+  T.Not,
+  T.Plus,
+  T.Minus,
+  T.LParen,
+  T.RParen,
+  T.Colon,
+  T.Caret,
+  T.Quoted,
+  T.FuzzySlop,
+  T.RangeInStart,
+  T.RangeExStart,
+  T.RangeInEnd,
+  T.RangeExEnd,
+  T.RangeGoop,
+  T.RangeTo,
+];
+
+/** Token arrays above this size (a huge line) are not kept for the next query. */
+const KEEP_CAPACITY = 1024;
+
+let kinds = new Uint8Array(KEEP_CAPACITY);
+let starts = new Int32Array(KEEP_CAPACITY);
+let ends = new Int32Array(KEEP_CAPACITY);
+let count = 0;
+
+function push(kind: number, start: number, end: number): void {
+  if (count === kinds.length) {
+    const k = new Uint8Array(count * 2);
+    k.set(kinds);
+    kinds = k;
+    const s = new Int32Array(count * 2);
+    s.set(starts);
+    starts = s;
+    const e = new Int32Array(count * 2);
+    e.set(ends);
+    ends = e;
+  }
+  kinds[count] = kind;
+  starts[count] = start;
+  ends[count] = end;
+  count++;
 }
 
 /** Lucene's whitespace (tokens.ts WS): space, tab, LF, CR, U+3000. */
@@ -68,11 +135,33 @@ function isDigit(c: number): boolean {
 }
 
 /**
+ * lexer.ts: a Word that is exactly AND / && / OR / || / NOT is an operator. Compared by
+ * character, so that no image is cut out of the text to find out.
+ */
+function wordKind(s: string, start: number, end: number, wild: boolean): number {
+  if (wild) return WILD_WORD;
+  const length = end - start;
+  if (length === 2) {
+    const a = s.charCodeAt(start);
+    const b = s.charCodeAt(start + 1);
+    if (a === 38 && b === 38) return AND; // &&
+    if ((a === 79 && b === 82) || (a === 124 && b === 124)) return OR; // OR ||
+  } else if (length === 3) {
+    const a = s.charCodeAt(start);
+    const b = s.charCodeAt(start + 1);
+    const c = s.charCodeAt(start + 2);
+    if (a === 65 && b === 78 && c === 68) return AND; // AND
+    if (a === 78 && b === 79 && c === 84) return NOT; // NOT
+  }
+  return WORD;
+}
+
+/**
  * Tokenises like lexer.ts (the first pattern that matches wins, in the order of
  * defaultModeTokens / rangeModeTokens), or returns false for a form left to Chevrotain.
  */
 function scan(s: string): boolean {
-  tokens = [];
+  count = 0;
   const n = s.length;
   let i = 0;
   while (i < n) {
@@ -80,18 +169,18 @@ function scan(s: string): boolean {
     // Word: a term character (not `+ -` at the start), `*` or `?`, then term characters.
     if (!endsWord(c) && c !== 43 && c !== 45) {
       const start = i;
+      // `*` and `?` make a wildcard term (visitor.ts classifyWord, which escapes aside
+      // only looks for them; escapes decline below).
+      let wild = c === 42 || c === 63;
       i++;
-      while (i < n && !endsWord(s.charCodeAt(i))) i++;
-      if (i < n && s.charCodeAt(i) === 92) return false; // an escape: Chevrotain's lexer
-      const image = s.slice(start, i);
-      // lexer.ts: a Word that is exactly AND / && / OR / || / NOT is an operator.
-      let type: TokenType = T.Word;
-      if (image.length === 2 || image.length === 3) {
-        if (image === 'AND' || image === '&&') type = T.And;
-        else if (image === 'OR' || image === '||') type = T.Or;
-        else if (image === 'NOT') type = T.Not;
+      while (i < n) {
+        const d = s.charCodeAt(i);
+        if (endsWord(d)) break;
+        if (d === 42 || d === 63) wild = true;
+        i++;
       }
-      tokens.push(token(type, image, start));
+      if (i < n && s.charCodeAt(i) === 92) return false; // an escape: Chevrotain's lexer
+      push(wordKind(s, start, i, wild), start, i);
       continue;
     }
     if (isSpace(c)) {
@@ -105,21 +194,21 @@ function scan(s: string): boolean {
         // !
         // `+ `, `- `, `! ` are BareOperator (searched as a term, with a warning).
         if (i + 1 < n && isSpace(s.charCodeAt(i + 1))) return false;
-        tokens.push(token(c === 43 ? T.Plus : c === 45 ? T.Minus : T.Not, s[i], i));
+        push(c === 43 ? PLUS : c === 45 ? MINUS : NOT, i, i + 1);
         i++;
         continue;
       }
       case 40:
-        tokens.push(token(T.LParen, '(', i++));
+        push(LPAREN, i, ++i);
         continue;
       case 41:
-        tokens.push(token(T.RParen, ')', i++));
+        push(RPAREN, i, ++i);
         continue;
       case 58:
-        tokens.push(token(T.Colon, ':', i++));
+        push(COLON, i, ++i);
         continue;
       case 94:
-        tokens.push(token(T.Caret, '^', i++));
+        push(CARET, i, ++i);
         continue;
       case 34: {
         // Quoted: to the next `"`; escapes and unclosed quotes are left to Chevrotain.
@@ -131,7 +220,7 @@ function scan(s: string): boolean {
           j++;
         }
         if (j >= n) return false;
-        tokens.push(token(T.Quoted, s.slice(i, j + 1), i));
+        push(QUOTED, i, j + 1);
         i = j + 1;
         continue;
       }
@@ -145,13 +234,13 @@ function scan(s: string): boolean {
             while (j < n && isDigit(s.charCodeAt(j))) j++;
           }
         }
-        tokens.push(token(T.FuzzySlop, s.slice(i, j), i));
+        push(FUZZY_SLOP, i, j);
         i = j;
         continue;
       }
       case 91:
       case 123: {
-        tokens.push(token(c === 91 ? T.RangeInStart : T.RangeExStart, s[i], i));
+        push(c === 91 ? RANGE_IN_START : RANGE_EX_START, i, i + 1);
         i = scanRange(s, i + 1);
         if (i < 0) return false;
         continue;
@@ -174,7 +263,7 @@ function scanRange(s: string, i: number): number {
       continue;
     }
     if (c === 93 || c === 125) {
-      tokens.push(token(c === 93 ? T.RangeInEnd : T.RangeExEnd, s[i], i));
+      push(c === 93 ? RANGE_IN_END : RANGE_EX_END, i, i + 1);
       return i + 1;
     }
     if (c === 34) return -1; // quoted bound
@@ -186,252 +275,268 @@ function scanRange(s: string, i: number): number {
       if (isSpace(d) || d === 93 || d === 125) break;
       i++;
     }
-    const image = s.slice(start, i);
-    tokens.push(token(image === 'TO' ? T.RangeTo : T.RangeGoop, image, start));
+    const isTo = i - start === 2 && s.charCodeAt(start) === 84 && s.charCodeAt(start + 1) === 79;
+    push(isTo ? RANGE_TO : RANGE_GOOP, start, i);
   }
   return -1; // unclosed range
 }
 
 // ---------------------------------------------------------------------------------------
-// Recursive descent over `tokens`, building the AST exactly as visitor.ts builds it from
+// Recursive descent over the tokens, building the AST exactly as visitor.ts builds it from
 // parser.ts's CST (same node shapes, key order and diagnostics, in the same order), with
 // the visitor's own helpers for clause flags, checks, fuzzy edits and phrase words. Any
 // token the grammar does not expect declines, so no syntax error ever needs reporting.
+//
+// visitor.ts's Ctx becomes two arguments: `field` (the field in force) and `fieldStart`
+// (where this clause's own `field:` prefix starts, -1 for none), so no Ctx object is made
+// per clause. Nodes are written as one object literal each, `fields` included, rather than
+// given a property afterwards: the key order is the visitor's, and V8 keeps every property
+// inside the object instead of allocating a separate property store for the late one.
 
-/** visitor.ts classifyWord's test: only words with `\\`, `*` or `?` need a character scan. */
-const NEEDS_SCAN = /[\\*?]/;
+/** `*` or `?` in a phrase word (searched as written, with a note). */
+const WILDCARD_CHAR = /[*?]/;
 
 let b: LuceneAstBuilder;
 let source = '';
+let pos = 0;
 
-function type(p: number): TokenType | undefined {
-  return p < tokens.length ? tokens[p].tokenType : undefined;
+function kindAt(p: number): number {
+  return p < count ? kinds[p] : NONE;
 }
 
-function end(t: IToken): number {
-  return t.startOffset + t.image.length;
+function isWord(kind: number): boolean {
+  return kind === WORD || kind === WILD_WORD;
+}
+
+function image(p: number): string {
+  return source.slice(starts[p], ends[p]);
+}
+
+/** The token Chevrotain's lexer makes for token `p` (its own properties), for the visitor's helpers. */
+function tokenAt(p: number): IToken {
+  const tokenType = TOKEN_TYPES[kinds[p]];
+  return { image: image(p), startOffset: starts[p], tokenTypeIdx: tokenType.tokenTypeIdx!, tokenType } as IToken;
 }
 
 /** topQuery := clauseItem* EOF (visitor.ts topQuery). */
 function topQuery(): BooleanNode {
   const range = { start: 0, end: source.length };
   const items: ClauseItem[] = [];
-  while (pos < tokens.length) items.push(clauseItem({ field: undefined }));
+  while (pos < count) items.push(clauseItem(undefined));
   const node: BooleanNode = { kind: 'boolean', clauses: b.addClauses(items), grouped: false, range };
   b.checkClauses(node);
   return node;
 }
 
 /** clauseItem := (AND|OR)? (+|-|NOT)? (Word ':')? body (visitor.ts clauseItem + clauseBody). */
-function clauseItem(ctx: Ctx): ClauseItem {
-  let conj: IToken | undefined;
-  let mod: IToken | undefined;
-  let t = type(pos);
-  if (t === T.And || t === T.Or) {
-    conj = tokens[pos++];
-    t = type(pos);
+function clauseItem(field: string | undefined): ClauseItem {
+  let conj = -1;
+  let mod = -1;
+  let k = kindAt(pos);
+  if (k === AND || k === OR) {
+    conj = pos++;
+    k = kindAt(pos);
   }
-  if (t === T.Plus || t === T.Minus || t === T.Not) {
-    mod = tokens[pos++];
-    t = type(pos);
+  if (k === PLUS || k === MINUS || k === NOT) {
+    mod = pos++;
+    k = kindAt(pos);
   }
-  let inner = ctx;
+  let fieldStart = -1;
   let node: QueryNode | undefined;
-  if (t === T.Word && type(pos + 1) === T.Colon) {
-    const fieldTok = tokens[pos];
+  if (isWord(k) && kindAt(pos + 1) === COLON) {
+    const f = pos;
     pos += 2;
-    t = type(pos);
-    const info = classifyWord(fieldTok.image);
-    if (info.wildcard && fieldTok.image !== '*') {
-      b.report('lucene/bad-field', 'error', `a field name cannot contain wildcards: '${fieldTok.image}'`, { start: fieldTok.startOffset, end: end(fieldTok) });
+    k = kindAt(pos);
+    // Escapes decline in scan(), so classifyWord's text is the image itself.
+    const name = image(f);
+    if (kinds[f] === WILD_WORD && name !== '*') {
+      b.report('lucene/bad-field', 'error', `a field name cannot contain wildcards: '${name}'`, { start: starts[f], end: ends[f] });
     }
-    inner = { field: info.text, start: fieldTok.startOffset };
+    field = name;
+    fieldStart = starts[f];
     // `*:*` (optionally boosted) → MatchAllNode (visitor.ts matchAll).
-    if (fieldTok.image === '*' && t === T.Word && tokens[pos].image === '*') node = matchAll(fieldTok);
+    if (name === '*' && k === WILD_WORD && ends[pos] - starts[pos] === 1 && source.charCodeAt(starts[pos]) === 42) node = matchAll(f);
   }
   if (!node) {
-    if (t === T.LParen) node = group(inner);
-    else if (t === T.Word) node = wordTerm(inner);
-    else if (t === T.Quoted) node = phrase(inner);
-    else if (t === T.RangeInStart || t === T.RangeExStart) node = range(inner);
+    if (k === LPAREN) node = group(field, fieldStart);
+    else if (isWord(k)) node = wordTerm(field, fieldStart);
+    else if (k === QUOTED) node = phrase(field, fieldStart);
+    else if (k === RANGE_IN_START || k === RANGE_EX_START) node = range(field, fieldStart);
     else throw DECLINE;
   }
   let start = node.range.start;
-  if (conj && conj.startOffset < start) start = conj.startOffset;
-  if (mod && mod.startOffset < start) start = mod.startOffset;
-  return { conj, mod, node, start };
+  if (conj >= 0 && starts[conj] < start) start = starts[conj];
+  if (mod >= 0 && starts[mod] < start) start = starts[mod];
+  return { conj: conj >= 0 ? tokenAt(conj) : undefined, mod: mod >= 0 ? tokenAt(mod) : undefined, node, start };
 }
 
-function matchAll(fieldTok: IToken): QueryNode {
-  const w = tokens[pos++];
+function matchAll(fieldTok: number): QueryNode {
+  const w = pos++;
   suffixSlops();
-  const boostToks = slopBoost;
+  const boost = slopBoost;
   const fuzzy = slopFirst;
-  if (fuzzy) b.report('lucene/ignored-fuzzy', 'warning', "'~' has no effect on *:*", { start: fuzzy.startOffset, end: end(fuzzy) });
-  const node: QueryNode = { kind: 'matchAll', range: { start: fieldTok.startOffset, end: end(w) } };
-  return boostToks ? withBoost(node, boostToks) : node;
+  if (fuzzy >= 0) b.report('lucene/ignored-fuzzy', 'warning', "'~' has no effect on *:*", { start: starts[fuzzy], end: ends[fuzzy] });
+  const node: QueryNode = { kind: 'matchAll', range: { start: starts[fieldTok], end: ends[w] } };
+  return boost >= 0 ? withBoost(node, boost) : node;
 }
 
-function group(ctx: Ctx): QueryNode {
-  const lp = tokens[pos++];
+function group(field: string | undefined, fieldStart: number): QueryNode {
+  const lp = pos++;
   const items: ClauseItem[] = [];
-  const inner: Ctx = { field: ctx.field };
-  while (type(pos) !== T.RParen) {
-    if (pos >= tokens.length) throw DECLINE;
-    items.push(clauseItem(inner));
+  while (kindAt(pos) !== RPAREN) {
+    if (pos >= count) throw DECLINE;
+    items.push(clauseItem(field));
   }
-  const rp = tokens[pos++];
+  const rp = pos++;
   const clauses = b.addClauses(items);
-  const node: BooleanNode = { kind: 'boolean', clauses, grouped: true, range: { start: ctx.start ?? lp.startOffset, end: end(rp) } };
-  if (ctx.start !== undefined && ctx.field !== undefined) node.field = ctx.field;
+  const range = { start: fieldStart >= 0 ? fieldStart : starts[lp], end: ends[rp] };
+  // The group records its field only where the user wrote `field:(` (visitor.ts group).
+  const node: BooleanNode =
+    fieldStart >= 0 && field !== undefined ? { kind: 'boolean', clauses, grouped: true, range, field } : { kind: 'boolean', clauses, grouped: true, range };
   if (clauses.length === 0) {
-    b.report('syntax/empty-group', 'error', "empty group '()': Lucene needs at least one clause inside parentheses", { start: lp.startOffset, end: end(rp) });
+    b.report('syntax/empty-group', 'error', "empty group '()': Lucene needs at least one clause inside parentheses", { start: starts[lp], end: ends[rp] });
   }
   b.checkClauses(node);
-  const boost = type(pos) === T.Caret ? boostTokens() : undefined;
-  return boost ? withBoost(node, boost) : node;
+  return kindAt(pos) === CARET ? withBoost(node, boostCaret()) : node;
 }
 
-/** boost := '^' NUMBER (a `^` without a number is left to Chevrotain and the visitor). */
-function boostTokens(): [IToken, IToken] {
-  const caret = tokens[pos++];
-  const value = tokens[pos];
-  if (!value || value.tokenType !== T.Word || !BOOST_NUMBER.test(value.image)) throw DECLINE;
-  pos++;
-  return [caret, value];
+/**
+ * boost := '^' NUMBER: the index of the `^` (its number is the next token). A `^` without
+ * a number is left to Chevrotain and the visitor.
+ */
+function boostCaret(): number {
+  const caret = pos;
+  if (!isWord(kindAt(caret + 1)) || !BOOST_NUMBER.test(image(caret + 1))) throw DECLINE;
+  pos += 2;
+  return caret;
 }
 
-/** visitor.ts withBoost, for a well-formed `^NUMBER`. */
-function withBoost(node: QueryNode, [caret, value]: [IToken, IToken]): QueryNode {
-  const range = { start: caret.startOffset, end: end(value) };
-  const boost = Number(value.image);
-  if (boost === 0) b.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', range);
-  const out: BoostNode = { kind: 'boost', boost, child: node, range: { start: node.range.start, end: range.end } };
+/** visitor.ts withBoost, for a well-formed `^NUMBER` whose `^` is token `caret`. */
+function withBoost(node: QueryNode, caret: number): QueryNode {
+  const value = caret + 1;
+  const boost = Number(image(value));
+  if (boost === 0) b.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', { start: starts[caret], end: ends[value] });
+  const out: BoostNode = { kind: 'boost', boost, child: node, range: { start: node.range.start, end: ends[value] } };
   return out;
 }
 
-// What suffixSlops found (module variables rather than a result object per word).
-let slopFirst: IToken | undefined;
-let slopLast: IToken | undefined;
+// What suffixSlops found, as token indices (-1: none), in module variables rather than a
+// result object per word.
+let slopFirst = -1;
+let slopLast = -1;
 let slopCount = 0;
-let slopBoost: [IToken, IToken] | undefined;
+let slopBoost = -1;
 
 /** After a word: ('~')? ('^' NUMBER ('~')?)? (parser.ts wordTerm), into the slop* variables. */
 function suffixSlops(): void {
-  slopFirst = slopLast = slopBoost = undefined;
+  slopFirst = slopLast = slopBoost = -1;
   slopCount = 0;
-  if (type(pos) === T.FuzzySlop) {
-    slopFirst = slopLast = tokens[pos++];
+  if (kindAt(pos) === FUZZY_SLOP) {
+    slopFirst = slopLast = pos++;
     slopCount++;
   }
-  if (type(pos) === T.Caret) {
-    slopBoost = boostTokens();
-    if (type(pos) === T.FuzzySlop) {
-      slopLast = tokens[pos++];
-      if (!slopFirst) slopFirst = slopLast;
+  if (kindAt(pos) === CARET) {
+    slopBoost = boostCaret();
+    if (kindAt(pos) === FUZZY_SLOP) {
+      slopLast = pos++;
+      if (slopFirst < 0) slopFirst = slopLast;
       slopCount++;
     }
   }
 }
 
-/** visitor.ts wordTerm. */
-function wordTerm(ctx: Ctx): QueryNode {
-  const w = tokens[pos++];
+/** visitor.ts wordTerm (a word without escapes: its text and pattern are its image). */
+function wordTerm(field: string | undefined, fieldStart: number): QueryNode {
+  const w = pos++;
   suffixSlops();
   const first = slopFirst;
   const slop = slopLast;
-  const count = slopCount;
+  const slops = slopCount;
   const boost = slopBoost;
   // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
-  const e = first && (!boost || first.startOffset < boost[0].startOffset) ? end(first) : end(w);
-  const range = { start: ctx.start ?? w.startOffset, end: e };
-  const image = w.image;
-  if (!slop && !NEEDS_SCAN.test(image)) {
-    // The common plain term: what classifyWord + the branch below give, without the info object.
-    const node: TermNode = { kind: 'term', text: image, raw: false, range };
-    if (ctx.field !== undefined) node.fields = [ctx.field];
-    return boost ? withBoost(node, boost) : node;
+  const e = first >= 0 && (boost < 0 || starts[first] < starts[boost]) ? ends[first] : ends[w];
+  const range = { start: fieldStart >= 0 ? fieldStart : starts[w], end: e };
+  const text = image(w);
+  let node: TermNode | WildcardNode | FuzzyNode;
+  if (kinds[w] === WORD && slop < 0) {
+    // The common plain term.
+    node = field !== undefined ? { kind: 'term', text, raw: false, range, fields: [field] } : { kind: 'term', text, raw: false, range };
+    return boost >= 0 ? withBoost(node, boost) : node;
   }
-  const info = classifyWord(image);
-  if (count > 1) {
-    b.report('lucene/ignored-fuzzy', 'warning', `'${first!.image}' is ignored: Lucene uses the last '~' ('${slop!.image}')`, {
-      start: first!.startOffset,
-      end: end(first!),
+  if (slops > 1) {
+    b.report('lucene/ignored-fuzzy', 'warning', `'${image(first)}' is ignored: Lucene uses the last '~' ('${image(slop)}')`, {
+      start: starts[first],
+      end: ends[first],
     });
   }
-  let node: TermNode | WildcardNode | FuzzyNode;
-  if (info.wildcard) {
-    node = { kind: 'wildcard', pattern: info.pattern, form: 'lucene', range };
-    if (info.leadingWildcard) {
+  if (kinds[w] === WILD_WORD) {
+    node = field !== undefined ? { kind: 'wildcard', pattern: text, form: 'lucene', range, fields: [field] } : { kind: 'wildcard', pattern: text, form: 'lucene', range };
+    const c = text.charCodeAt(0);
+    if (c === 42 || c === 63) {
       b.report(
         'lucene/leading-wildcard',
         'warning',
-        `Lucene rejects a term that starts with '${image[0]}' unless allowLeadingWildcard is set (and such a query scans every term)`,
-        { start: w.startOffset, end: end(w) },
+        `Lucene rejects a term that starts with '${text[0]}' unless allowLeadingWildcard is set (and such a query scans every term)`,
+        { start: starts[w], end: ends[w] },
       );
     }
-    if (slop) b.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is ignored on a wildcard term`, { start: slop.startOffset, end: end(slop) });
-  } else if (slop) {
-    const edits = b.fuzzyEdits(slop, info.text);
-    node = { kind: 'fuzzy', text: info.text, maxEdits: edits.maxEdits, explicit: edits.explicit, range };
+    if (slop >= 0) b.report('lucene/ignored-fuzzy', 'warning', `'${image(slop)}' is ignored on a wildcard term`, { start: starts[slop], end: ends[slop] });
   } else {
-    node = { kind: 'term', text: info.text, raw: false, range };
+    const { maxEdits, explicit } = b.fuzzyEdits(tokenAt(slop), text);
+    node = field !== undefined ? { kind: 'fuzzy', text, maxEdits, explicit, range, fields: [field] } : { kind: 'fuzzy', text, maxEdits, explicit, range };
   }
-  if (ctx.field !== undefined) node.fields = [ctx.field];
-  return boost ? withBoost(node, boost) : node;
+  return boost >= 0 ? withBoost(node, boost) : node;
 }
 
 /** visitor.ts phrase, for a closed phrase: Quoted ('~')? ('^' NUMBER)? */
-function phrase(ctx: Ctx): QueryNode {
-  const q = tokens[pos++];
-  const slop = type(pos) === T.FuzzySlop ? tokens[pos++] : undefined;
-  const boost = type(pos) === T.Caret ? boostTokens() : undefined;
-  const start = ctx.start ?? q.startOffset;
-  const e = slop ? end(slop) : end(q);
-  const terms = b.phraseTerms(q.startOffset + 1, end(q) - 1);
+function phrase(field: string | undefined, fieldStart: number): QueryNode {
+  const q = pos++;
+  const slop = kindAt(pos) === FUZZY_SLOP ? pos++ : -1;
+  const boost = kindAt(pos) === CARET ? boostCaret() : -1;
+  const range = { start: fieldStart >= 0 ? fieldStart : starts[q], end: slop >= 0 ? ends[slop] : ends[q] };
+  const terms = b.phraseTerms(starts[q] + 1, ends[q] - 1);
   let slopValue = 0;
   let explicitSlop = false;
-  if (slop && slop.image.length > 1) {
+  if (slop >= 0 && ends[slop] - starts[slop] > 1) {
     // Lucene: (int) Float.parseFloat(...).
-    slopValue = Math.trunc(Number(slop.image.slice(1)));
+    slopValue = Math.trunc(Number(source.slice(starts[slop] + 1, ends[slop])));
     explicitSlop = true;
   }
-  const node: PhraseNode = { kind: 'phrase', terms, slop: slopValue, explicitSlop, range: { start, end: e }, ...fieldsOf(ctx) };
-  if (terms.length === 0) b.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: q.startOffset, end: end(q) });
+  const node: PhraseNode =
+    field !== undefined
+      ? { kind: 'phrase', terms, slop: slopValue, explicitSlop, range, fields: [field] }
+      : { kind: 'phrase', terms, slop: slopValue, explicitSlop, range };
+  if (terms.length === 0) b.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: starts[q], end: ends[q] });
   for (const t of terms) {
-    if (/[*?]/.test(t.text)) {
+    if (WILDCARD_CHAR.test(t.text)) {
       b.report('lucene/wildcard-in-phrase', 'info', `wildcards are not expanded inside a phrase: '${t.text}' is searched as written`, t.range);
     }
   }
-  return boost ? withBoost(node, boost) : node;
+  return boost >= 0 ? withBoost(node, boost) : node;
 }
 
-function fieldsOf(ctx: Ctx): { fields?: string[] } {
-  return ctx.field !== undefined ? { fields: [ctx.field] } : {};
+function bound(p: number): string | null {
+  return ends[p] - starts[p] === 1 && source.charCodeAt(starts[p]) === 42 ? null : unescapeLucene(image(p));
 }
 
 /** visitor.ts range + rangeBound: ('['|'{') goop TO goop (']'|'}') ('^' NUMBER)? */
-function range(ctx: Ctx): QueryNode {
-  const open = tokens[pos++];
-  const lowerTok = tokens[pos];
-  const to = tokens[pos + 1];
-  const upperTok = tokens[pos + 2];
-  const close = tokens[pos + 3];
-  if (lowerTok?.tokenType !== T.RangeGoop || to?.tokenType !== T.RangeTo || upperTok?.tokenType !== T.RangeGoop) throw DECLINE;
-  if (close?.tokenType !== T.RangeInEnd && close?.tokenType !== T.RangeExEnd) throw DECLINE;
-  pos += 4;
-  const bound = (t: IToken): string | null => (t.image === '*' ? null : unescapeLucene(t.image));
-  const node: RangeNode = {
-    kind: 'range',
-    lower: bound(lowerTok),
-    upper: bound(upperTok),
-    includeLower: open.tokenType === T.RangeInStart,
-    includeUpper: close.tokenType === T.RangeInEnd,
-    range: { start: ctx.start ?? open.startOffset, end: end(close) },
-    ...fieldsOf(ctx),
-  };
-  const boost = type(pos) === T.Caret ? boostTokens() : undefined;
-  return boost ? withBoost(node, boost) : node;
+function range(field: string | undefined, fieldStart: number): QueryNode {
+  const open = pos;
+  const close = pos + 4;
+  if (kindAt(open + 1) !== RANGE_GOOP || kindAt(open + 2) !== RANGE_TO || kindAt(open + 3) !== RANGE_GOOP) throw DECLINE;
+  const closeKind = kindAt(close);
+  if (closeKind !== RANGE_IN_END && closeKind !== RANGE_EX_END) throw DECLINE;
+  pos += 5;
+  const lower = bound(open + 1);
+  const upper = bound(open + 3);
+  const includeLower = kinds[open] === RANGE_IN_START;
+  const includeUpper = closeKind === RANGE_IN_END;
+  const range = { start: fieldStart >= 0 ? fieldStart : starts[open], end: ends[close] };
+  const node: RangeNode =
+    field !== undefined
+      ? { kind: 'range', lower, upper, includeLower, includeUpper, range, fields: [field] }
+      : { kind: 'range', lower, upper, includeLower, includeUpper, range };
+  return kindAt(pos) === CARET ? withBoost(node, boostCaret()) : node;
 }
 
 /**
@@ -450,7 +555,12 @@ export function fastLuceneAst(text: string, builder: LuceneAstBuilder): BooleanN
     if (err === DECLINE) return undefined;
     throw err;
   } finally {
-    tokens = [];
+    count = 0;
     source = '';
+    if (kinds.length > KEEP_CAPACITY) {
+      kinds = new Uint8Array(KEEP_CAPACITY);
+      starts = new Int32Array(KEEP_CAPACITY);
+      ends = new Int32Array(KEEP_CAPACITY);
+    }
   }
 }
