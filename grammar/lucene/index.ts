@@ -110,14 +110,14 @@ function errorRoot(text: string): BooleanNode {
 }
 
 function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst, fastPath: boolean): ParseResult {
-  const diagnostics: QueryDiagnostic[] = [];
   // Most queries have no syntax error: fast.ts builds their AST and diagnostics directly
   // (the same as below, differential-tested); anything else takes the Chevrotain path.
   if (fastPath) {
     astBuilder.reset(text, defaultOperator);
     const root = fastAst(text);
-    if (root) return finish(text, ast, diagnostics, root, [], [], -1);
+    if (root) return finishFast(text, ast, root);
   }
+  const diagnostics: QueryDiagnostic[] = [];
   const lexed = lexLucene(text);
   for (const err of lexed.errors.slice(0, MAX_PARSER_ERRORS)) {
     // Every character is some token in tokens.ts, so this is a safety net only.
@@ -178,7 +178,24 @@ function finish(
   for (const e of parserErrors.slice(0, MAX_PARSER_ERRORS)) diagnostics.push(toDiagnostic(e, text, lexedTokens));
   const visitorDiagnostics = withoutReportedCloses(astBuilder.diagnostics, diagnostics).filter((d) => !closedButSkipped(d, lexedTokens));
   diagnostics.push(...visitorDiagnostics.slice(0, MAX_PARSER_ERRORS));
-  diagnostics.push(...textChecks(text));
+  return sorted(ast, textChecks(text, diagnostics));
+}
+
+/**
+ * finish() for a root from the fast path, which declines before any syntax error and
+ * reports no missing close (so nothing of the visitor's is filtered): the diagnostics are
+ * the builder's own list, taken over as it is (reset() starts a new one for the next
+ * query), plus the text checks.
+ */
+function finishFast(text: string, ast: QueryAst, root: BooleanNode): ParseResult {
+  ast.root = root;
+  let diagnostics = astBuilder.diagnostics;
+  if (diagnostics.length > MAX_PARSER_ERRORS) diagnostics = diagnostics.slice(0, MAX_PARSER_ERRORS);
+  return sorted(ast, textChecks(text, diagnostics));
+}
+
+/** The result with its diagnostics in text order, duplicates removed. */
+function sorted(ast: QueryAst, diagnostics: QueryDiagnostic[]): ParseResult {
   if (diagnostics.length < 2) return { ast, diagnostics };
   diagnostics.sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
   return { ast, diagnostics: dedupe(diagnostics) };
@@ -333,11 +350,12 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 const SUSPECT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ud800-\udfff]/;
 
-function textChecks(text: string): QueryDiagnostic[] {
-  const out: QueryDiagnostic[] = [];
+/** Appends the diagnostics of control characters and lone surrogates to `out`. */
+function textChecks(text: string, out: QueryDiagnostic[] = []): QueryDiagnostic[] {
   if (!SUSPECT.test(text)) return out;
+  let control = 0;
   for (const m of text.matchAll(CONTROL)) {
-    if (out.length >= MAX_TEXT_DIAGNOSTICS) break;
+    if (control++ >= MAX_TEXT_DIAGNOSTICS) break;
     const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
     out.push({
       code: 'lucene/control-character',
