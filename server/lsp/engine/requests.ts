@@ -59,7 +59,7 @@ import {
 import type { EngineContext } from './provider.js';
 import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
 import { PREVIEW_MEASURES, type EngineSession } from './session.js';
-import { weightsAction } from './weights-action.js';
+import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
 import { modelQuery, weighCached } from './weights.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
@@ -324,28 +324,47 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
     const fix = status.fix ?? 'Set "model" in querylens.json (or the querylens.model setting) to the model folder, e.g. model/artifacts.';
     throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: no term-weighting model is loaded: ${status.message} ${fix}`);
   }
+  // Every weighable query is sent to the model before any answer is awaited, so the batcher
+  // (server/model/batcher.ts) merges them into as few model runs as it can (32 queries a run);
+  // awaiting query by query would cost one model run per query.
+  const isStale = () => token.isCancellationRequested || context.documents.isStale(doc);
+  const planned = doc.source.entries.map((entry): { entry: QueryEntry; reason?: string; action?: Promise<WeightsRewrite> } => {
+    if (!runnable(entry)) return { entry, reason: notRunnableReason(entry) };
+    if (!isVerbatim(doc, entry)) return { entry, reason: 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place' };
+    if (!modelQuery(entry.result.ast))
+      return { entry, reason: 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)' };
+    // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
+    const at = rangeInFile(doc, entry, 0, 0).start;
+    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale);
+    return { entry, action };
+  });
+  const settled = await Promise.allSettled(planned.map((p) => p.action ?? Promise.resolve(null)));
+  // An edit or a cancel while the model ran: fail as stale (a dropped request rejected for the same reason).
+  context.documents.checkFresh(doc, token);
+
   const edits: TextEditLike[] = [];
   const weighed: WeighFileResult['weighed'] = [];
   const notWeighed: WeighFileResult['notWeighed'] = [];
-  for (const entry of doc.source.entries) {
-    let reason: string | null = null;
-    if (!runnable(entry)) reason = notRunnableReason(entry);
-    else if (!isVerbatim(doc, entry)) reason = 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place';
-    else if (!modelQuery(entry.result.ast))
-      reason = 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)';
+  planned.forEach(({ entry, reason }, i) => {
+    if (reason) {
+      notWeighed.push({ qid: entry.qid, reason });
+      return;
+    }
+    const result = settled[i]!;
+    if (result.status === 'rejected') {
+      notWeighed.push({ qid: entry.qid, reason: `the model failed on it: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}` });
+      return;
+    }
+    const outcome = result.value;
+    if (outcome && 'unchanged' in outcome) notWeighed.push({ qid: entry.qid, reason: outcome.unchanged });
     else {
-      // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
-      const at = rangeInFile(doc, entry, 0, 0).start;
-      const action = await weightsAction(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } });
-      const edit = action?.edit?.changes?.[doc.uri]?.[0];
+      const edit = outcome?.action.edit?.changes?.[doc.uri]?.[0];
       if (edit) {
         edits.push(edit);
         weighed.push({ qid: entry.qid, text: edit.newText });
-      } else reason = 'the model gave none of its words a weight (stopwords only)';
+      } else notWeighed.push({ qid: entry.qid, reason: 'the model gave none of its words a weight (stopwords only)' });
     }
-    if (reason) notWeighed.push({ qid: entry.qid, reason });
-    await step(context.documents, doc, token);
-  }
+  });
   return {
     version: doc.version,
     model: loaded.model.name,

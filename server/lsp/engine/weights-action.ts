@@ -3,6 +3,11 @@
  * weighting model's `#weight( w t … w #1(a b) … )` (Lucene: `t^w … "a b"^w`). The title shows
  * the predicted word weights before anything is applied. Offered only when a model is loaded
  * (querylens.json `model`) and the query has only unrestricted plain terms (weights.ts).
+ *
+ * An already weighted query is re-weighed from its words (weights.ts, modelQuery), keeping the
+ * model's structure (uni-grams and #1 bi-grams); when that gives back the query as it is (the
+ * same model weighed it), no action is offered and `querylens/weighFile` lists the query as
+ * already weighted, rather than rewriting it into itself.
  */
 import { CodeActionKind, type CodeAction } from 'vscode-languageserver';
 import { printIndri, translate } from '../../../grammar/index.js';
@@ -26,8 +31,16 @@ export function modelLabel(loaded: LoadedModel): string {
   return loaded.model.name === 'twbert' ? 'TW-BERT' : 'DeepCT';
 }
 
+/** The weights action, or why a weighable query is left as it is (`unchanged`), or null when the query cannot be weighed. */
+export type WeightsRewrite = { action: CodeAction } | { unchanged: string } | null;
+
 /** `isStale` (request cancelled, document edited) lets the model batcher drop the request before inference. */
 export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<CodeAction | null> {
+  const rewrite = await weightsRewrite(loaded, request, isStale);
+  return rewrite && 'action' in rewrite ? rewrite.action : null;
+}
+
+export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<WeightsRewrite> {
   const { doc, range, context } = request;
   if (!wants(context.only, WEIGHTS_ACTION_KIND)) return null;
   const located = entryAt(doc, range.start);
@@ -42,12 +55,14 @@ export async function weightsAction(loaded: LoadedModel, request: CodeActionRequ
   const shown = query.words.flatMap((w, i) => (perWord[i] === undefined ? [] : [`${w.node.text} ${perWord[i]!.toFixed(2)}`]));
   const title = `Apply ${modelLabel(loaded)} weights: ${shown.slice(0, TITLE_WORDS).join(', ')}${shown.length > TITLE_WORDS ? ', …' : ''}`;
   const newText = entry.dialect === 'lucene' ? translate(ast, 'lucene').text : printIndri(ast);
-  return {
+  if (newText === entry.text) return { unchanged: `already weighted by ${modelLabel(loaded)}: re-weighing its words gives the same query` };
+  const action: CodeAction = {
     title,
     kind: WEIGHTS_ACTION_KIND,
     edit: { changes: { [doc.uri]: [{ range: rangeInFile(doc, entry, 0, entry.text.length), newText }] } },
     data: { qid: entry.qid, model: loaded.model.name },
   };
+  return { action };
 }
 
 export function weightsActionModule(context: EngineContext): FeatureModule {

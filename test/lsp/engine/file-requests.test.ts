@@ -7,7 +7,9 @@
  *   build leaves the previous index as it was, and a completed one is opened and announced;
  * - `querylens/weighFile` (with model/artifacts) rewrites every weighable query exactly as the
  *   single-query "Apply TW-BERT weights" action does, lists the others with a reason, and
- *   without a model fails with the reason and the fix.
+ *   without a model fails with the reason and the fix; an already weighted query is re-weighed
+ *   from its words into the same uni-gram + #1 structure (or left alone, with the reason, when
+ *   that gives the same query), and the file's queries share model runs (batcher).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -348,4 +350,72 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
       }
     }, 120_000);
   }
+
+  const weighActions = async (uri: string, line: number) =>
+    (
+      await client.request<CodeAction[]>('textDocument/codeAction', {
+        textDocument: { uri },
+        range: { start: { line, character: 2 }, end: { line, character: 2 } },
+        context: { diagnostics: [] },
+      })
+    ).filter((a) => a.kind === 'refactor.rewrite.weights');
+
+  it('re-weighs an already weighted query from its words, keeping its #1 bi-grams, and leaves one it would write the same alone, saying why', async () => {
+    const plain = freshUri('indri');
+    client.open(plain, 'indri', '1\t#combine( boundary layer flow )');
+    const first = await client.request<WeighFileResult>('querylens/weighFile', { uri: plain, version: 1 });
+    const weighted = first.weighed[0]!.text;
+    expect(weighted).toMatch(/^#weight\( [\d.]+ boundary [\d.]+ layer [\d.]+ flow [\d.]+ #1\(boundary layer\) [\d.]+ #1\(layer flow\) \)$/);
+
+    // 1: the model's own query; 2: one weight edited by hand; 3: the uni-gram "layer" removed
+    // (its word survives in the bi-grams); 4: bi-grams in another order.
+    const edited = weighted.replace(/^#weight\( [\d.]+ /, '#weight( 9.5 ');
+    const noLayer = weighted.replace(/ [\d.]+ layer (?=[\d.]+ flow)/, ' ');
+    const bigramsFirst = weighted.replace(/^#weight\( (.*?) ([\d.]+ #1\(.*) \)$/, '#weight( $2 $1 )');
+    expect(new Set([weighted, edited, noLayer, bigramsFirst]).size).toBe(4);
+    const uri = freshUri('indri');
+    const text = [weighted, edited, noLayer, bigramsFirst].map((q, i) => `${i + 1}\t${q}`).join('\n');
+    client.open(uri, 'indri', text);
+    const r = await client.request<WeighFileResult>('querylens/weighFile', { uri, version: 1 });
+    // The words are re-weighed into the same structure: uni-grams and the same #1 bi-grams, never
+    // "boundary layer flow boundary layer layer flow" read off every term of the query.
+    expect(r.weighed).toEqual([
+      { qid: '2', text: weighted },
+      { qid: '3', text: weighted },
+      { qid: '4', text: weighted },
+    ]);
+    expect(r.notWeighed).toEqual([{ qid: '1', reason: 'already weighted by TW-BERT: re-weighing its words gives the same query' }]);
+    expect(applyEdits(text, r.edit.changes[uri]!).split('\n')).toEqual([1, 2, 3, 4].map((qid) => `${qid}\t${weighted}`));
+    // The single-query action agrees: not offered where it would change nothing, offered (same edit) elsewhere.
+    expect(await weighActions(uri, 0)).toEqual([]);
+    expect((await weighActions(uri, 1))[0]!.edit!.changes![uri]).toEqual([r.edit.changes[uri]![0]]);
+  }, 120_000);
+
+  it('leaves an already weighted Lucene query alone too (its bi-gram phrases are not flattened into words)', async () => {
+    const plain = freshUri('lucene');
+    client.open(plain, 'lucene', '1\tboundary layer flow');
+    const weighted = (await client.request<WeighFileResult>('querylens/weighFile', { uri: plain, version: 1 })).weighed[0]!.text;
+    expect(weighted).toMatch(/^boundary\^[\d.]+ layer\^[\d.]+ flow\^[\d.]+ "boundary layer"\^[\d.]+ "layer flow"\^[\d.]+$/);
+    const uri = freshUri('lucene');
+    client.open(uri, 'lucene', `1\t${weighted}\n2\t${weighted.replace(/^boundary\^[\d.]+/, 'boundary^7')}`);
+    const r = await client.request<WeighFileResult>('querylens/weighFile', { uri, version: 1 });
+    expect(r.notWeighed).toEqual([{ qid: '1', reason: 'already weighted by TW-BERT: re-weighing its words gives the same query' }]);
+    expect(r.weighed).toEqual([{ qid: '2', text: weighted }]);
+  }, 120_000);
+
+  it('sends every query of the file to the model before awaiting any, so they share model runs', async () => {
+    const words = ['boundary', 'layer', 'flow', 'heat', 'transfer', 'shock', 'wave', 'wing', 'pressure', 'plate'];
+    const queries = Array.from({ length: 20 }, (_, i) => `${words[i % 10]} ${words[(i * 3 + 1) % 10]} batchfile${i}`);
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', queries.map((q, i) => `${i + 1}\t#combine( ${q} )`).join('\n'));
+    const stats = () => client.request<{ batcher: { batches: number; queries: number }; model: { runs: number } | null }>('querylens/modelStats', null);
+    const before = await stats();
+    const r = await client.request<WeighFileResult>('querylens/weighFile', { uri, version: 1 });
+    const after = await stats();
+    expect(r.weighed).toHaveLength(20);
+    expect(after.batcher.queries - before.batcher.queries).toBe(20);
+    // 20 new queries started together: one batch (a few on a starved machine), never one per query.
+    expect(after.batcher.batches - before.batcher.batches).toBeGreaterThanOrEqual(1);
+    expect(after.batcher.batches - before.batcher.batches).toBeLessThanOrEqual(3);
+  }, 120_000);
 });
