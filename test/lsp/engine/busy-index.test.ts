@@ -189,6 +189,27 @@ describe('during the first-use build', () => {
 });
 
 describe('during a rebuild over an existing index', () => {
+  it('joins a second querylens/buildIndex to the running one: both tokens get the progress, the corpus is built once', async () => {
+    const w = await makeWorkspace({ build: true, config: { corpus: 'big.jsonl', index: 'idx' } });
+    workspaces.push(w);
+    const docs = bigCorpus(join(w.root, 'big.jsonl'), 6);
+    const { client } = await start(w.root);
+    await client.until(() => statuses(client)[0], 'querylens/status', 60_000);
+    const first = client.request<BuildIndexResult>('querylens/buildIndex', { workDoneToken: 'first' });
+    await client.until(() => progressOf(client, 'first').some((p) => p.kind === 'report'), 'a report of the first build', 60_000);
+    const second = client.request<BuildIndexResult>('querylens/buildIndex', { workDoneToken: 'second' });
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ index: w.index, docs });
+    expect(b).toEqual(a);
+    const mine = progressOf(client, 'second');
+    // Joined mid-way: `begin` already carries how far the build is, then its reports and the end.
+    expect(mine[0]).toMatchObject({ kind: 'begin', title: `querylens: building the index from ${join(w.root, 'big.jsonl')}`, cancellable: true });
+    expect(mine[0]!.message).toMatch(/documents$/);
+    expect(mine.at(-1)!.kind).toBe('end');
+    expect(progressOf(client, 'first').at(-1)!.kind).toBe('end');
+    expect(builds(client)).toHaveLength(1);
+  }, 120_000);
+
   it('keeps the previous results in the lenses, marked as being rebuilt, then refreshes them', async () => {
     // The index holds the 9-document fixture; querylens.json names a 8,400-document corpus.
     const w = await makeWorkspace({ build: true, config: { corpus: 'big.jsonl', index: 'idx' } });
