@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hasErrors } from '../../../grammar/diagnostics.js';
-import { parseQueryFile, QuerySourceError, readQuerySource, sourceDiagnostics } from '../../../grammar/sources/index.js';
+import { entryDiagnosticsInFile, parseQueryFile, QuerySourceError, readQuerySource, sourceDiagnostics } from '../../../grammar/sources/index.js';
 import { mapEndToFile, mapToFile } from '../../../grammar/sources/positions.js';
 import type { QuerySourceResult } from '../../../grammar/sources/types.js';
 
@@ -100,6 +100,28 @@ describe('diagnostic positions', () => {
       const at = mapToFile(e.map, e.text.indexOf(word));
       expect(text.slice(at, at + word.length)).toBe(word);
     }
+  });
+
+  it('moves a diagnostic into the file with its own keys, in order, then the file position', () => {
+    const source = parseQueryFile('1\ta b\n2\tc and d\n', 'lucene', 'k.lucene');
+    const entry = source.entries[1];
+    const at = (start: number, end: number) => ({ start, end });
+    const plain = { code: 'x/plain', severity: 'warning' as const, message: 'm', range: at(0, 1) };
+    const withData = { ...plain, data: { replacement: 'AND' } };
+    // Any other key list (an extra key, another order) is kept as it is, like a spread.
+    const other = { severity: 'info' as const, code: 'x/other', message: 'n', range: at(2, 5), extra: 1 };
+    const moved = entryDiagnosticsInFile(source, entry, [plain, withData, other]);
+    const position = ['line', 'column', 'endLine', 'endColumn', 'qid'];
+    expect(moved.map((d) => Object.keys(d))).toEqual([
+      ['code', 'severity', 'message', 'range', ...position],
+      ['code', 'severity', 'message', 'range', 'data', ...position],
+      ['severity', 'code', 'message', 'range', 'extra', ...position],
+    ]);
+    expect(moved[1]).toMatchObject({ data: { replacement: 'AND' }, range: at(entry.offset, entry.offset + 1), line: 1, column: 2, qid: '2' });
+    expect(moved[2]).toMatchObject({ extra: 1, range: at(entry.offset + 2, entry.offset + 5), endColumn: 7 });
+    // The parser's own lowercase-operator diagnostic (which carries data) comes through whole.
+    const [lower] = sourceDiagnostics(source);
+    expect(lower).toMatchObject({ code: 'lucene/lowercase-operator', data: { replacement: 'AND' }, line: 1, column: 4, qid: '2' });
   });
 
   it('reports duplicate qids with the first line', () => {
