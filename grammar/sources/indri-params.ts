@@ -213,6 +213,6 @@ export function readIndriParameters(
     if (number) qidRanges.set(entry, number.range);
     entries.push(entry);
   });
-  diagnostics.push(...duplicateQidDiagnostics(entries, starts, qidRanges));
+  diagnostics.push(...duplicateQidDiagnostics(entries, starts, (entry) => qidRanges.get(entry)));
   return { entries, diagnostics, parameters };
 }

@@ -53,14 +53,16 @@ export function readLineFile(
 ): { entries: QueryEntry[]; diagnostics: SourceDiagnostic[] } {
   const entries: QueryEntry[] = [];
   const diagnostics: SourceDiagnostic[] = [];
-  const qidRanges = new Map<QueryEntry, SourceRange>();
+  // Where each entry's qid starts in the file (-1: numbered after its line); a qid range is
+  // only needed for a duplicate, and then it is the qid's own length.
+  const qidStarts: number[] = [];
   for (let lineNo = 0; lineNo < starts.length; lineNo++) {
     const lineStart = starts[lineNo];
     let lineEnd = lineNo + 1 < starts.length ? starts[lineNo + 1] - 1 : text.length;
     if (lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13) lineEnd--; // CRLF
 
     let qid: string;
-    let qidRange: SourceRange | undefined;
+    let qidStart = -1; // where the qid is written (-1: numbered after its line)
     let query: string;
     let queryOffset: number;
     const tab = simpleQidTab(text, lineStart, lineEnd);
@@ -68,7 +70,7 @@ export function readLineFile(
       // The usual `qid<TAB>query` line, read without slicing and trimming the line first
       // (a 10,000-query file must load in a few ms; the result is the same as below).
       qid = text.slice(lineStart, tab);
-      qidRange = { start: lineStart, end: tab };
+      qidStart = lineStart;
       queryOffset = tab + 1;
       query = text.slice(queryOffset, lineEnd);
     } else {
@@ -84,7 +86,7 @@ export function readLineFile(
         if (head !== '' && !WHITESPACE.test(head)) {
           qid = head;
           const lead = line.indexOf(head);
-          qidRange = { start: lineStart + lead, end: lineStart + lead + head.length };
+          qidStart = lineStart + lead;
           queryStart = tabAt + 1;
         }
       }
@@ -95,11 +97,11 @@ export function readLineFile(
     }
     if (query === '') {
       diagnostics.push(
-        fileDiagnostic(starts, 'source/empty-query', 'warning', `Query '${qid}' has an id but no text.`, qidRange ?? { start: lineStart, end: lineEnd }, qid),
+        fileDiagnostic(starts, 'source/empty-query', 'warning', `Query '${qid}' has an id but no text.`, qidStart >= 0 ? { start: qidStart, end: qidStart + qid.length } : { start: lineStart, end: lineEnd }, qid),
       );
       continue;
     }
-    if (qidRange === undefined && dialect === 'text') {
+    if (qidStart < 0 && dialect === 'text') {
       diagnostics.push(
         fileDiagnostic(
           starts,
@@ -112,10 +114,11 @@ export function readLineFile(
       );
     }
     const map: OffsetMap = identityMap(queryOffset);
-    const entry = makeEntry(qid, query, map, dialect, starts);
-    if (qidRange) qidRanges.set(entry, qidRange);
-    entries.push(entry);
+    entries.push(makeEntry(qid, query, map, dialect, starts, lineNo));
+    qidStarts.push(qidStart);
   }
-  diagnostics.push(...duplicateQidDiagnostics(entries, starts, qidRanges));
+  const qidRangeOf = (entry: QueryEntry, i: number): SourceRange | undefined =>
+    qidStarts[i] >= 0 ? { start: qidStarts[i], end: qidStarts[i] + entry.qid.length } : undefined;
+  diagnostics.push(...duplicateQidDiagnostics(entries, starts, qidRangeOf));
   return { entries, diagnostics };
 }

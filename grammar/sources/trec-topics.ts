@@ -108,6 +108,6 @@ export function readTrecTopics(
   if (count === 0) {
     diagnostics.push(fileDiagnostic(starts, 'source/no-topics', 'warning', 'No <top> blocks were found in this topic file.', { start: 0, end: 0 }));
   }
-  diagnostics.push(...duplicateQidDiagnostics(entries, starts, qidRanges));
+  diagnostics.push(...duplicateQidDiagnostics(entries, starts, (entry) => qidRanges.get(entry)));
   return { entries, diagnostics };
 }
