@@ -16,7 +16,6 @@
  */
 import type { IToken, TokenType } from 'chevrotain';
 import type { BooleanNode, BoostNode, FuzzyNode, PhraseNode, QueryNode, RangeNode, TermNode, WildcardNode } from '../ast.js';
-import { BOOST_NUMBER } from './parser.js';
 import * as T from './tokens.js';
 import { unescapeLucene, type ClauseItem, type LuceneAstBuilder } from './visitor.js';
 
@@ -103,31 +102,16 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 0x3000;
 }
 
-/** Characters that end a Word (TERM_INNER of tokens.ts, `\` included: escapes decline). */
+/**
+ * Characters that end a Word (TERM_INNER of tokens.ts, `\` included: escapes decline): a
+ * table over ASCII, since every character of the text is looked up; U+3000 is the only
+ * other one.
+ */
+const ENDS_WORD = new Uint8Array(128);
+for (const c of ' \t\n\r!():^[]"{}~\\/') ENDS_WORD[c.charCodeAt(0)] = 1;
+
 function endsWord(c: number): boolean {
-  switch (c) {
-    case 32:
-    case 9:
-    case 10:
-    case 13:
-    case 0x3000:
-    case 33: // !
-    case 40: // (
-    case 41: // )
-    case 58: // :
-    case 94: // ^
-    case 91: // [
-    case 93: // ]
-    case 34: // "
-    case 123: // {
-    case 125: // }
-    case 126: // ~
-    case 92: // \
-    case 47: // /
-      return true;
-    default:
-      return false;
-  }
+  return c < 128 ? ENDS_WORD[c] === 1 : c === 0x3000;
 }
 
 function isDigit(c: number): boolean {
@@ -406,9 +390,23 @@ function group(field: string | undefined, fieldStart: number): QueryNode {
  */
 function boostCaret(): number {
   const caret = pos;
-  if (!isWord(kindAt(caret + 1)) || !BOOST_NUMBER.test(image(caret + 1))) throw DECLINE;
+  if (!isWord(kindAt(caret + 1)) || !isBoostNumber(caret + 1)) throw DECLINE;
   pos += 2;
   return caret;
+}
+
+/** parser.ts BOOST_NUMBER `^[0-9]+(?:\.[0-9]+)?$` on token `p`, read in place. */
+function isBoostNumber(p: number): boolean {
+  const end = ends[p];
+  let i = starts[p];
+  const whole = i;
+  while (i < end && isDigit(source.charCodeAt(i))) i++;
+  if (i === whole) return false;
+  if (i === end) return true;
+  if (source.charCodeAt(i) !== 46) return false;
+  const fraction = ++i;
+  while (i < end && isDigit(source.charCodeAt(i))) i++;
+  return i > fraction && i === end;
 }
 
 /** visitor.ts withBoost, for a well-formed `^NUMBER` whose `^` is token `caret`. */

@@ -83,6 +83,20 @@ export function parseQueryFile(text: string, dialect: Dialect, fileName?: string
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const format = options.format ?? detectFormat(fileName, text)?.format ?? (dialect === 'text' ? 'tsv' : 'lines');
   const starts = lineStarts(text);
+  const result = readFormat(text, format, dialect, fileName, starts, options);
+  // sourceDiagnostics and entryDiagnosticsInFile need the same line starts: keep them.
+  startsCache.set(result, { text, starts });
+  return result;
+}
+
+function readFormat(
+  text: string,
+  format: SourceFormat,
+  dialect: Dialect,
+  fileName: string | undefined,
+  starts: number[],
+  options: QueryFileOptions,
+): QuerySourceResult {
   const base = { file: fileName, format, text };
   switch (format) {
     case 'lines':
