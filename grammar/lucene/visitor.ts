@@ -164,8 +164,11 @@ function isLuceneSpaceCode(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 0x3000;
 }
 
+/** Runs of Lucene whitespace (a constant: a regex literal in slice() is a new object per call). */
+const SPACE_RUN = /[ \t\n\r\u3000]+/g;
+
 function slice(text: string, r: SourceRange, max = 40): string {
-  const s = text.slice(r.start, r.end).replace(/[ \t\n\r\u3000]+/g, ' ');
+  const s = text.slice(r.start, r.end).replace(SPACE_RUN, ' ');
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
@@ -687,12 +690,14 @@ export class LuceneAstBuilder extends BaseVisitor {
   }
 
   private reportMixedAndOr(clauses: BooleanClause[], listRange: SourceRange): void {
-    const word = (c: BooleanClause): string => slice(this.text, c.node.range, 24);
-    const meaning = clauses.map((c) => (c.occur === 'must' ? '+' : c.occur === 'mustNot' ? '-' : '') + word(c)).join(' ');
+    // Each clause's text once, for the meaning and for the lists (a file can hold thousands of these).
+    const words = clauses.map((c) => slice(this.text, c.node.range, 24));
+    const meaning = clauses.map((c, i) => (c.occur === 'must' ? '+' : c.occur === 'mustNot' ? '-' : '') + words[i]).join(' ');
     const parts: string[] = [];
-    const required = clauses.filter((c) => c.occur === 'must').map(word);
-    const optional = clauses.filter((c) => c.occur === 'should').map(word);
-    const excluded = clauses.filter((c) => c.occur === 'mustNot').map(word);
+    const wordsWith = (occur: Occur): string[] => words.filter((_, i) => clauses[i].occur === occur);
+    const required = wordsWith('must');
+    const optional = wordsWith('should');
+    const excluded = wordsWith('mustNot');
     if (required.length) parts.push(`${listWords(required)} required`);
     if (optional.length) parts.push(`${listWords(optional)} optional`);
     if (excluded.length) parts.push(`${listWords(excluded)} excluded`);
