@@ -13,11 +13,11 @@
  */
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CancellationTokenSource, type CodeLens, type ResponseError } from 'vscode-languageserver';
+import { CancellationTokenSource, type CodeLens } from 'vscode-languageserver';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuildIndexResult } from '../../../server/lsp/engine/protocol.js';
 import { DEFAULT_CAPABILITIES, REPO, freshUri, type TestClient } from '../harness.js';
-import { makeWorkspace, startClient, type Status, type Workspace } from './fixture.js';
+import { makeWorkspace, startClient, type Status, type Workspace, failure } from './fixture.js';
 
 const clients: TestClient[] = [];
 const workspaces: Workspace[] = [];
@@ -44,15 +44,6 @@ function bigCorpus(path: string, copies: number): number {
   }
   writeFileSync(path, lines.join('\n') + '\n');
   return lines.length;
-}
-
-async function failure(p: Promise<unknown>): Promise<ResponseError<unknown>> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ResponseError<unknown>;
-  }
-  throw new Error('expected the request to fail');
 }
 
 interface Progress {

@@ -15,13 +15,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { CancellationTokenSource, type CodeAction, type ResponseError } from 'vscode-languageserver';
+import { CancellationTokenSource, type CodeAction } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex } from '../../../server/engine/index/index.js';
 import type { BuildIndexResult, PreviewResult, RunFileResult, WeighFileResult } from '../../../server/lsp/engine/protocol.js';
 import { runChecked } from '../../support/process.js';
 import { applyEdits, freshUri, REPO, type TestClient } from '../harness.js';
-import { corpusJsonl, makeWorkspace, startIn, type Status } from './fixture.js';
+import { corpusJsonl, makeWorkspace, startIn, type Status, failure } from './fixture.js';
 
 const CRANFIELD = join(REPO, 'samples/cranfield/corpus.jsonl');
 const CRANFIELD_QRELS = join(REPO, 'samples/cranfield/qrels.txt');
@@ -31,15 +31,6 @@ const SAMPLE_FILES = [
 ];
 const MODEL_DIR = join(REPO, 'model/artifacts');
 const haveModel = existsSync(join(MODEL_DIR, 'config.json')) && existsSync(join(MODEL_DIR, 'twbert.onnx'));
-
-async function failure(p: Promise<unknown>): Promise<ResponseError<unknown>> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ResponseError<unknown>;
-  }
-  throw new Error('expected the request to fail');
-}
 
 function statuses(client: TestClient): Status[] {
   return client.notifications.filter((n) => n.method === 'querylens/status').map((n) => n.params as Status);

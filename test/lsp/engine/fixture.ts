@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../../server/engine/index/index.js';
+import type { ResponseError } from 'vscode-languageserver';
 import { TestClient, type StartOptions } from '../harness.js';
 
 export const DOCS = [
@@ -86,4 +87,14 @@ export async function startIn(root: string, extra: Partial<StartOptions> = {}): 
     120_000,
   );
   return { client, status };
+}
+
+/** The error a request failed with; fails the test when the request succeeds. */
+export async function failure(p: Promise<unknown>): Promise<ResponseError<unknown>> {
+  try {
+    await p;
+  } catch (err) {
+    return err as ResponseError<unknown>;
+  }
+  throw new Error('expected the request to fail');
 }

@@ -3,11 +3,11 @@
  * real server, and their staleness rule: a request for an old document version fails with
  * ContentModified instead of describing text the user no longer sees.
  */
-import { CancellationTokenSource, ResponseError } from 'vscode-languageserver';
+import { CancellationTokenSource } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CompareResult, ExplainResult, PreviewResult } from '../../../server/lsp/engine/protocol.js';
 import { freshUri, type TestClient } from '../harness.js';
-import { makeWorkspace, startIn, type Workspace } from './fixture.js';
+import { makeWorkspace, startIn, type Workspace, failure } from './fixture.js';
 
 let ws: Workspace;
 let client: TestClient;
@@ -24,15 +24,6 @@ afterAll(async () => {
   await client?.stop();
   ws?.dispose();
 });
-
-async function failure(p: Promise<unknown>): Promise<ResponseError<unknown>> {
-  try {
-    await p;
-  } catch (err) {
-    return err as ResponseError<unknown>;
-  }
-  throw new Error('expected the request to fail');
-}
 
 describe('querylens/preview', () => {
   it('returns the ranked list with titles, highlighted snippets, scores, explanations, relevance and metrics', async () => {
