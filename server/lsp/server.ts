@@ -20,11 +20,9 @@ import {
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   MessageType,
-  ProposedFeatures,
   ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
-  createConnection,
   type CodeAction,
   type CompletionItem,
   type Connection,
@@ -56,6 +54,7 @@ import { formattingEdits } from './formatting.js';
 import { operatorHoverModule } from './hover.js';
 import { SEMANTIC_TOKENS_LEGEND, semanticTokens } from './semantic-tokens.js';
 import { documentSymbols } from './symbols.js';
+import { createServerConnection } from './transport.js';
 
 /** Custom protocol (docs/LSP_EXTENSIONS.md). */
 export const STATUS_NOTIFICATION = 'querylens/status';
@@ -89,7 +88,7 @@ function rootOf(params: InitializeParams): string | null {
   return params.rootPath ?? null;
 }
 
-export function startLanguageServer(options: ServerOptions = {}, connection: Connection = createConnection(ProposedFeatures.all)): Connection {
+export function startLanguageServer(options: ServerOptions = {}, connection: Connection = createServerConnection()): Connection {
   const documents = new TextDocuments(TextDocument);
   const parsed = new QueryDocuments();
   const engine = options.engine ?? new LocalEngineProvider(connection);
