@@ -10,7 +10,7 @@
  * re-checks only the queries it touched.
  */
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
-import { walk, type Dialect, type QueryAst, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
+import { walk, type Dialect, type ParseResult, type QueryAst, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
 import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/vocabulary-match.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
@@ -132,16 +132,49 @@ function remember<T>(cache: Map<string, T>, key: string, value: T): void {
   cache.set(key, value);
 }
 
+/**
+ * One-line queries' placed diagnostics by the query's ParseResult object. The incremental
+ * parser (documents.ts) hands an unchanged query the same ParseResult in every version, so
+ * after an edit each untouched query is found by identity and its line and column compared,
+ * without building and hashing a string key per query. Weak on both sides: an index reload
+ * makes a new session, and a result dies with the last document version that used it.
+ */
+interface PlacedByResult {
+  line: number;
+  column: number;
+  text: string;
+  diagnostics: Diagnostic[];
+}
+const placedByResult = new WeakMap<EngineSession, WeakMap<ParseResult, PlacedByResult>>();
+
 export function engineDiagnostics(session: EngineSession, doc: QueryDocument): Diagnostic[] {
   const problemsCache = session.cache<QueryProblem[]>('diagnostics');
   const placedCache = session.cache<Diagnostic[]>('diagnostics-placed');
+  let byResult = placedByResult.get(session);
+  if (!byResult) placedByResult.set(session, (byResult = new WeakMap()));
   const out: Diagnostic[] = [];
   for (const entry of doc.source.entries) {
     if (!entry.result.ast.root) continue;
+    const known = byResult.get(entry.result);
+    // A hit was placed on one line: same line, column and text (so still no line break) and a
+    // map that is still a plain shift puts every diagnostic where it was.
+    if (
+      known &&
+      known.line === entry.line &&
+      known.column === entry.column &&
+      known.text === entry.text &&
+      entry.map.text.length === 1 &&
+      entry.map.text[0] === 0 &&
+      entry.map.file[0] === entry.offset
+    ) {
+      for (const d of known.diagnostics) out.push(d);
+      continue;
+    }
     const oneLine = placedOnOneLine(entry);
     const placedKey = oneLine ? `${entry.line}:${entry.column}\0${entry.dialect}\0${entry.text}` : '';
     const placed = oneLine ? placedCache.get(placedKey) : undefined;
     if (placed) {
+      byResult.set(entry.result, { line: entry.line, column: entry.column, text: entry.text, diagnostics: placed });
       for (const d of placed) out.push(d);
       continue;
     }
@@ -159,7 +192,10 @@ export function engineDiagnostics(session: EngineSession, doc: QueryDocument): D
           }),
         )
       : problems.map((p) => toDiagnostic(p, rangeInFile(doc, entry, p.range.start, p.range.end)));
-    if (oneLine) remember(placedCache, placedKey, diagnostics);
+    if (oneLine) {
+      remember(placedCache, placedKey, diagnostics);
+      byResult.set(entry.result, { line: entry.line, column: entry.column, text: entry.text, diagnostics });
+    }
     for (const d of diagnostics) out.push(d);
   }
   return out;
