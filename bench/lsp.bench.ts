@@ -22,6 +22,7 @@ import { resolveConfig } from '../server/lsp/config.js';
 import { parseQueryFileIncremental, type ParseMemo } from '../server/lsp/documents.js';
 import { engineDiagnostics } from '../server/lsp/engine/engine-diagnostics.js';
 import { EngineSession } from '../server/lsp/engine/session.js';
+import { encodeMessage } from '../server/lsp/transport.js';
 import { REPO, TestClient } from '../test/lsp/harness.js';
 
 const QUERIES = 1000;
@@ -161,6 +162,23 @@ async function main(): Promise<void> {
     report('  in-process: full re-parse', full, Infinity);
     report('  in-process: incremental re-parse', incremental, Infinity);
     report('  in-process: engine diagnostics', engine, 50);
+
+    // The publish itself: encoding it in the server (the default encoder's JSON.stringify +
+    // UTF-8, and server/lsp/transport.ts's, which reuses each diagnostic object's bytes; warm, as
+    // after an edit) and decoding it in the client (vscode-jsonrpc: UTF-8 decode + JSON.parse).
+    const message = { jsonrpc: '2.0' as const, method: 'textDocument/publishDiagnostics', params: { uri, version: 1, diagnostics: published } };
+    const bytes2 = encodeMessage(message, 'utf-8');
+    const stringify: number[] = [];
+    const reuse: number[] = [];
+    const decode: number[] = [];
+    for (let r = 0; r < REPS; r++) {
+      stringify.push((await timed(async () => Buffer.from(JSON.stringify(message), 'utf-8')))[1]);
+      reuse.push((await timed(async () => encodeMessage(message, 'utf-8')))[1]);
+      decode.push((await timed(async () => JSON.parse(bytes2.toString('utf-8')) as unknown))[1]);
+    }
+    report('  in-process: encode publish, stringify', stringify, Infinity);
+    report('  in-process: encode publish, reused', reuse, Infinity);
+    report('  in-process: decode publish (client)', decode, Infinity);
   } finally {
     await client.stop();
     rmSync(root, { recursive: true, force: true });
