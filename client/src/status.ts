@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 
 export interface ResourceStatus {
-  state: 'not-configured' | 'missing' | 'found' | 'ready' | 'error';
+  state: 'not-configured' | 'missing' | 'found' | 'ready' | 'error' | 'loading';
   path: string | null;
   message: string;
   fix?: string;
@@ -27,6 +27,7 @@ const ICONS: Record<ResourceStatus['state'], string> = {
   found: '$(check)',
   ready: '$(pass-filled)',
   error: '$(error)',
+  loading: '$(loading~spin)',
 };
 
 export class StatusItem implements vscode.Disposable {

@@ -27,7 +27,12 @@ export type ResourceState =
   /** Loaded and serving features. */
   | 'ready'
   /** Loading or loaded failed. */
-  | 'error';
+  | 'error'
+  /**
+   * Being built or opened right now (only in answers to the `querylens/status` request made
+   * before the first configuration is done; the notification is sent once it is).
+   */
+  | 'loading';
 
 export interface ResourceStatus {
   state: ResourceState;
@@ -58,6 +63,11 @@ export interface EngineProvider {
    * (or nothing) until the engine is ready.
    */
   features(): FeatureModule[];
+  /**
+   * What the provider is doing to the index now ("the index is being built from …"), or null
+   * when nothing is under way. Optional: providers without long work leave it out.
+   */
+  activity?(): { kind: 'building' | 'loading'; message: string } | null;
   dispose(): Promise<void>;
 }
 

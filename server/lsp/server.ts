@@ -212,6 +212,8 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   // One reload at a time, in order: a settings change and a querylens.json change arriving
   // together must not let an older engine status overwrite a newer one.
   let reloading: Promise<void> = Promise.resolve();
+  /** Whether a configuration has finished once (its status was sent). */
+  let configuredOnce = false;
   function reloadConfiguration(): Promise<void> {
     reloading = reloading.then(reloadConfigurationNow).catch(() => undefined);
     return reloading;
@@ -244,10 +246,26 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
       configRead();
       showOnce(MessageType.Error, `querylens: could not load the configuration: ${err instanceof Error ? err.message : String(err)}`);
     }
+    configuredOnce = true;
     await connection.sendNotification(STATUS_NOTIFICATION, status);
     host.refreshDiagnostics();
     // The result-preview lenses said "being built" or showed the previous index: ask again.
     host.refreshCodeLenses();
+  }
+
+  /**
+   * The last status sent, except before the first configuration has finished: that one may be
+   * building the index for minutes, and "Not configured yet." would be wrong meanwhile.
+   */
+  function liveStatus(): ServerStatus {
+    const activity = configuredOnce ? null : engine.activity?.();
+    if (!activity) return status;
+    const message = activity.message.charAt(0).toUpperCase() + activity.message.slice(1);
+    return {
+      ...status,
+      index: { state: 'loading', path: config.index, message: `${message}.` },
+      model: config.model ? { state: 'loading', path: config.model, message: 'Loaded once the index is ready.' } : status.model,
+    };
   }
 
   connection.onInitialize((params: InitializeParams): InitializeResult => {
@@ -303,7 +321,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     if (change.changes.some((c) => c.uri.endsWith(`/${CONFIG_FILE_NAME}`))) void reloadConfiguration();
   });
 
-  connection.onRequest(STATUS_REQUEST, (): ServerStatus => status);
+  connection.onRequest(STATUS_REQUEST, (): ServerStatus => liveStatus());
 
   connection.onRequest(CONVERT_REQUEST, (params: ConvertParams): ConvertResult | null => {
     const doc = parsedDocument(params.uri);

@@ -150,6 +150,10 @@ export class LocalEngineProvider implements EngineProvider {
 
   /** A build running now, else a (re)configuration in flight or not yet begun; null when the index is idle. */
   indexActivity(): IndexActivity | null {
+    return this.activity();
+  }
+
+  activity(): IndexActivity | null {
     const build = this.build;
     if (build && !build.aborted) {
       const docs = build.docs > 0 ? ` (${build.docs.toLocaleString('en-US')} documents so far)` : '';

@@ -112,6 +112,7 @@ describe('during the first-use build', () => {
     const preview = failure(client.request('querylens/preview', { uri, qid: '1' }));
     const runFile = failure(client.request('querylens/runFile', { uri }));
     const weighFile = failure(client.request('querylens/weighFile', { uri }));
+    const statusDuring = client.request<Status>('querylens/status');
     const during = await lenses(client, uri);
 
     for (const err of [await preview, await runFile]) {
@@ -119,6 +120,11 @@ describe('during the first-use build', () => {
       expect(err.message).toMatch(/the index is being built from .*big\.jsonl.*; try again when it is ready/);
       expect(err.data).toEqual({ index: 'building' });
     }
+    // Asked for while the build runs, the status says so (not "Not configured yet.").
+    const live = await statusDuring;
+    expect(live.index).toMatchObject({ state: 'loading', path: w.index });
+    expect(live.index.message).toMatch(/^The index is being built from .*big\.jsonl/);
+    expect(live.model).toMatchObject({ state: 'loading', message: 'Loaded once the index is ready.' });
     const weighing = await weighFile;
     expect(weighing.code).toBe(-32600);
     expect(weighing.message).toMatch(/the term-weighting model is not loaded yet \(the server loads it after the index, and the index is being built from .*big\.jsonl/);
@@ -145,6 +151,8 @@ describe('during the first-use build', () => {
 
     const status = await client.until(() => statuses(client).find((s) => s.index.state === 'ready'), 'the ready status');
     expect(status.index.message).toMatch(new RegExp(`Index loaded: ${docs.toLocaleString('en-US')} documents`));
+    // From then on the request answers what the notification said.
+    expect((await client.request<Status>('querylens/status')).index).toEqual(status.index);
     // Told to ask again once the index is ready, and then the lenses show results.
     await client.until(() => refreshes.some((at) => at > 0), 'workspace/codeLens/refresh after the index loaded');
     const after = await lenses(client, uri);

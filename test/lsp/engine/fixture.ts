@@ -63,7 +63,7 @@ export async function makeWorkspace(options: { build?: boolean; config?: Record<
 
 export interface Status {
   index: { state: string; path: string | null; message: string; fix?: string };
-  model: { state: string };
+  model: { state: string; message?: string };
   provider: string;
 }
 
