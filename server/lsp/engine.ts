@@ -52,6 +52,13 @@ export interface EngineStatus {
   provider: string;
 }
 
+/** The index is being built (from a corpus) or loaded (configuration read, index opened, model loaded). */
+export interface IndexActivity {
+  kind: 'building' | 'loading';
+  /** Lower-case sentence fragment for messages: "the index is being built from <corpus> (1,200 documents so far)". */
+  message: string;
+}
+
 export interface EngineProvider {
   readonly name: string;
   /** (Re)opens the index and model for this configuration. Must not throw. */
@@ -67,7 +74,7 @@ export interface EngineProvider {
    * What the provider is doing to the index now ("the index is being built from …"), or null
    * when nothing is under way. Optional: providers without long work leave it out.
    */
-  activity?(): { kind: 'building' | 'loading'; message: string } | null;
+  activity?(): IndexActivity | null;
   dispose(): Promise<void>;
 }
 

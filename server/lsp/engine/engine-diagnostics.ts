@@ -112,8 +112,13 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
  * the entry's start, so its diagnostics depend only on (line, column, text) and can be cached
  * already placed. An edit elsewhere that keeps the line numbers then costs one lookup.
  */
+/** The entry's text sits in the file as one unescaped run starting at its offset (its map is a plain shift). */
+function plainShift(entry: QueryEntry): boolean {
+  return entry.map.text.length === 1 && entry.map.text[0] === 0 && entry.map.file[0] === entry.offset;
+}
+
 function placedOnOneLine(entry: QueryEntry): boolean {
-  return entry.map.text.length === 1 && entry.map.text[0] === 0 && entry.map.file[0] === entry.offset && !/[\r\n]/.test(entry.text);
+  return plainShift(entry) && !/[\r\n]/.test(entry.text);
 }
 
 function toDiagnostic(p: QueryProblem, range: Range): Diagnostic {
@@ -158,15 +163,7 @@ export function engineDiagnostics(session: EngineSession, doc: QueryDocument): D
     const known = byResult.get(entry.result);
     // A hit was placed on one line: same line, column and text (so still no line break) and a
     // map that is still a plain shift puts every diagnostic where it was.
-    if (
-      known &&
-      known.line === entry.line &&
-      known.column === entry.column &&
-      known.text === entry.text &&
-      entry.map.text.length === 1 &&
-      entry.map.text[0] === 0 &&
-      entry.map.file[0] === entry.offset
-    ) {
+    if (known && known.line === entry.line && known.column === entry.column && known.text === entry.text && plainShift(entry)) {
       for (const d of known.diagnostics) out.push(d);
       continue;
     }

@@ -18,7 +18,8 @@ import type { CancellationToken, CodeLens } from 'vscode-languageserver';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import { SHOW_RESULTS_COMMAND } from './protocol.js';
-import type { EngineContext, IndexActivity } from './provider.js';
+import type { IndexActivity } from '../engine.js';
+import type { EngineContext } from './provider.js';
 import { runnable, runQueryAst } from './ranking.js';
 import type { EngineSession } from './session.js';
 

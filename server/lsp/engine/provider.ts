@@ -34,7 +34,7 @@ import { buildIndex, IndexError, openIndex, type BuildSummary } from '../../engi
 import { WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
 import { loadWeightModelOffThread } from '../../model/worker-model.js';
 import type { ResolvedConfig } from '../config.js';
-import { checkIndex, checkModel, type EngineProvider, type EngineStatus, type ResourceStatus } from '../engine.js';
+import { checkIndex, checkModel, type EngineProvider, type EngineStatus, type IndexActivity, type ResourceStatus } from '../engine.js';
 import type { FeatureModule } from '../features.js';
 import { engineDiagnosticsModule } from './engine-diagnostics.js';
 import { expansionActionModule } from './expansion-action.js';
@@ -60,13 +60,6 @@ export interface EngineContext {
   /** What is happening to the index right now (a build, a load), or null when nothing is. */
   indexActivity(): IndexActivity | null;
   readonly documents: LiveDocuments;
-}
-
-/** The index is being built (from a corpus) or loaded (configuration read, index opened, model loaded). */
-export interface IndexActivity {
-  kind: 'building' | 'loading';
-  /** Lower-case sentence fragment for messages: "the index is being built from <corpus> (1,200 documents so far)". */
-  message: string;
 }
 
 /** Progress of a build a request asked for: the client's token (when it sent one) and the request's cancellation. */
@@ -123,7 +116,7 @@ export class LocalEngineProvider implements EngineProvider {
       model: () => this.weightModel,
       modelStatus: () => this.current.model,
       rebuildIndex: (config, progress) => this.rebuildIndex(config, progress),
-      indexActivity: () => this.indexActivity(),
+      indexActivity: () => this.activity(),
       documents,
     };
     this.modules = [
@@ -149,10 +142,6 @@ export class LocalEngineProvider implements EngineProvider {
   }
 
   /** A build running now, else a (re)configuration in flight or not yet begun; null when the index is idle. */
-  indexActivity(): IndexActivity | null {
-    return this.activity();
-  }
-
   activity(): IndexActivity | null {
     const build = this.build;
     if (build && !build.aborted) {

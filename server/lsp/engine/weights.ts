@@ -68,7 +68,10 @@ export function modelQuery(ast: QueryAst): ModelQuery | null {
   const members = new Map<QueryNode, TermNode[]>();
   for (const t of terms) {
     const group = groupOf.get(t);
-    if (group) members.set(group, [...(members.get(group) ?? []), t]);
+    if (!group) continue;
+    const list = members.get(group);
+    if (list) list.push(t);
+    else members.set(group, [t]);
   }
   const indexOf = (t: TermNode | undefined) => (t ? sequence.findIndex((s) => key(s) === key(t)) : -1);
   for (const t of terms) {
