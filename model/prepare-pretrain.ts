@@ -14,7 +14,7 @@
  * stoplist removed (no stemming: terms are not used, only which wordpieces belong to which word).
  * Fine-tuning data instead comes from the engine (`querylens export-training`).
  */
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { segmentQuery, type WordAnalyzer } from '../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../server/model/tokenize.js';
@@ -50,6 +50,9 @@ function* corpusTexts(file: string): Generator<string> {
 }
 
 function* wordnetTexts(): Generator<string> {
+  if (!existsSync(join(WORDNET, 'data.noun'))) {
+    throw new Error(`WordNet glosses not found in ${WORDNET}: apt-get install wordnet-base (model/README.md, Requirements)`);
+  }
   for (const pos of ['noun', 'verb', 'adj', 'adv']) {
     let buffer: string[] = [];
     for (const line of readFileSync(join(WORDNET, `data.${pos}`), 'utf8').split('\n')) {

@@ -154,7 +154,11 @@ def predict(model, queries):
         for i, q in enumerate(queries):
             feats[i, : q.feats.shape[0]] = q.feats
             order[i, : q.order.shape[0]] = q.order
-        return model.score(feats, order)
+        lexical = None
+        if model.lexical_on:
+            ids, _, nmask, _ = _inputs(queries)
+            lexical = model.lexical_offsets(ids, nmask)
+        return model.score(feats, order, lexical)
     return model(*_inputs(queries))
 
 
@@ -186,6 +190,35 @@ def uniform_map(dev):
         if not np.isnan(ap):
             res.setdefault(q.source, []).append(ap)
     return {k: float(np.mean(v)) for k, v in res.items()}
+
+
+def lexical_allowed(train, vocab_size, min_queries, whole_words):
+    """[vocab] 0/1: the wordpieces that may get a lexical offset: pieces of training-query n-grams found
+    in at least `min_queries` distinct training queries. With `whole_words`, only pieces that were a
+    whole word (a uni-gram of one piece) and never part of a longer word in the training queries: a
+    word's first piece (`con`, `in`, `ne`) is shared by unrelated words."""
+    counts = torch.zeros(vocab_size)
+    parts = set()
+    seen = set()
+    for q in train:
+        key = (q.source, q.qid)
+        if key in seen:
+            continue  # oversampled copies count once
+        seen.add(key)
+        pieces = set()
+        for k, tokens in enumerate(q.ngram_tokens):
+            if not whole_words:
+                pieces.update(q.ids[t] for t in tokens)
+            elif bool(q.is_unigram[k]):
+                if len(tokens) == 1:
+                    pieces.add(q.ids[tokens[0]])
+                else:
+                    parts.update(q.ids[t] for t in tokens)
+        counts[list(pieces)] += 1
+    allowed = counts >= min_queries
+    if parts:
+        allowed[list(parts)] = False
+    return allowed.float()
 
 
 OBJECTIVE = "mean"
@@ -225,14 +258,28 @@ def main(argv=None):
     p.add_argument("--head-weight-lr", type=float, default=None,
                    help="learning rate of the head's feature weights (linear weight, MLP), default --head-lr; the "
                         "biases (head bias, bi-gram bias) and the maxout layer keep --head-lr. 0: only the biases learn")
+    p.add_argument("--bias-lr", type=float, default=None,
+                   help="learning rate of the head bias and the bi-gram bias, default --head-lr (the maxout layer keeps --head-lr); "
+                        "0: keep them as the --init checkpoint has them")
     p.add_argument("--cache-features", action="store_true",
                    help="frozen encoder: compute the pooled features once, in eval mode (much faster; but without the "
                         "encoder's dropout, which the shipped run H had as noise on its features)")
     p.add_argument("--head-wd", type=float, default=0.01, help="AdamW weight decay of the head's parameters")
     p.add_argument("--head-embed", action="store_true", help="MLP head also reads the pooled input wordpiece embeddings")
+    p.add_argument("--lexical", action="store_true",
+                   help="learn a per-wordpiece offset of the weight (starts at 0; only pieces of training queries move)")
+    p.add_argument("--lexical-lr", type=float, default=1e-2)
+    p.add_argument("--lexical-wd", type=float, default=0.01, help="AdamW weight decay of the lexical offsets (pulls them to 0)")
+    p.add_argument("--lexical-min-queries", type=int, default=1,
+                   help="only wordpieces in at least this many training queries get an offset (the others stay 0)")
+    p.add_argument("--lexical-whole-words", action="store_true",
+                   help="offsets only for pieces that are whole words in the training queries (never part of a longer word)")
+    p.add_argument("--deviation-bound", type=float, default=0.0,
+                   help="> 0: the MLP + lexical correction of a weight is bounded to ±this (bound·tanh(x/bound))")
     p.add_argument("--objective", choices=["mean", "min"], default="mean", help="dev objective over the two dev sets")
     p.add_argument("--ema", type=float, default=0.0, help="> 0: evaluate and keep an exponential moving average of the weights")
     p.add_argument("--train-eval", type=int, default=0, help="also report the training MAP of the first N training queries")
+    p.add_argument("--last-out", default=None, help="also save the last state here (analysis of a run's end)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--log", default=str(WORK / "finetune.log"))
     a = p.parse_args(argv)
@@ -244,7 +291,8 @@ def main(argv=None):
     logf = Path(a.log)
     ck = torch.load(a.init, map_location="cpu")
     cfg = EncoderConfig(**ck["cfg"])
-    model = TWBert(cfg, head_hidden=a.head_hidden, head_embed=a.head_embed)
+    model = TWBert(cfg, head_hidden=a.head_hidden, head_embed=a.head_embed, lexical=a.lexical,
+                   deviation_bound=a.deviation_bound)
     # Pre-training has no bigram_bias (starts at 0) and no MLP head (starts as a zero residual).
     model.load_state_dict(ck["state"], strict=False)
     head_cfg = model.head_config()
@@ -265,7 +313,12 @@ def main(argv=None):
     head_params = list(model.head.parameters()) + [model.bigram_bias] + list(maxout.parameters())
     if a.head_hidden > 0:
         head_params += list(model.mlp.parameters()) + list(model.mlp_out.parameters())
-    head_ids = {id(x) for x in head_params}
+    lexical_params = [model.lexical.weight] if a.lexical else []
+    if a.lexical:
+        allowed = lexical_allowed(train, cfg.vocab_size, a.lexical_min_queries, a.lexical_whole_words)
+        model.lexical.weight.register_hook(lambda g: g * allowed.unsqueeze(-1))
+        log(logf, f"lexical offsets: {int(allowed.sum())} wordpieces may move")
+    head_ids = {id(x) for x in head_params + lexical_params}
     if a.freeze == "embeddings":
         model.encoder.word.weight.requires_grad_(False)
     elif a.freeze == "encoder":
@@ -305,10 +358,18 @@ def main(argv=None):
     if hw_lr == 0:
         for x in feature_weights:
             x.requires_grad_(False)
+    biases = [model.head.bias, model.bigram_bias]
+    bias_lr = a.head_lr if a.bias_lr is None else a.bias_lr
+    if bias_lr == 0:
+        for x in biases:
+            x.requires_grad_(False)
+    fw_ids |= {id(x) for x in biases}
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr, "weight_decay": 0.01},
                              {"params": [x for x in head_params if id(x) not in fw_ids], "lr": a.head_lr, "weight_decay": a.head_wd},
-                             {"params": feature_weights, "lr": hw_lr, "weight_decay": a.head_wd}])
-    base_lrs = [a.lr, a.head_lr, hw_lr]
+                             {"params": biases, "lr": bias_lr, "weight_decay": a.head_wd},
+                             {"params": feature_weights, "lr": hw_lr, "weight_decay": a.head_wd},
+                             {"params": lexical_params, "lr": a.lexical_lr, "weight_decay": a.lexical_wd}])
+    base_lrs = [a.lr, a.head_lr, bias_lr, hw_lr, a.lexical_lr]
     timer = Timer()
     if train_probe:
         log(logf, f"training probe: uniform MAP {np.mean(list(uniform_map(train_probe).values())):.4f} on {len(train_probe)} queries")
@@ -376,6 +437,10 @@ def main(argv=None):
             break
     maps = measure()
     obj = dev_objective(maps, uni)
+    if a.last_out:
+        swap_ema()
+        torch.save({"cfg": cfg.to_dict(), "head": head_cfg, "state": model.state_dict(), "step": step, "dev": maps}, a.last_out)
+        swap_ema()
     if obj > best[0]:
         best = (obj, step, maps)
         save(step, maps)

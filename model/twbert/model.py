@@ -1,8 +1,8 @@
 """TW-BERT and DeepCT-Query models: a small BERT-style encoder with a GloVe-initialised 100-d
 wordpiece embedding (ALBERT-style factorisation, then a 100->H projection), and two heads.
 
-Size (see model/README.md for the latency measurements that justify it): 3 layers, H=192, 4 heads,
-FFN 768. The budget is 5 ms p50 per query on CPU; ENVIRONMENT.md measured 0.77 ms for 4 layers/H=256
+Size (see model/README.md for the latency measurements that justify it): 2 layers, H=128, 4 heads,
+FFN 512. The budget is 5 ms p50 per query on CPU; ENVIRONMENT.md measured 0.77 ms for 4 layers/H=256
 with onnxruntime-node, so latency is not the constraint. What constrains the size is training on 2
 shared CPU cores within ~60-90 minutes and keeping both ONNX files under 40 MB together: the 30,522 x
 100 embedding alone is 12 MB, so each encoder has ~1.4 M further parameters.
@@ -80,9 +80,20 @@ class TWBert(nn.Module):
     a residual 2-layer MLP (LayerNorm, Linear, GELU, Linear; its last layer starts at 0, so the model
     starts exactly as the linear head) on the pooled n-gram features; with `head_embed` those features
     also include the mean of the n-gram's (GloVe-initialised) input wordpiece embeddings.
+
+    Optional lexical offset (`lexical`, another documented deviation): one learned scalar per wordpiece
+    (a [vocab, 1] table starting at 0), mean-pooled over the n-gram's pieces and added to the
+    pre-activation. Only pieces that occur in training queries ever move, so on a collection whose
+    words the training queries never used the model stays at its pooled-state weights: a per-term
+    correction that cannot spread to unseen vocabulary the way a change of the encoder or an MLP on
+    embeddings does.
+
+    `deviation_bound` > 0 passes the sum of the MLP and lexical corrections through
+    bound · tanh(x / bound), so no per-term correction moves a weight by more than `bound`.
     """
 
-    def __init__(self, cfg: EncoderConfig, head_hidden: int = 0, head_embed: bool = False):
+    def __init__(self, cfg: EncoderConfig, head_hidden: int = 0, head_embed: bool = False,
+                 lexical: bool = False, deviation_bound: float = 0.0):
         super().__init__()
         self.encoder = Encoder(cfg)
         self.head = nn.Linear(cfg.hidden, 1)
@@ -97,9 +108,18 @@ class TWBert(nn.Module):
             self.mlp_out = nn.Linear(head_hidden + 1, 1)
             nn.init.zeros_(self.mlp_out.weight)
             nn.init.zeros_(self.mlp_out.bias)
+        self.lexical_on, self.deviation_bound = lexical, deviation_bound
+        if lexical:
+            self.lexical = nn.Embedding(cfg.vocab_size, 1)
+            nn.init.zeros_(self.lexical.weight)
 
     def head_config(self) -> dict:
-        return {"head_hidden": self.head_hidden, "head_embed": self.head_embed}
+        return {"head_hidden": self.head_hidden, "head_embed": self.head_embed,
+                "lexical": self.lexical_on, "deviation_bound": self.deviation_bound}
+
+    def lexical_offsets(self, ids, ngram_mask):
+        """[B,G]: the mean of the n-gram's per-wordpiece lexical offsets."""
+        return mean_pool(self.lexical(ids), ngram_mask).squeeze(-1)
 
     def features(self, ids, attention_mask, ngram_mask):
         """Pooled n-gram features [B,G,F]: the final states (first cfg.hidden columns), then, with
@@ -109,19 +129,28 @@ class TWBert(nn.Module):
             pooled = torch.cat([pooled, mean_pool(self.encoder.word(ids), ngram_mask)], -1)
         return pooled
 
-    def score(self, feats, ngram_order=None):
+    def score(self, feats, ngram_order=None, lexical=None):
+        """Weights [B,G] from pooled features; `lexical` [B,G] = lexical_offsets() when the model has them."""
         hidden = self.head.in_features
         z = self.head(feats[..., :hidden]).squeeze(-1)
         if ngram_order is not None:
             z = z + self.bigram_bias * ngram_order
+        correction = None
         if self.head_hidden > 0:
             order = ngram_order if ngram_order is not None else torch.zeros_like(z)
             h = self.mlp(feats)
-            z = z + self.mlp_out(torch.cat([h, order.unsqueeze(-1)], -1)).squeeze(-1)
+            correction = self.mlp_out(torch.cat([h, order.unsqueeze(-1)], -1)).squeeze(-1)
+        if lexical is not None:
+            correction = lexical if correction is None else correction + lexical
+        if correction is not None:
+            if self.deviation_bound > 0:
+                correction = self.deviation_bound * torch.tanh(correction / self.deviation_bound)
+            z = z + correction
         return torch.relu(z)
 
     def forward(self, ids, attention_mask, ngram_mask, ngram_order=None):
-        return self.score(self.features(ids, attention_mask, ngram_mask), ngram_order)
+        lexical = self.lexical_offsets(ids, ngram_mask) if self.lexical_on else None
+        return self.score(self.features(ids, attention_mask, ngram_mask), ngram_order, lexical)
 
 
 class DeepCT(nn.Module):

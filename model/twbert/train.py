@@ -6,13 +6,14 @@ Stages (each can be run alone: data | pretrain | finetune | deepct | export):
   data      tokenizer.json, GloVe rows, pre-training sequences, engine indexes, pseudo-queries and the
             `querylens export-training` JSONL of every training and dev query set
   pretrain  MLM (all occurrences of a masked wordpiece) + MSE of every n-gram weight to 1
-  finetune  TW-BERT through the engine's BM25 (AMSE + ListMLE), early stopping on the dev sets
+  finetune  TW-BERT through the engine's BM25 (AMSE + ListMLE), early stopping on the dev sets: phase 1 learns
+            the phrase weight (biases), phase 2 per-word lexical offsets
   deepct    DeepCT-Query baseline (regression to term recall), same data and early stopping
   export    ONNX (opset 14) + config.json into model/artifacts, and the parity fixtures for test/model
   evaluate  dev-set MAP end to end through the engine (weigh -> search -> eval), model/.work/eval/summary.tsv
 
 Budgets are wall-clock minutes (the build machine has 2 shared cores): --pretrain-minutes,
---finetune-minutes, --deepct-minutes.
+--finetune-minutes, --lexical-minutes, --deepct-minutes.
 """
 from __future__ import annotations
 
@@ -117,6 +118,7 @@ def main(argv=None):
     p.add_argument("--pretrain-continue-minutes", type=float, default=0.0,
                    help="second pre-training phase (0: none)")
     p.add_argument("--finetune-minutes", type=float, default=3.0)
+    p.add_argument("--lexical-minutes", type=float, default=3.0, help="fine-tuning phase 2 (lexical offsets)")
     p.add_argument("--deepct-minutes", type=float, default=8.0)
     a = p.parse_args(argv)
     t0 = time.time()
@@ -134,10 +136,18 @@ def main(argv=None):
                    "--minutes", str(a.pretrain_continue_minutes), "--lr", "7e-4", "--warmup", "50", "--fresh-mlm-head",
                    "--log", str(WORK / "pretrain2.log"))
         elif stage == "finetune":
-            # The shipped recipe (run "N", MODEL_CARD.md): encoder and the head's feature weights frozen,
-            # only the head bias, the bi-gram bias and the maxout layer learn; dev objective = the smaller gain.
+            # The shipped recipe (MODEL_CARD.md), two phases on the frozen encoder.
+            # Phase 1 (run "N"): the head's feature weights frozen, only the head bias, the bi-gram bias and the
+            # maxout layer learn; dev objective = the smaller of the two dev gains -> the phrase weight.
             py("model.twbert.finetune", "--minutes", str(a.finetune_minutes), "--head-weight-lr", "0", "--head-lr", "1e-2",
-               "--objective", "min", "--epochs", "30", "--train-eval", "150")
+               "--objective", "min", "--epochs", "30", "--train-eval", "150",
+               "--out", str(WORK / "twbert-phrase.pt"), "--log", str(WORK / "finetune-phrase.log"))
+            # Phase 2 (run "lexH"): those biases kept, a per-wordpiece lexical offset learns (whole words of
+            # at least 3 training queries, each weight moved by at most ±0.25).
+            py("model.twbert.finetune", "--init", str(WORK / "twbert-phrase.pt"), "--minutes", str(a.lexical_minutes),
+               "--head-weight-lr", "0", "--head-lr", "2e-3", "--bias-lr", "0", "--lexical", "--lexical-lr", "1e-2",
+               "--lexical-wd", "0.1", "--lexical-min-queries", "3", "--lexical-whole-words", "--deviation-bound", "0.25",
+               "--cache-features", "--objective", "min", "--epochs", "30", "--train-eval", "150", "--seed", "11")
         elif stage == "deepct":
             py("model.twbert.deepct", "--minutes", str(a.deepct_minutes))
         elif stage == "export":

@@ -1,6 +1,6 @@
 /**
  * A few steps of every training stage on a tiny synthetic slice, end to end: pre-training →
- * engine export → fine-tuning through BM25 → DeepCT → ONNX export → the Node runtime weighs a query.
+ * engine export → fine-tuning through BM25 (both phases) → DeepCT → ONNX export → the Node runtime weighs a query.
  * Checks the plumbing, not the quality. Skipped (with the reason printed) when torch cannot be imported.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,8 +63,13 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       }
       writeFileSync(join(dataDir, `${name}.jsonl`), records.join('\n') + '\n');
     }
-    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert-phrase.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
     expect(readFileSync(join(work, 'ft.log'), 'utf8')).toMatch(/finetune done: \d+ steps/);
+    // Phase 2 of the shipped recipe: the phase-1 biases kept, per-word lexical offsets learn (cached features).
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-phrase.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--bias-lr', '0', '--head-weight-lr', '0', '--lexical', '--lexical-min-queries', '1', '--lexical-whole-words', '--deviation-bound', '0.25', '--cache-features', '--log', join(work, 'lex.log')]);
+    const lexLog = readFileSync(join(work, 'lex.log'), 'utf8');
+    expect(lexLog).toMatch(/lexical offsets: [1-9]\d* wordpieces may move/);
+    expect(lexLog).toMatch(/finetune done: \d+ steps/);
     await python(['-m', 'model.twbert.deepct', '--init', join(work, 'pre.pt'), '--out', join(work, 'deepct.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'dct.log')]);
     expect(readFileSync(join(work, 'dct.log'), 'utf8')).toMatch(/deepct done/);
 
