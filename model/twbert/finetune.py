@@ -448,6 +448,9 @@ def main(argv=None):
     final.update({"uniform_dev": uni, "args": vars(a), "train_counts": counts, "steps_run": step, "minutes": timer.minutes(),
                   "description": "TW-BERT fine-tuned through Terrier BM25 (querylens)"})
     torch.save(final, a.out)
+    if a.lexical:
+        moved = final["state"]["lexical.weight"].squeeze(-1) != 0
+        log(logf, f"lexical offsets kept: {int(moved.sum())} wordpieces moved, {int((moved & (allowed == 0)).sum())} outside the allowed set")
     log(logf, f"finetune done: {step} steps in {timer.minutes():.1f} min; best step {best[1]} dev {best[2]} objective {best[0]:+.4f}; uniform {uni}")
 
 

@@ -110,6 +110,29 @@ describe('loading failures are typed states, never throws', () => {
     }
   });
 
+  it('the shipped TW-BERT moves only the words its training queries taught it, within ±0.25 of the phrase-level weight (MODEL_CARD)', async () => {
+    const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
+    if (!r.ok) throw r.error;
+    // Aeronautics words: none is a whole word of >= 3 SciFact-train/CACM queries, so none has a lexical offset.
+    const [unseen, taught] = await r.model.weigh([
+      'aeroelastic flutter of heated wings at supersonic speeds',
+      'expression of the virus plays a role in screening outcomes',
+    ]);
+    const uni = (w: typeof unseen) => w.ngrams.filter((g) => g.kind === 'unigram');
+    const bi = (w: typeof unseen) => w.ngrams.filter((g) => g.kind === 'bigram');
+    const level = uni(unseen).reduce((sum, g) => sum + g.weight, 0) / uni(unseen).length;
+    for (const g of uni(unseen)) expect(Math.abs(g.weight - level)).toBeLessThan(0.02);
+    // Phase 1's phrase weight: a bi-gram is worth about a quarter of its words.
+    for (const g of bi(unseen)) {
+      expect(g.weight / level).toBeGreaterThan(0.2);
+      expect(g.weight / level).toBeLessThan(0.3);
+    }
+    const moved = uni(taught).filter((g) => Math.abs(g.weight - level) > 0.05);
+    expect(moved.map((g) => g.terms[0]).sort()).toEqual(['express', 'outcom', 'plai', 'role', 'screen', 'viru'].sort());
+    for (const g of uni(taught)) expect(Math.abs(g.weight - level)).toBeLessThan(0.25 + 0.02);
+    await r.model.dispose();
+  });
+
   it('weigh after dispose rejects with a typed error; queries without n-grams give none', async () => {
     const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
     if (!r.ok) throw r.error;

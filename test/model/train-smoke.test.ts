@@ -70,6 +70,8 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     const lexLog = readFileSync(join(work, 'lex.log'), 'utf8');
     expect(lexLog).toMatch(/lexical offsets: [1-9]\d* wordpieces may move/);
     expect(lexLog).toMatch(/finetune done: \d+ steps/);
+    // Only the allowed wordpieces (whole words of the training queries) may carry an offset.
+    expect(lexLog).toMatch(/lexical offsets kept: \d+ wordpieces moved, 0 outside the allowed set/);
     await python(['-m', 'model.twbert.deepct', '--init', join(work, 'pre.pt'), '--out', join(work, 'deepct.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'dct.log')]);
     expect(readFileSync(join(work, 'dct.log'), 'utf8')).toMatch(/deepct done/);
 
