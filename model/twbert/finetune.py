@@ -377,9 +377,9 @@ def main(argv=None):
     best = (dev_objective(start_maps, uni), 0, start_maps)
     log(logf, f"step 0 dev {start_maps} objective {best[0]:+.4f}")
 
-    def save(step, maps):
+    def save(step, maps, path=a.out):
         swap_ema()
-        torch.save({"cfg": cfg.to_dict(), "head": head_cfg, "state": model.state_dict(), "step": step, "dev": maps}, a.out)
+        torch.save({"cfg": cfg.to_dict(), "head": head_cfg, "state": model.state_dict(), "step": step, "dev": maps}, path)
         swap_ema()
 
     save(0, start_maps)
@@ -438,9 +438,7 @@ def main(argv=None):
     maps = measure()
     obj = dev_objective(maps, uni)
     if a.last_out:
-        swap_ema()
-        torch.save({"cfg": cfg.to_dict(), "head": head_cfg, "state": model.state_dict(), "step": step, "dev": maps}, a.last_out)
-        swap_ema()
+        save(step, maps, a.last_out)
     if obj > best[0]:
         best = (obj, step, maps)
         save(step, maps)
