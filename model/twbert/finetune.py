@@ -363,9 +363,9 @@ def main(argv=None):
     if bias_lr == 0:
         for x in biases:
             x.requires_grad_(False)
-    fw_ids |= {id(x) for x in biases}
+    own_group = fw_ids | {id(x) for x in biases}  # head parameters with a learning rate of their own
     opt = torch.optim.AdamW([{"params": body, "lr": a.lr, "weight_decay": 0.01},
-                             {"params": [x for x in head_params if id(x) not in fw_ids], "lr": a.head_lr, "weight_decay": a.head_wd},
+                             {"params": [x for x in head_params if id(x) not in own_group], "lr": a.head_lr, "weight_decay": a.head_wd},
                              {"params": biases, "lr": bias_lr, "weight_decay": a.head_wd},
                              {"params": feature_weights, "lr": hw_lr, "weight_decay": a.head_wd},
                              {"params": lexical_params, "lr": a.lexical_lr, "weight_decay": a.lexical_wd}])

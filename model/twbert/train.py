@@ -142,7 +142,7 @@ def main(argv=None):
             py("model.twbert.finetune", "--minutes", str(a.finetune_minutes), "--head-weight-lr", "0", "--head-lr", "1e-2",
                "--objective", "min", "--epochs", "30", "--train-eval", "150",
                "--out", str(WORK / "twbert-phrase.pt"), "--log", str(WORK / "finetune-phrase.log"))
-            # Phase 2 (run "lexH"): those biases kept, a per-wordpiece lexical offset learns (whole words of
+            # Phase 2 (run "lexH2", seed 11): those biases kept, a per-wordpiece lexical offset learns (whole words of
             # at least 3 training queries, each weight moved by at most ±0.25).
             py("model.twbert.finetune", "--init", str(WORK / "twbert-phrase.pt"), "--minutes", str(a.lexical_minutes),
                "--head-weight-lr", "0", "--head-lr", "2e-3", "--bias-lr", "0", "--lexical", "--lexical-lr", "1e-2",
