@@ -274,11 +274,21 @@ def main(argv=None):
                    help="only wordpieces in at least this many training queries get an offset (the others stay 0)")
     p.add_argument("--lexical-whole-words", action="store_true",
                    help="offsets only for pieces that are whole words in the training queries (never part of a longer word)")
+    p.add_argument("--prior", default=None,
+                   help="genericity table (genericity.py, .npy): learn a scale and shift of it in the lexical offsets (needs --lexical)")
+    p.add_argument("--prior-lr", type=float, default=1e-2)
+    p.add_argument("--lexical-max-genericity", type=float, default=None,
+                   help="with --prior: only pieces whose standardised genericity is below this get an offset of their own")
+    p.add_argument("--prior-shift", action="store_true",
+                   help="also learn a shift of every offset (off: the prior only reorders words around the phrase weight)")
     p.add_argument("--deviation-bound", type=float, default=0.0,
                    help="> 0: the MLP + lexical correction of a weight is bounded to ±this (bound·tanh(x/bound))")
     p.add_argument("--objective", choices=["mean", "min"], default="mean", help="dev objective over the two dev sets")
     p.add_argument("--ema", type=float, default=0.0, help="> 0: evaluate and keep an exponential moving average of the weights")
     p.add_argument("--train-eval", type=int, default=0, help="also report the training MAP of the first N training queries")
+    p.add_argument("--select", choices=["best", "last"], default="best",
+                   help="--out gets the checkpoint with the best dev objective, or the last state (a parameter learned to "
+                        "convergence on training data, e.g. the genericity prior's scale, is not picked by dev noise)")
     p.add_argument("--last-out", default=None, help="also save the last state here (analysis of a run's end)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--log", default=str(WORK / "finetune.log"))
@@ -292,7 +302,7 @@ def main(argv=None):
     ck = torch.load(a.init, map_location="cpu")
     cfg = EncoderConfig(**ck["cfg"])
     model = TWBert(cfg, head_hidden=a.head_hidden, head_embed=a.head_embed, lexical=a.lexical,
-                   deviation_bound=a.deviation_bound)
+                   deviation_bound=a.deviation_bound, prior=a.prior is not None)
     # Pre-training has no bigram_bias (starts at 0) and no MLP head (starts as a zero residual).
     model.load_state_dict(ck["state"], strict=False)
     head_cfg = model.head_config()
@@ -314,11 +324,32 @@ def main(argv=None):
     if a.head_hidden > 0:
         head_params += list(model.mlp.parameters()) + list(model.mlp_out.parameters())
     lexical_params = [model.lexical.weight] if a.lexical else []
+    prior_params = ([model.prior_scale] + ([model.prior_shift] if a.prior_shift else [])) if a.prior else []
+    if a.prior and not a.prior_shift:
+        model.prior_shift.requires_grad_(False)
+    if a.prior and bool((model.prior_feature == 0).all()):
+        # Standardised over the training queries' uni-gram pieces (each query once), so that one learning rate
+        # suits the scale. A checkpoint that already has the prior keeps its standardised table as it is.
+        feature = torch.from_numpy(np.load(a.prior)).float()
+        unique = {(q.source, q.qid): q for q in train}.values()
+        pieces = [q.ids[t] for q in unique for k, tokens in enumerate(q.ngram_tokens) if bool(q.is_unigram[k]) for t in tokens]
+        mu, sigma = float(feature[pieces].mean()), float(feature[pieces].std())
+        with torch.no_grad():
+            model.prior_feature.copy_((feature - mu) / sigma)
+        log(logf, f"genericity prior: {a.prior}, standardised with mean {mu:.3f} sd {sigma:.3f} of {len(pieces)} training pieces")
+    elif a.prior:
+        log(logf, f"genericity prior: kept from {a.init} (scale {model.prior_scale.item():+.4f})")
     if a.lexical:
         allowed = lexical_allowed(train, cfg.vocab_size, a.lexical_min_queries, a.lexical_whole_words)
+        if a.lexical_max_genericity is not None:
+            if not a.prior:
+                raise SystemExit("--lexical-max-genericity needs --prior")
+            # Generic words are left to the shared prior: an offset learned for one in a training domain moves
+            # it in every domain. Topic words are domain-specific, so their offsets stay where they were learned.
+            allowed = allowed * (model.prior_feature < a.lexical_max_genericity).float()
         model.lexical.weight.register_hook(lambda g: g * allowed.unsqueeze(-1))
         log(logf, f"lexical offsets: {int(allowed.sum())} wordpieces may move")
-    head_ids = {id(x) for x in head_params + lexical_params}
+    head_ids = {id(x) for x in head_params + lexical_params + prior_params}
     if a.freeze == "embeddings":
         model.encoder.word.weight.requires_grad_(False)
     elif a.freeze == "encoder":
@@ -368,8 +399,9 @@ def main(argv=None):
                              {"params": [x for x in head_params if id(x) not in own_group], "lr": a.head_lr, "weight_decay": a.head_wd},
                              {"params": biases, "lr": bias_lr, "weight_decay": a.head_wd},
                              {"params": feature_weights, "lr": hw_lr, "weight_decay": a.head_wd},
-                             {"params": lexical_params, "lr": a.lexical_lr, "weight_decay": a.lexical_wd}])
-    base_lrs = [a.lr, a.head_lr, bias_lr, hw_lr, a.lexical_lr]
+                             {"params": lexical_params, "lr": a.lexical_lr, "weight_decay": a.lexical_wd},
+                             {"params": prior_params, "lr": a.prior_lr, "weight_decay": 0.0}])
+    base_lrs = [a.lr, a.head_lr, bias_lr, hw_lr, a.lexical_lr, a.prior_lr]
     timer = Timer()
     if train_probe:
         log(logf, f"training probe: uniform MAP {np.mean(list(uniform_map(train_probe).values())):.4f} on {len(train_probe)} queries")
@@ -422,7 +454,8 @@ def main(argv=None):
                         e.mul_(a.ema).add_(x.detach(), alpha=1 - a.ema)
             step += 1
             if step % 20 == 0:
-                log(logf, f"epoch {epoch} step {step} loss {loss.item():.4f} amse {torch.stack(losses_amse).mean().item():.4f} listmle {torch.stack(losses_mle).mean().item():.4f} mean w {w[w > 0].mean().item():.3f} bigram bias {model.bigram_bias.item():+.3f}")
+                log(logf, f"epoch {epoch} step {step} loss {loss.item():.4f} amse {torch.stack(losses_amse).mean().item():.4f} listmle {torch.stack(losses_mle).mean().item():.4f} mean w {w[w > 0].mean().item():.3f} bigram bias {model.bigram_bias.item():+.3f}"
+                    + (f" prior scale {model.prior_scale.item():+.4f} shift {model.prior_shift.item():+.4f}" if a.prior else ""))
             if step % a.eval_every == 0:
                 maps = measure()
                 obj = dev_objective(maps, uni)
@@ -439,7 +472,10 @@ def main(argv=None):
     obj = dev_objective(maps, uni)
     if a.last_out:
         save(step, maps, a.last_out)
-    if obj > best[0]:
+    if a.select == "last":
+        best = (obj, step, maps)
+        save(step, maps)
+    elif obj > best[0]:
         best = (obj, step, maps)
         save(step, maps)
     final = torch.load(a.out, map_location="cpu")

@@ -88,12 +88,18 @@ class TWBert(nn.Module):
     correction that cannot spread to unseen vocabulary the way a change of the encoder or an MLP on
     embeddings does.
 
+    Optional genericity prior (`prior`, with `lexical`): a fixed per-wordpiece feature (genericity.py: how
+    common the word is across unrelated domains, standardised) times a learned scale, plus a learned shift,
+    added to every piece's lexical offset. Two parameters learned for the whole vocabulary, so unlike the
+    per-piece offsets it reaches words no training query used. `bake_prior()` folds it into the lexical
+    table, so the exported graph (and its ONNX interface) is the same as without it.
+
     `deviation_bound` > 0 passes the sum of the MLP and lexical corrections through
     bound · tanh(x / bound), so no per-term correction moves a weight by more than `bound`.
     """
 
     def __init__(self, cfg: EncoderConfig, head_hidden: int = 0, head_embed: bool = False,
-                 lexical: bool = False, deviation_bound: float = 0.0):
+                 lexical: bool = False, deviation_bound: float = 0.0, prior: bool = False):
         super().__init__()
         self.encoder = Encoder(cfg)
         self.head = nn.Linear(cfg.hidden, 1)
@@ -112,14 +118,38 @@ class TWBert(nn.Module):
         if lexical:
             self.lexical = nn.Embedding(cfg.vocab_size, 1)
             nn.init.zeros_(self.lexical.weight)
+        if prior and not lexical:
+            raise ValueError("the genericity prior lives in the lexical table: it needs lexical=True")
+        self.prior_on = prior
+        if prior:
+            self.register_buffer("prior_feature", torch.zeros(cfg.vocab_size))
+            self.prior_scale = nn.Parameter(torch.zeros(1))
+            self.prior_shift = nn.Parameter(torch.zeros(1))
 
     def head_config(self) -> dict:
         return {"head_hidden": self.head_hidden, "head_embed": self.head_embed,
-                "lexical": self.lexical_on, "deviation_bound": self.deviation_bound}
+                "lexical": self.lexical_on, "deviation_bound": self.deviation_bound, "prior": self.prior_on}
+
+    def lexical_table(self) -> torch.Tensor:
+        """[vocab]: each wordpiece's offset (its learned entry, plus the genericity prior when on)."""
+        table = self.lexical.weight.squeeze(-1)
+        if self.prior_on:
+            table = table + self.prior_scale * self.prior_feature + self.prior_shift
+        return table
 
     def lexical_offsets(self, ids, ngram_mask):
         """[B,G]: the mean of the n-gram's per-wordpiece lexical offsets."""
+        if self.prior_on:
+            return mean_pool(self.lexical_table()[ids].unsqueeze(-1), ngram_mask).squeeze(-1)
         return mean_pool(self.lexical(ids), ngram_mask).squeeze(-1)
+
+    def bake_prior(self) -> None:
+        """Fold the genericity prior into the lexical table (for export): same outputs, plain table lookup."""
+        if not self.prior_on:
+            return
+        with torch.no_grad():
+            self.lexical.weight.copy_(self.lexical_table().unsqueeze(-1))
+        self.prior_on = False
 
     def features(self, ids, attention_mask, ngram_mask):
         """Pooled n-gram features [B,G,F]: the final states (first cfg.hidden columns), then, with

@@ -1,6 +1,6 @@
 /**
  * A few steps of every training stage on a tiny synthetic slice, end to end: pre-training →
- * engine export → fine-tuning through BM25 (both phases) → DeepCT → ONNX export → the Node runtime weighs a query.
+ * engine export → fine-tuning through BM25 (all three phases) → DeepCT → ONNX export → the Node runtime weighs a query.
  * Checks the plumbing, not the quality. Skipped (with the reason printed) when torch cannot be imported.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -65,9 +65,23 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     }
     await python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert-phrase.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
     expect(readFileSync(join(work, 'ft.log'), 'utf8')).toMatch(/finetune done: \d+ steps/);
-    // Phase 2 of the shipped recipe: the phase-1 biases kept, per-word lexical offsets learn (cached features).
-    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-phrase.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--bias-lr', '0', '--head-weight-lr', '0', '--lexical', '--lexical-min-queries', '1', '--lexical-whole-words', '--deviation-bound', '0.25', '--cache-features', '--log', join(work, 'lex.log')]);
+    // Phase 2 of the shipped recipe: the genericity table (two synthetic "domains"), then its scale alone learns and
+    // the last state is kept.
+    const domains = [0, 1].map((k) => {
+      const path = join(work, `domain${k}.jsonl`);
+      writeFileSync(path, docs.filter((_, i) => i % 2 === k).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+      return path;
+    });
+    await python(['-m', 'model.twbert.genericity', '--domains', domains.join(','), '--out', join(work, 'genericity.npy')]);
+    const lexical = ['--data-dir', dataDir, '--batch', '4', '--eval-every', '2', '--bias-lr', '0', '--head-weight-lr', '0', '--lexical', '--lexical-min-queries', '1', '--lexical-whole-words', '--deviation-bound', '0.25', '--cache-features', '--prior', join(work, 'genericity.npy'), '--repeat', 'cacm=4'];
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-phrase.pt'), '--out', join(work, 'twbert-prior.pt'), ...lexical, '--epochs', '2', '--lexical-lr', '0', '--prior-lr', '3e-3', '--select', 'last', '--log', join(work, 'prior.log')]);
+    const priorLog = readFileSync(join(work, 'prior.log'), 'utf8');
+    expect(priorLog).toMatch(/genericity prior: .* standardised with mean -?\d/);
+    expect(priorLog).toMatch(/lexical offsets kept: 0 wordpieces moved/);
+    // Phase 3: the prior kept as learned, per-word lexical offsets learn (cached features).
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-prior.pt'), '--out', join(work, 'twbert.pt'), ...lexical, '--epochs', '1', '--prior-lr', '0', '--log', join(work, 'lex.log')]);
     const lexLog = readFileSync(join(work, 'lex.log'), 'utf8');
+    expect(lexLog).toMatch(/genericity prior: kept from .*twbert-prior\.pt \(scale [-+]\d/);
     expect(lexLog).toMatch(/lexical offsets: [1-9]\d* wordpieces may move/);
     expect(lexLog).toMatch(/finetune done: \d+ steps/);
     // Only the allowed wordpieces (whole words of the training queries) may carry an offset.
