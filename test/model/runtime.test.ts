@@ -110,26 +110,34 @@ describe('loading failures are typed states, never throws', () => {
     }
   });
 
-  it('the shipped TW-BERT moves only the words its training queries taught it, within ±0.25 of the phrase-level weight (MODEL_CARD)', async () => {
+  it('the shipped TW-BERT ranks generic words below topic words, also words no training query used, and stays within ±0.25 of the phrase-level weight (MODEL_CARD)', async () => {
     const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
     if (!r.ok) throw r.error;
-    // Aeronautics words: none is a whole word of >= 3 SciFact-train/CACM queries, so none has a lexical offset.
-    const [unseen, taught] = await r.model.weigh([
+    const [unseen, generic, taught] = await r.model.weigh([
+      // Aeronautics words: none is a whole word of >= 3 SciFact-train/CACM queries, so none has an offset of its own.
       'aeroelastic flutter of heated wings at supersonic speeds',
+      // Generic words no training query taught either: only the genericity prior (phase 2) moves them.
+      'hypersonic flutter obtained, presented and discussed',
       'expression of the virus plays a role in screening outcomes',
     ]);
     const uni = (w: typeof unseen) => w.ngrams.filter((g) => g.kind === 'unigram');
     const bi = (w: typeof unseen) => w.ngrams.filter((g) => g.kind === 'bigram');
+    const weight = (w: typeof unseen, term: string) => uni(w).find((g) => g.terms[0] === term)!.weight;
+    // Topic words rare in every training domain sit near the phrase level, a little above it.
     const level = uni(unseen).reduce((sum, g) => sum + g.weight, 0) / uni(unseen).length;
-    for (const g of uni(unseen)) expect(Math.abs(g.weight - level)).toBeLessThan(0.02);
-    // Phase 1's phrase weight: a bi-gram is worth about a quarter of its words.
+    for (const g of uni(unseen)) expect(Math.abs(g.weight - level)).toBeLessThan(0.06);
+    // Phase 1's phrase weight: a bi-gram is worth about a quarter to a third of its words.
     for (const g of bi(unseen)) {
-      expect(g.weight / level).toBeGreaterThan(0.2);
-      expect(g.weight / level).toBeLessThan(0.3);
+      expect(g.weight / level).toBeGreaterThan(0.15);
+      expect(g.weight / level).toBeLessThan(0.4);
     }
-    const moved = uni(taught).filter((g) => Math.abs(g.weight - level) > 0.05);
-    expect(moved.map((g) => g.terms[0]).sort()).toEqual(['express', 'outcom', 'plai', 'role', 'screen', 'viru'].sort());
-    for (const g of uni(taught)) expect(Math.abs(g.weight - level)).toBeLessThan(0.25 + 0.02);
+    for (const low of ['obtain', 'present', 'discuss']) {
+      for (const high of ['hyperson', 'flutter']) expect(weight(generic, high) - weight(generic, low)).toBeGreaterThan(0.05);
+    }
+    // Taught words move further (phase 3's offsets), still within the bound.
+    const moved = uni(taught).filter((g) => Math.abs(g.weight - level) > 0.1).map((g) => g.terms[0]);
+    expect(moved.sort()).toEqual(['express', 'outcom', 'plai', 'role', 'screen', 'viru'].sort());
+    for (const w of [unseen, generic, taught]) for (const g of uni(w)) expect(Math.abs(g.weight - level)).toBeLessThan(0.25 + 0.05);
     await r.model.dispose();
   });
 
