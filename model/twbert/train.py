@@ -162,7 +162,7 @@ def main(argv=None):
                 # Phase 3 (run "GP", seed 11): the prior kept, a per-wordpiece lexical offset learns (whole words of at
                 # least 3 training queries, each weight moved by at most ±0.25 together with the prior).
                 py("model.twbert.finetune", "--init", str(WORK / "twbert-prior.pt"), *lexical, "--prior-lr", "0",
-                   "--lexical-lr", "1e-2", "--lexical-wd", "0.1", "--epochs", "15",
+                   "--lexical-lr", "5e-3", "--lexical-wd", "0.1", "--epochs", "15",
                    "--minutes", str(a.lexical_minutes), "--out", str(WORK / "twbert.pt"), "--log", str(WORK / "finetune.log"))
         elif stage == "deepct":
             py("model.twbert.deepct", "--minutes", str(a.deepct_minutes))
