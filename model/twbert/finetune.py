@@ -275,8 +275,8 @@ def main(argv=None):
     p.add_argument("--lexical-whole-words", action="store_true",
                    help="offsets only for pieces that are whole words in the training queries (never part of a longer word)")
     p.add_argument("--prior", default=None,
-                   help="genericity table (genericity.py, .npy): learn a scale and shift of it in the lexical offsets (needs --lexical)")
-    p.add_argument("--prior-lr", type=float, default=1e-2)
+                   help="genericity table (genericity.py, .npy): learn a scale of it (with --prior-shift also a shift) in the lexical offsets (needs --lexical)")
+    p.add_argument("--prior-lr", type=float, default=1e-2, help="0: keep the prior of the --init checkpoint as it is")
     p.add_argument("--lexical-max-genericity", type=float, default=None,
                    help="with --prior: only pieces whose standardised genericity is below this get an offset of their own")
     p.add_argument("--prior-shift", action="store_true",

@@ -89,8 +89,8 @@ class TWBert(nn.Module):
     embeddings does.
 
     Optional genericity prior (`prior`, with `lexical`): a fixed per-wordpiece feature (genericity.py: how
-    common the word is across unrelated domains, standardised) times a learned scale, plus a learned shift,
-    added to every piece's lexical offset. Two parameters learned for the whole vocabulary, so unlike the
+    common the word is across unrelated domains, standardised) times a learned scale, plus a shift (held at 0
+    by the shipped recipe), added to every piece's lexical offset. Parameters for the whole vocabulary, so unlike the
     per-piece offsets it reaches words no training query used. `bake_prior()` folds it into the lexical
     table, so the exported graph (and its ONNX interface) is the same as without it.
 
