@@ -30,7 +30,8 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--init", default=str(WORK / "pretrained.pt"))
     p.add_argument("--out", default=str(WORK / "deepct.pt"))
-    p.add_argument("--minutes", type=float, default=8.0)
+    p.add_argument("--minutes", type=float, default=None,
+                   help="optional wall-clock cap (logged when it stops a run); by default --epochs is the budget")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--lr", type=float, default=2e-4)
@@ -81,9 +82,10 @@ def main(argv=None):
                 if obj > best[0]:
                     best = (obj, step, maps)
                     torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "step": step, "dev": maps}, a.out)
-            if timer.minutes() > a.minutes:
+            if a.minutes is not None and timer.minutes() > a.minutes:
                 break
-        if timer.minutes() > a.minutes:
+        if a.minutes is not None and timer.minutes() > a.minutes:
+            log(logf, f"stopped by the --minutes {a.minutes} cap at step {step}")
             break
     final = torch.load(a.out, map_location="cpu")
     final.update({"uniform_dev": uni, "steps_run": step, "minutes": timer.minutes(),

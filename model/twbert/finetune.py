@@ -235,8 +235,12 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--init", default=str(WORK / "pretrained.pt"))
     p.add_argument("--out", default=str(WORK / "twbert.pt"))
-    p.add_argument("--minutes", type=float, default=9.0)
-    p.add_argument("--epochs", type=int, default=40)
+    p.add_argument("--epochs", type=int, default=40, help="the learning rate decays linearly over this many epochs")
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="stop after this many steps (the schedule still spans --epochs): a budget that does not depend on "
+                        "how fast the machine is")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="optional wall-clock cap (logged when it stops a run: the result then depends on the machine)")
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=1e-4)
     p.add_argument("--head-lr", type=float, default=2e-3)
@@ -463,7 +467,11 @@ def main(argv=None):
                 if obj > best[0]:
                     best = (obj, step, maps)
                     save(step, maps)
-            if timer.minutes() > a.minutes:
+            if a.max_steps is not None and step >= a.max_steps:
+                stop = True
+                break
+            if a.minutes is not None and timer.minutes() > a.minutes:
+                log(logf, f"stopped by the --minutes {a.minutes} cap at step {step}")
                 stop = True
                 break
         if stop:

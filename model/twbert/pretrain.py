@@ -56,8 +56,11 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--data", default=str(WORK / "pretrain.jsonl"))
     p.add_argument("--out", default=str(WORK / "pretrained.pt"))
-    p.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget")
-    p.add_argument("--max-steps", type=int, default=100000)
+    p.add_argument("--max-steps", type=int, default=360,
+                   help="optimizer steps; the learning rate decays linearly over them (360: what the shipped encoder saw). "
+                        "A step budget, not a time budget, so that a rebuild on a faster or busier machine trains the same model")
+    p.add_argument("--minutes", type=float, default=None,
+                   help="optional wall-clock cap: stop early (logged as such) if the steps take longer than this")
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--limit", type=int, default=None, help="read only the first N sequences (smoke test)")
@@ -67,7 +70,7 @@ def main(argv=None):
     p.add_argument("--log", default=str(WORK / "pretrain.log"))
     p.add_argument("--resume", default=None,
                    help="continue from this checkpoint (weights, MLM head if saved, data position) with a fresh "
-                        "schedule: --minutes of linear decay from --lr after a short warm-up")
+                        "schedule: --max-steps of linear decay from --lr after a short warm-up")
     p.add_argument("--warmup", type=int, default=200)
     p.add_argument("--fresh-mlm-head", action="store_true",
                    help="with --resume: start the MLM head anew even if the checkpoint has one (as the shipped build did: "
@@ -108,10 +111,13 @@ def main(argv=None):
     warmup = a.warmup
     step = 0
     pos = (prev_steps * a.batch) % max(1, len(data) - a.batch)
-    est_total = a.max_steps
     ema_mlm = ema_mse = ema_acc = None
+    capped = False
     model.train()
-    while step < a.max_steps and timer.minutes() < a.minutes:
+    while step < a.max_steps:
+        if a.minutes is not None and timer.minutes() >= a.minutes:
+            capped = True
+            break
         if pos + a.batch > len(data):
             rng.shuffle(data)
             pos = 0
@@ -125,9 +131,8 @@ def main(argv=None):
         weights = torch.relu(model.head(torch.bmm(nmask, states) / nmask.sum(-1, keepdim=True).clamp(min=1)).squeeze(-1))
         mse = ((weights - 1.0) ** 2)[valid].mean() if valid.any() else torch.zeros(())
         loss = mlm_loss + mse
-        # Linear warm-up, then decay with the time budget (steps are unknown in advance).
-        frac = min(1.0, timer.minutes() / a.minutes)
-        lr = a.lr * min(1.0, (step + 1) / warmup) * max(0.05, 1.0 - frac)
+        # Linear warm-up, then linear decay over the step budget (to 5 % of --lr).
+        lr = a.lr * min(1.0, (step + 1) / warmup) * max(0.05, 1.0 - step / a.max_steps)
         for g in opt.param_groups:
             g["lr"] = lr
         opt.zero_grad()
@@ -147,6 +152,8 @@ def main(argv=None):
                 "total_steps": prev_steps + step,
                 "mlm": ema_mlm, "mlm_acc": ema_acc, "mse": ema_mse, "minutes": timer.minutes(),
                 "sequences": len(data)}, a.out)
+    if capped:
+        log(logf, f"pretrain: stopped by the --minutes {a.minutes} cap after {step} of {a.max_steps} steps")
     log(logf, f"pretrain done: {step} steps (total {prev_steps + step}), {timer.minutes():.1f} min, mlm {ema_mlm:.3f} acc {ema_acc:.3f} mse {ema_mse:.4f} -> {a.out}")
 
 

@@ -12,8 +12,8 @@ Stages (each can be run alone: data | pretrain | finetune | deepct | export):
   export    ONNX (opset 14) + config.json into model/artifacts, and the parity fixtures for test/model
   evaluate  dev-set MAP end to end through the engine (weigh -> search -> eval), model/.work/eval/summary.tsv
 
-Budgets are wall-clock minutes (the build machine has 2 shared cores): --pretrain-minutes,
---finetune-minutes, --lexical-minutes, --deepct-minutes.
+Budgets are steps and epochs, never wall-clock minutes, so that a rebuild on a faster or a busier machine trains
+the same model: --pretrain-steps, --finetune-steps (phase 1); phases 2 and 3 and DeepCT run a fixed number of epochs.
 """
 from __future__ import annotations
 
@@ -115,13 +115,11 @@ def stage_evaluate():
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export", "evaluate"])
-    p.add_argument("--pretrain-minutes", type=float, default=28.0)
-    p.add_argument("--pretrain-continue-minutes", type=float, default=0.0,
-                   help="second pre-training phase (0: none)")
-    p.add_argument("--finetune-minutes", type=float, default=3.0)
-    p.add_argument("--lexical-minutes", type=float, default=3.0, help="budget of fine-tuning phases 2 and 3 each")
+    p.add_argument("--pretrain-steps", type=int, default=360, help="pre-training steps of 64 sequences (360 ≈ a quarter epoch)")
+    p.add_argument("--pretrain-continue-steps", type=int, default=0,
+                   help="second pre-training phase, resumed from the first (0: none)")
+    p.add_argument("--finetune-steps", type=int, default=600, help="steps of fine-tuning phase 1 (the phrase weight)")
     p.add_argument("--finetune-phases", default="1,2,3", help="which fine-tuning phases to run (1 phrase weight, 2 prior, 3 offsets)")
-    p.add_argument("--deepct-minutes", type=float, default=8.0)
     a = p.parse_args(argv)
     t0 = time.time()
     stages = ["data", "pretrain", "finetune", "deepct", "export", "evaluate"] if a.stage == "all" else [a.stage]
@@ -130,12 +128,12 @@ def main(argv=None):
         if stage == "data":
             stage_data()
         elif stage == "pretrain":
-            py("model.twbert.pretrain", "--minutes", str(a.pretrain_minutes))
-            if a.pretrain_continue_minutes > 0:
+            py("model.twbert.pretrain", "--max-steps", str(a.pretrain_steps))
+            if a.pretrain_continue_steps > 0:
                 # Second phase, as the shipped build ran it: resume (weights, data position) with a new
                 # schedule and a new MLM head, into pretrained2.pt (fine-tuning's and DeepCT's --init).
                 py("model.twbert.pretrain", "--resume", str(WORK / "pretrained.pt"), "--out", str(WORK / "pretrained2.pt"),
-                   "--minutes", str(a.pretrain_continue_minutes), "--lr", "7e-4", "--warmup", "50", "--fresh-mlm-head",
+                   "--max-steps", str(a.pretrain_continue_steps), "--lr", "7e-4", "--warmup", "50", "--fresh-mlm-head",
                    "--log", str(WORK / "pretrain2.log"))
         elif stage == "finetune":
             # The shipped recipe (MODEL_CARD.md), three phases on the frozen encoder; --finetune-phases runs a subset
@@ -144,7 +142,7 @@ def main(argv=None):
             if 1 in phases:
                 # Phase 1 (run "N"): the head's feature weights frozen, only the head bias, the bi-gram bias and the
                 # maxout layer learn; dev objective = the smaller of the two dev gains -> the phrase weight.
-                py("model.twbert.finetune", "--minutes", str(a.finetune_minutes), "--head-weight-lr", "0", "--head-lr", "1e-2",
+                py("model.twbert.finetune", "--max-steps", str(a.finetune_steps), "--head-weight-lr", "0", "--head-lr", "1e-2",
                    "--objective", "min", "--epochs", "30", "--train-eval", "150",
                    "--out", str(WORK / "twbert-phrase.pt"), "--log", str(WORK / "finetune-phrase.log"))
             # Phases 2 and 3 see CACM four times per epoch: the only training queries from outside SciFact's domain
@@ -156,16 +154,16 @@ def main(argv=None):
                 # Phase 2: the genericity prior (genericity.py) -- one scale learned to convergence on the training
                 # queries, the last state kept (not a dev-picked step); phase 1's biases kept, no per-word offsets yet.
                 py("model.twbert.finetune", "--init", str(WORK / "twbert-phrase.pt"), *lexical, "--lexical-lr", "0",
-                   "--prior-lr", "3e-3", "--epochs", "10", "--select", "last", "--minutes", str(a.lexical_minutes),
+                   "--prior-lr", "3e-3", "--epochs", "10", "--select", "last",
                    "--out", str(WORK / "twbert-prior.pt"), "--log", str(WORK / "finetune-prior.log"))
             if 3 in phases:
                 # Phase 3 (run "GP", seed 11): the prior kept, a per-wordpiece lexical offset learns (whole words of at
                 # least 3 training queries, each weight moved by at most ±0.25 together with the prior).
                 py("model.twbert.finetune", "--init", str(WORK / "twbert-prior.pt"), *lexical, "--prior-lr", "0",
                    "--lexical-lr", "5e-3", "--lexical-wd", "0.1", "--epochs", "15",
-                   "--minutes", str(a.lexical_minutes), "--out", str(WORK / "twbert.pt"), "--log", str(WORK / "finetune.log"))
+                   "--out", str(WORK / "twbert.pt"), "--log", str(WORK / "finetune.log"))
         elif stage == "deepct":
-            py("model.twbert.deepct", "--minutes", str(a.deepct_minutes))
+            py("model.twbert.deepct")
         elif stage == "export":
             stage_export()
         elif stage == "evaluate":
