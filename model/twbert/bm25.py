@@ -43,6 +43,8 @@ class QueryData:
     docnos: list
     docno_rank: np.ndarray  # [D] rank of the docno in ascending string order (engine tie-break)
     unigram_terms: list  # per unigram occurrence: its term (for DeepCT targets)
+    # [G] bool: a Bo1 expansion word the model read after the query (export-training --expand bo1); None: none
+    is_expansion: torch.Tensor | None = None
 
 
 def idf_of(df: float, n: float) -> float:
@@ -87,6 +89,7 @@ def prepare(record: dict, unigrams_only: bool = False) -> QueryData | None:
         docnos=[doc["docno"] for doc in docs],
         docno_rank=np.argsort(np.argsort(np.array([doc["docno"] for doc in docs], dtype=object))),
         unigram_terms=[g["terms"][0] for g in ngrams if len(g["terms"]) == 1],
+        is_expansion=torch.tensor([bool(g.get("expansion")) for g in ngrams]) if any(g.get("expansion") for g in ngrams) else None,
     )
 
 

@@ -29,10 +29,18 @@ MAX_TOKENS = 128
 
 
 def load_checkpoint(kind: str, path: Path):
+    """The model to export, its checkpoint, and (TW-BERT with phase 4) the expansion factor. The factor is not part
+    of the graph (the runtime applies it, from config.json), so the model is built without it: the ONNX file is the
+    same whether or not phase 4 ran."""
     ck = torch.load(path, map_location="cpu")
     cfg = EncoderConfig(**ck["cfg"])
-    model = TWBert(cfg, **ck.get("head", {})) if kind == "twbert" else DeepCT(cfg)
-    model.load_state_dict(ck["state"])
+    head = dict(ck.get("head", {}))
+    state = dict(ck["state"])
+    expansion_scale = None
+    if head.pop("expansion", False):
+        expansion_scale = round(float(state.pop("expansion_log_scale").exp()), 4)
+    model = TWBert(cfg, **head) if kind == "twbert" else DeepCT(cfg)
+    model.load_state_dict(state)
     model.eval()
     if kind == "twbert" and model.prior_on:
         # The genericity prior becomes part of the lexical table: same graph as without it, and the same outputs.
@@ -43,7 +51,7 @@ def load_checkpoint(kind: str, path: Path):
             after = model(*probe)
         if not torch.allclose(before, after, atol=1e-6):
             raise SystemExit(f"export: folding the genericity prior changed the weights by {float((before - after).abs().max())}")
-    return model, ck
+    return model, ck, expansion_scale
 
 
 def sample_inputs():
@@ -86,7 +94,7 @@ def export_onnx(model, out: Path, with_order: bool) -> None:
         )
 
 
-def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, description: str) -> None:
+def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, description: str, expansion_scale: float | None = None) -> None:
     path = out_dir / "config.json"
     cfg = json.loads(path.read_text()) if path.exists() else {}
     cfg.update(
@@ -101,6 +109,9 @@ def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, descrip
     )
     models = cfg.setdefault("models", {})
     models[kind] = {"file": onnx_name, "bigrams": kind == "twbert", "final": final, "description": description}
+    if expansion_scale is not None:
+        # TW-BERT + Bo1: applied by the runtime to the expansion words' weights (server/model/weighted-query.ts).
+        models[kind]["expansionScale"] = expansion_scale
     path.write_text(json.dumps(cfg, indent=2) + "\n")
 
 
@@ -134,13 +145,13 @@ def main(argv=None):
     p.add_argument("--parity-inputs", default=None, help="default: model/.work/parity-inputs-<model>.jsonl")
     p.add_argument("--no-parity", action="store_true", help="do not write the parity fixture")
     a = p.parse_args(argv)
-    model, ck = load_checkpoint(a.model, Path(a.checkpoint))
+    model, ck, scale = load_checkpoint(a.model, Path(a.checkpoint))
     out_dir = Path(a.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     onnx_name = f"{a.model}.onnx"
     export_onnx(model, out_dir / onnx_name, with_order=a.model == "twbert")
     desc = ck.get("description", "")
-    update_config(out_dir, a.model, onnx_name, not a.not_final, desc)
+    update_config(out_dir, a.model, onnx_name, not a.not_final, desc, scale)
     print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")
     parity_inputs = Path(a.parity_inputs or WORK / f"parity-inputs-{a.model}.jsonl")
     if parity_inputs.exists() and not a.no_parity:

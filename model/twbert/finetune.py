@@ -146,7 +146,23 @@ def cache_features(model, queries, batch=64):
     model.train()
 
 
+def _expansion_mask(queries, g):
+    """[B,g] bool: the Bo1 expansion words of each query (export-training --expand bo1)."""
+    mask = torch.zeros(len(queries), g, dtype=torch.bool)
+    for i, q in enumerate(queries):
+        if getattr(q, "is_expansion", None) is not None:
+            mask[i, : q.is_expansion.shape[0]] = q.is_expansion
+    return mask
+
+
 def predict(model, queries):
+    w = _predict(model, queries)
+    if getattr(model, "expansion_on", False):
+        w = model.scale_expansion(w, _expansion_mask(queries, w.shape[1]))
+    return w
+
+
+def _predict(model, queries):
     if all(getattr(q, "feats", None) is not None for q in queries):
         g = max(len(q.ngram_tokens) for q in queries)
         feats = torch.zeros(len(queries), g, queries[0].feats.shape[-1])
@@ -182,10 +198,12 @@ def evaluate(model, dev, batch=64):
 
 
 def uniform_map(dev):
-    """Plain BM25: every uni-gram at weight 1, no bi-grams (weight 0) — the baseline to beat."""
+    """Plain BM25: every uni-gram at weight 1, no bi-grams (weight 0) — the baseline to beat. For an
+    expanded query (its candidates are those of the Bo1-expanded query) the query's own uni-grams only."""
     res = {}
     for q in dev:
-        w = q.is_unigram.numpy().astype(np.float64)
+        unigram = q.is_unigram if getattr(q, "is_expansion", None) is None else q.is_unigram & ~q.is_expansion
+        w = unigram.numpy().astype(np.float64)
         ap = bm25.average_precision(q, bm25.scores(q, torch.tensor(w)).numpy(), w)
         if not np.isnan(ap):
             res.setdefault(q.source, []).append(ap)
@@ -294,6 +312,11 @@ def main(argv=None):
                    help="--out gets the checkpoint with the best dev objective, or the last state (a parameter learned to "
                         "convergence on training data, e.g. the genericity prior's scale, is not picked by dev noise)")
     p.add_argument("--last-out", default=None, help="also save the last state here (analysis of a run's end)")
+    p.add_argument("--expansion", action="store_true",
+                   help="TW-BERT + Bo1 (paper §5.3): learn only the factor of the expansion words' weights (training and dev "
+                        "files exported with --expand bo1); the model itself is kept as --init has it")
+    p.add_argument("--expansion-lr", type=float, default=1e-2, help="learning rate of the expansion factor's logarithm")
+    p.add_argument("--dev-files", default=",".join(DEV_FILES), help="comma-separated dev sets (early stopping, reporting)")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--log", default=str(WORK / "finetune.log"))
     a = p.parse_args(argv)
@@ -305,8 +328,12 @@ def main(argv=None):
     logf = Path(a.log)
     ck = torch.load(a.init, map_location="cpu")
     cfg = EncoderConfig(**ck["cfg"])
-    model = TWBert(cfg, head_hidden=a.head_hidden, head_embed=a.head_embed, lexical=a.lexical,
-                   deviation_bound=a.deviation_bound, prior=a.prior is not None)
+    if a.expansion:
+        # The model as --init has it (its head configuration too), plus the expansion factor (starts at 1).
+        model = TWBert(cfg, **dict(ck.get("head", {}), expansion=True))
+    else:
+        model = TWBert(cfg, head_hidden=a.head_hidden, head_embed=a.head_embed, lexical=a.lexical,
+                       deviation_bound=a.deviation_bound, prior=a.prior is not None)
     # Pre-training has no bigram_bias (starts at 0) and no MLP head (starts as a zero residual).
     model.load_state_dict(ck["state"], strict=False)
     head_cfg = model.head_config()
@@ -318,7 +345,7 @@ def main(argv=None):
     for spec in filter(None, a.repeat.split(",")):
         name, times = spec.split("=")
         train += [q for q in train if q.source == name] * (int(times) - 1)
-    dev = load_queries(DEV_FILES, max_per_file=a.max_per_file, data_dir=a.data_dir)
+    dev = load_queries(a.dev_files.split(","), max_per_file=a.max_per_file, data_dir=a.data_dir)
     counts = {}
     for q in train:
         counts[q.source] = counts.get(q.source, 0) + 1
@@ -328,6 +355,15 @@ def main(argv=None):
     if a.head_hidden > 0:
         head_params += list(model.mlp.parameters()) + list(model.mlp_out.parameters())
     lexical_params = [model.lexical.weight] if a.lexical else []
+    expansion_params = []
+    if a.expansion:
+        if a.lexical or a.prior or a.head_hidden:
+            raise SystemExit("--expansion keeps the model of --init as it is: no --lexical, --prior or --head-hidden")
+        # Everything of the model stays as it is; only the factor (and the loss's maxout layer) learns.
+        for x in model.parameters():
+            x.requires_grad_(False)
+        model.expansion_log_scale.requires_grad_(True)
+        expansion_params = [model.expansion_log_scale]
     prior_params = ([model.prior_scale] + ([model.prior_shift] if a.prior_shift else [])) if a.prior else []
     if a.prior and not a.prior_shift:
         model.prior_shift.requires_grad_(False)
@@ -353,7 +389,7 @@ def main(argv=None):
             allowed = allowed * (model.prior_feature < a.lexical_max_genericity).float()
         model.lexical.weight.register_hook(lambda g: g * allowed.unsqueeze(-1))
         log(logf, f"lexical offsets: {int(allowed.sum())} wordpieces may move")
-    head_ids = {id(x) for x in head_params + lexical_params + prior_params}
+    head_ids = {id(x) for x in head_params + lexical_params + prior_params + expansion_params}
     if a.freeze == "embeddings":
         model.encoder.word.weight.requires_grad_(False)
     elif a.freeze == "encoder":
@@ -404,8 +440,9 @@ def main(argv=None):
                              {"params": biases, "lr": bias_lr, "weight_decay": a.head_wd},
                              {"params": feature_weights, "lr": hw_lr, "weight_decay": a.head_wd},
                              {"params": lexical_params, "lr": a.lexical_lr, "weight_decay": a.lexical_wd},
-                             {"params": prior_params, "lr": a.prior_lr, "weight_decay": 0.0}])
-    base_lrs = [a.lr, a.head_lr, bias_lr, hw_lr, a.lexical_lr, a.prior_lr]
+                             {"params": prior_params, "lr": a.prior_lr, "weight_decay": 0.0},
+                             {"params": expansion_params, "lr": a.expansion_lr, "weight_decay": 0.0}])
+    base_lrs = [a.lr, a.head_lr, bias_lr, hw_lr, a.lexical_lr, a.prior_lr, a.expansion_lr]
     timer = Timer()
     if train_probe:
         log(logf, f"training probe: uniform MAP {np.mean(list(uniform_map(train_probe).values())):.4f} on {len(train_probe)} queries")
@@ -459,7 +496,8 @@ def main(argv=None):
             step += 1
             if step % 20 == 0:
                 log(logf, f"epoch {epoch} step {step} loss {loss.item():.4f} amse {torch.stack(losses_amse).mean().item():.4f} listmle {torch.stack(losses_mle).mean().item():.4f} mean w {w[w > 0].mean().item():.3f} bigram bias {model.bigram_bias.item():+.3f}"
-                    + (f" prior scale {model.prior_scale.item():+.4f} shift {model.prior_shift.item():+.4f}" if a.prior else ""))
+                    + (f" prior scale {model.prior_scale.item():+.4f} shift {model.prior_shift.item():+.4f}" if a.prior else "")
+                    + (f" expansion scale {model.expansion_scale().item():.4f}" if a.expansion else ""))
             if step % a.eval_every == 0:
                 maps = measure()
                 obj = dev_objective(maps, uni)
@@ -490,6 +528,8 @@ def main(argv=None):
     final.update({"uniform_dev": uni, "args": vars(a), "train_counts": counts, "steps_run": step, "minutes": timer.minutes(),
                   "description": "TW-BERT fine-tuned through Terrier BM25 (querylens)"})
     torch.save(final, a.out)
+    if a.expansion:
+        log(logf, f"expansion scale kept: {float(final['state']['expansion_log_scale'].exp()):.6f} (step {final['step']})")
     if a.lexical:
         moved = final["state"]["lexical.weight"].squeeze(-1) != 0
         log(logf, f"lexical offsets kept: {int(moved.sum())} wordpieces moved, {int((moved & (allowed == 0)).sum())} outside the allowed set")

@@ -96,10 +96,15 @@ class TWBert(nn.Module):
 
     `deviation_bound` > 0 passes the sum of the MLP and lexical corrections through
     bound · tanh(x / bound), so no per-term correction moves a weight by more than `bound`.
+
+    Optional expansion scale (`expansion`, for TW-BERT + Bo1, paper §5.3): one learned factor
+    exp(expansion_log_scale) for the weights of the Bo1 expansion words the model reads after the query.
+    It is not part of the ONNX graph (whose input does not say where the query ends): export writes it to
+    config.json (`expansionScale`) and the runtime applies it (server/model/weighted-query.ts).
     """
 
     def __init__(self, cfg: EncoderConfig, head_hidden: int = 0, head_embed: bool = False,
-                 lexical: bool = False, deviation_bound: float = 0.0, prior: bool = False):
+                 lexical: bool = False, deviation_bound: float = 0.0, prior: bool = False, expansion: bool = False):
         super().__init__()
         self.encoder = Encoder(cfg)
         self.head = nn.Linear(cfg.hidden, 1)
@@ -125,10 +130,24 @@ class TWBert(nn.Module):
             self.register_buffer("prior_feature", torch.zeros(cfg.vocab_size))
             self.prior_scale = nn.Parameter(torch.zeros(1))
             self.prior_shift = nn.Parameter(torch.zeros(1))
+        self.expansion_on = expansion
+        if expansion:
+            self.expansion_log_scale = nn.Parameter(torch.zeros(1))
 
     def head_config(self) -> dict:
         return {"head_hidden": self.head_hidden, "head_embed": self.head_embed,
-                "lexical": self.lexical_on, "deviation_bound": self.deviation_bound, "prior": self.prior_on}
+                "lexical": self.lexical_on, "deviation_bound": self.deviation_bound, "prior": self.prior_on,
+                "expansion": self.expansion_on}
+
+    def expansion_scale(self) -> torch.Tensor:
+        """The factor of the expansion words' weights (1 without `expansion`)."""
+        return self.expansion_log_scale.exp() if self.expansion_on else torch.ones(1)
+
+    def scale_expansion(self, weights: torch.Tensor, is_expansion: torch.Tensor) -> torch.Tensor:
+        """weights [B,G], is_expansion [B,G] bool -> the weights with the expansion words' multiplied by the scale."""
+        if not self.expansion_on:
+            return weights
+        return torch.where(is_expansion, weights * self.expansion_scale(), weights)
 
     def lexical_table(self) -> torch.Tensor:
         """[vocab]: each wordpiece's offset (its learned entry, plus the genericity prior when on)."""

@@ -7,7 +7,8 @@ Stages (each can be run alone: data | pretrain | finetune | deepct | export):
             pseudo-queries and the `querylens export-training` JSONL of every training and dev query set
   pretrain  MLM (all occurrences of a masked wordpiece) + MSE of every n-gram weight to 1
   finetune  TW-BERT through the engine's BM25 (AMSE + ListMLE), early stopping on the dev sets: phase 1 learns
-            the phrase weight (biases), phase 2 the scale of the genericity prior, phase 3 per-word lexical offsets
+            the phrase weight (biases), phase 2 the scale of the genericity prior, phase 3 per-word lexical offsets,
+            phase 4 the factor of Bo1 expansion words' weights (TW-BERT + Bo1, paper §5.3)
   deepct    DeepCT-Query baseline (regression to term recall), same data and early stopping
   export    ONNX (opset 14) + config.json into model/artifacts, and the parity fixtures for test/model
   evaluate  dev-set MAP end to end through the engine (weigh -> search -> eval), model/.work/eval/summary.tsv
@@ -71,6 +72,11 @@ def stage_data():
     for name, index, queries, qrels, k in sets:
         run([*CLI, "export-training", "--index", str(idx / index), queries, "--qrels", qrels,
              "--out", str(train / f"{name}.jsonl"), "--source", name, "-k", str(k)])
+    # TW-BERT + Bo1 (fine-tuning phase 4): what the model reads with --expand bo1 (the query, then Bo1's words).
+    for name, index, queries, qrels, k in sets:
+        if not name.startswith("pseudo"):
+            run([*CLI, "export-training", "--index", str(idx / index), queries, "--qrels", qrels, "--expand", "bo1",
+                 "--out", str(train / f"{name}-bo1.jsonl"), "--source", f"{name}-bo1", "-k", str(k)])
 
 
 def stage_export():
@@ -90,7 +96,7 @@ DEV_SETS = [
 
 def stage_evaluate():
     """End to end through the engine: `querylens weigh` -> `querylens search` -> `querylens eval`, on the dev sets,
-    for plain BM25 and both models (figures for MODEL_CARD.md)."""
+    for plain BM25, both models, Bo1 and TW-BERT + Bo1 (figures for MODEL_CARD.md)."""
     out = WORK / "eval"
     out.mkdir(parents=True, exist_ok=True)
     summary = []
@@ -101,10 +107,13 @@ def stage_evaluate():
             weighted = out / f"{name}.{model}.indri"
             run([*CLI, "weigh", queries, "--model", model, "--device", "cpu", "--out", str(weighted)])
             runs[model] = str(weighted)
+        # Bo1, and TW-BERT + Bo1 (paper §5.3: the model weighs the query and Bo1's words, phase 4's factor applied).
+        extra = {"bo1": ["--expand", "bo1"], "twbert-bo1": ["--expand", "bo1", "--weights", "twbert", "--device", "cpu"]}
+        runs["bo1"] = runs["twbert-bo1"] = queries
         for label, qfile in runs.items():
             run_file = out / f"{name}.{label}.run"
             with open(run_file, "w") as f:
-                run([*CLI, "search", "--index", str(WORK / "idx" / index), qfile, "--run-id", label], stdout=f)
+                run([*CLI, "search", "--index", str(WORK / "idx" / index), qfile, "--run-id", label, *extra.get(label, [])], stdout=f)
             res = subprocess.run([*CLI, "eval", qrels, str(run_file), "--metrics", "map,ndcg_cut_10,recall_1000"],
                                  cwd=ROOT, check=True, capture_output=True, text=True).stdout
             summary.append(f"{name}\t{label}\t" + "\t".join(l.split()[0] + "=" + l.split()[-1] for l in res.strip().splitlines()))
@@ -119,7 +128,8 @@ def main(argv=None):
     p.add_argument("--pretrain-continue-steps", type=int, default=0,
                    help="second pre-training phase, resumed from the first (0: none)")
     p.add_argument("--finetune-steps", type=int, default=600, help="steps of fine-tuning phase 1 (the phrase weight)")
-    p.add_argument("--finetune-phases", default="1,2,3", help="which fine-tuning phases to run (1 phrase weight, 2 prior, 3 offsets)")
+    p.add_argument("--finetune-phases", default="1,2,3,4",
+                   help="which fine-tuning phases to run (1 phrase weight, 2 prior, 3 offsets, 4 expansion factor)")
     a = p.parse_args(argv)
     t0 = time.time()
     stages = ["data", "pretrain", "finetune", "deepct", "export", "evaluate"] if a.stage == "all" else [a.stage]
@@ -161,6 +171,16 @@ def main(argv=None):
                 # least 3 training queries, each weight moved by at most ±0.25 together with the prior).
                 py("model.twbert.finetune", "--init", str(WORK / "twbert-prior.pt"), *lexical, "--prior-lr", "0",
                    "--lexical-lr", "5e-3", "--lexical-wd", "0.1", "--epochs", "15",
+                   "--out", str(WORK / "twbert-offsets.pt"), "--log", str(WORK / "finetune-offsets.log"))
+            if 4 in phases:
+                # Phase 4 (TW-BERT + Bo1, paper §5.3): the model of phase 3 kept exactly; one factor for the weights of
+                # the Bo1 expansion words it reads after the query, learned through BM25 on the Bo1-expanded training
+                # queries (CACM x4 as in phases 2-3), 30 epochs, the last state kept (not a dev-picked step).
+                py("model.twbert.finetune", "--init", str(WORK / "twbert-offsets.pt"), "--expansion", "--expansion-lr", "1e-2",
+                   "--head-weight-lr", "0", "--bias-lr", "0", "--head-lr", "2e-3", "--cache-features",
+                   "--train-files", "scifact-train-bo1,cacm-bo1", "--repeat", "cacm-bo1=4",
+                   "--dev-files", "dev-cranfield-bo1,dev-scifact-test-bo1", "--objective", "min", "--eval-every", "200",
+                   "--epochs", "30", "--select", "last", "--seed", "11",
                    "--out", str(WORK / "twbert.pt"), "--log", str(WORK / "finetune.log"))
         elif stage == "deepct":
             py("model.twbert.deepct")

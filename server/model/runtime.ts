@@ -55,6 +55,12 @@ export interface ModelEntryConfig {
   /** False while the artifact is not the final trained model (see model/MODEL_CARD.md). */
   final: boolean;
   description?: string;
+  /**
+   * TW-BERT + Bo1 (paper §5.3): the factor applied to the weights of the Bo1 expansion words the model
+   * read after the query (weighted-query.ts scaleExpansionWeights), learned through BM25 on expanded
+   * training queries. Absent: 1 (the model's weights as they are).
+   */
+  expansionScale?: number;
 }
 
 export interface ModelConfig {
@@ -156,6 +162,11 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The factor for the weights of Bo1 expansion words (config.json `expansionScale`; 1 when the model has none). */
+export function expansionScaleOf(model: Pick<WeightModel, 'name' | 'config'>): number {
+  return model.config.models[model.name]?.expansionScale ?? 1;
+}
+
 export function readModelConfig(dir: string): ModelConfig {
   const file = join(dir, 'config.json');
   const raw = JSON.parse(readFileSync(file, 'utf8')) as ModelConfig;
@@ -186,6 +197,10 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
   }
   const entry = config.models[name];
   if (!entry) return fail('missing-model', `${dir}/config.json lists no '${name}' model (it has: ${Object.keys(config.models).join(', ') || 'none'}).`);
+  const scale = entry.expansionScale;
+  if (scale !== undefined && !(typeof scale === 'number' && Number.isFinite(scale) && scale >= 0)) {
+    return fail('invalid-model', `${dir}/config.json: the ${name} model's expansionScale must be a number >= 0, got ${JSON.stringify(scale)}.`);
+  }
   const onnxFile = join(dir, entry.file);
   const tokenizerFile = join(dir, config.tokenizer);
   if (!existsSync(onnxFile)) return fail('missing-model', `The ${name} model file ${onnxFile} is missing.`);

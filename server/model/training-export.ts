@@ -17,6 +17,13 @@
  *
  * docs = the uniform-weight BM25 top k (rank 1..k; `bm25` = its engine score) ∪ every judged
  * document of the query (`rel` = the qrels grade; null when unjudged; rank null when outside top k).
+ *
+ * With an expansion (`export-training --expand bo1`, TW-BERT + Bo1 of the paper's §5.3): "query" is
+ * the text the model reads (the query, a space, the Bo1 words: weighted-query.ts bo1ModelInput),
+ * "queryEnd" where the query ends in it, every n-gram after it has "expansion": true (uni-grams only:
+ * bi-grams are kept inside the query, as rankQueries keeps them), and the candidates are the top k of
+ * the engine's Bo1-expanded query (rank and bm25 of that ranking), so that documents found only
+ * through expansion words are among them.
  */
 import type { QueryAst } from '../../grammar/ast.js';
 import type { IndexReader } from '../engine/index/reader.js';
@@ -43,9 +50,11 @@ export interface TrainingRecord {
   N: number;
   avgdl: number;
   ids: number[];
-  ngrams: { terms: string[]; concept: number; tokens: number[] }[];
+  ngrams: { terms: string[]; concept: number; tokens: number[]; expansion?: true }[];
   concepts: { key: string; terms: string[]; df: number; cf: number }[];
   docs: TrainingDoc[];
+  /** With an expansion: UTF-16 length of the original query inside `query`. */
+  queryEnd?: number;
 }
 
 export interface TrainingExportOptions {
@@ -53,6 +62,8 @@ export interface TrainingExportOptions {
   k?: number;
   maxTokens?: number;
   source?: string;
+  /** TW-BERT + Bo1: `text` is the expanded model input (bo1ModelInput), the query ends at `queryEnd`, and `candidates` is the query that ranks the candidate documents (Bo1's expanded query). */
+  expansion?: { queryEnd: number; candidates: QueryAst };
 }
 
 export function conceptSpecOf(terms: string[]): ConceptSpec {
@@ -88,7 +99,13 @@ export async function exportTrainingRecord(
   const conceptIndex = new Map<string, number>();
   const concepts: TrainingRecord['concepts'] = [];
   const postings: ConceptPostings[] = [];
-  const ngrams = seg.ngrams.map((g, i) => {
+  const queryEnd = options.expansion?.queryEnd;
+  const ngrams: TrainingRecord['ngrams'] = [];
+  seg.ngrams.forEach((g, i) => {
+    const start = seg.words[g.wordIndices[0]].start;
+    const end = seg.words[g.wordIndices[g.wordIndices.length - 1]].end;
+    // As rankQueries: bi-grams only inside the query (restrictBigramsToQuery).
+    if (queryEnd !== undefined && g.terms.length > 1 && end > queryEnd) return;
     const key = g.terms.length === 1 ? g.terms[0] : `#1(${g.terms.join(' ')})`;
     let c = conceptIndex.get(key);
     if (c === undefined) {
@@ -98,12 +115,13 @@ export async function exportTrainingRecord(
       postings.push(p);
       concepts.push({ key, terms: g.terms, df: p.df, cf: p.cf });
     }
-    return { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] };
+    ngrams.push(queryEnd !== undefined && start >= queryEnd ? { terms: g.terms, concept: c, tokens: enc.ngramTokens[i], expansion: true } : { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] });
   });
 
-  // Candidates: the engine's uniform BM25 (plain bag of uni-grams, query term frequency kept).
-  const uniformAst: QueryAst = buildWeightedQueryAst(uniformWeights(text, reader, false), { digits: 0 });
-  const hits = uniformAst.root ? search(reader, uniformAst, { scorer: 'bm25', k }).hits : [];
+  // Candidates: the engine's uniform BM25 (plain bag of uni-grams, query term frequency kept), or
+  // with an expansion the engine's Bo1-expanded query.
+  const candidateAst: QueryAst = options.expansion?.candidates ?? buildWeightedQueryAst(uniformWeights(text, reader, false), { digits: 0 });
+  const hits = candidateAst.root ? search(reader, candidateAst, { scorer: 'bm25', k }).hits : [];
   const docs = new Map<number, TrainingDoc>();
   const add = (doc: number, rank: number | null, bm25: number | null) => {
     const docno = reader.docno(doc);
@@ -130,5 +148,6 @@ export async function exportTrainingRecord(
     ngrams,
     concepts,
     docs: [...docs.values()],
+    ...(queryEnd !== undefined ? { queryEnd } : {}),
   };
 }

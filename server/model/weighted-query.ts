@@ -9,10 +9,10 @@
 import type { QueryAst, QueryNode, TermNode, WeightedItem, WindowNode } from '../../grammar/ast.js';
 import { walk } from '../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
-import { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs } from '../engine/expansion/index.js';
+import { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs, type ExpansionResult } from '../engine/expansion/index.js';
 import type { IndexReader } from '../engine/index/reader.js';
 import { prepareQuery, runQuery, type FeedbackOptions, type SearchHit, type SearchOptions } from '../engine/search.js';
-import type { NgramWeight, NgramWeights, WeightModel } from './runtime.js';
+import { expansionScaleOf, type NgramWeight, type NgramWeights, type WeightModel } from './runtime.js';
 
 export interface MergedNgram {
   kind: 'unigram' | 'bigram';
@@ -176,6 +176,43 @@ export function expandedModelInput(query: string, expansionWords: readonly strin
   return { text: words.length ? `${query} ${words.join(' ')}` : query, queryEnd: query.length };
 }
 
+/** What §5.3 gives the model for one query, and the Bo1 expansion it came from. */
+export interface Bo1ModelInput extends ExpandedModelInput {
+  expansion: ExpansionResult;
+}
+
+/**
+ * The paper's §5.3 input for one query: a first pass with the query as written (uniform BM25) picks
+ * the top `fbDocs` documents, Bo1 picks the expansion terms from them, and the model reads the query
+ * followed by the new terms (each stem as the word the feedback documents use most). `rankQueries`
+ * and the training export (`export-training --expand bo1`) both build it here, so the model is
+ * trained on exactly the inputs it is run on.
+ */
+export function bo1ModelInput(reader: IndexReader, ast: QueryAst, text: string, expand: FeedbackOptions, search: SearchOptions): Bo1ModelInput {
+  const fbDocs = expand.fbDocs ?? DEFAULT_FEEDBACK_DOCS.bo1;
+  const first = runQuery(reader, ast, { ...search, k: Math.max(fbDocs, 1) });
+  const expansion = expandQuery(reader, ast, selectFeedbackDocs(first.hits, fbDocs), { method: 'bo1', fbTerms: expand.fbTerms });
+  // Bo1's new terms in its order (best first). Terms already among the query's words are not
+  // appended again: the model weighs them where the user wrote them (a second copy would double
+  // their summed weight), and Bo1's reweighting of them is replaced by the model's weight.
+  const inQuery = new Set(reader.analyzer.analyze(text).map((t) => t.term));
+  const added = expansion.terms.filter((t) => !t.isOriginal && !inQuery.has(t.term)).map((t) => t.term);
+  const words = surfaceWordsFor(reader, expansion.feedbackDocs, added);
+  return { ...expandedModelInput(text, added.map((t) => words.get(t) ?? t)), expansion };
+}
+
+/**
+ * Multiplies the weights of the expansion n-grams (those after `queryEnd`) by the model's learned
+ * expansion scale (config.json `expansionScale`, learned through BM25 on Bo1-expanded training
+ * queries: model/MODEL_CARD.md). The encoder reads an appended word like a query word, and without
+ * the scale it gives it a query word's weight, which lets the feedback documents pull the ranking
+ * away from the query (Bo1 itself gives its added terms a fraction of an original term's weight).
+ */
+export function scaleExpansionWeights(weights: NgramWeights, queryEnd: number, scale: number): NgramWeights {
+  if (scale === 1) return weights;
+  return { query: weights.query, ngrams: weights.ngrams.map((g) => (g.start >= queryEnd ? { ...g, weight: g.weight * scale } : g)) };
+}
+
 /**
  * Keeps the model's uni-grams (query and expansion words) and the bi-grams that lie inside the
  * original query. Expansion terms are a bag chosen from the feedback documents, not a phrase: a
@@ -274,7 +311,8 @@ export interface RankQueriesOptions {
  * (the text `queryTextForWeighing` gives, exactly what `querylens weigh` weighs), optionally after
  * Bo1 as the paper's §5.3 does it: a first uniform pass (the query as written) selects the feedback
  * documents, Bo1 picks the expansion terms, the model weighs the query and the expansion words
- * together (expandedModelInput), and the final ranking uses the model's weights, not Bo1's.
+ * together (bo1ModelInput), the expansion words' weights are multiplied by the model's learned
+ * expansion scale (scaleExpansionWeights), and the final ranking uses these weights, not Bo1's.
  * The model is called once for all queries (batched); the rest is the engine's runQuery.
  * Throws RangeError for a model with RM3 (§5.3 combines the model with Bo1) and lets the model's
  * WeightModelError through.
@@ -292,22 +330,14 @@ export async function rankQueries(reader: IndexReader, queries: readonly QueryTo
   const inputs = queries.map((q): ExpandedModelInput => {
     const text = queryTextForWeighing(q.ast, q.text);
     if (!expand) return { text, queryEnd: text.length };
-    // §5.3, first pass: uniform BM25 (the query as written), its top fbDocs documents as feedback.
-    const fbDocs = expand.fbDocs ?? DEFAULT_FEEDBACK_DOCS.bo1;
-    const first = runQuery(reader, q.ast, { ...search, k: Math.max(fbDocs, 1) });
-    const expansion = expandQuery(reader, q.ast, selectFeedbackDocs(first.hits, fbDocs), { method: 'bo1', fbTerms: expand.fbTerms });
-    // Bo1's new terms in its order (best first). Terms already among the query's words are not
-    // appended again: the model weighs them where the user wrote them (a second copy would double
-    // their summed weight), and Bo1's reweighting of them is replaced by the model's weight.
-    const inQuery = new Set(reader.analyzer.analyze(text).map((t) => t.term));
-    const added = expansion.terms.filter((t) => !t.isOriginal && !inQuery.has(t.term)).map((t) => t.term);
-    const words = surfaceWordsFor(reader, expansion.feedbackDocs, added);
-    return expandedModelInput(text, added.map((t) => words.get(t) ?? t));
+    return bo1ModelInput(reader, q.ast, text, expand, search);
   });
 
   const weights = await model.weigh(inputs.map((i) => i.text));
+  const scale = expansionScaleOf(model);
   return queries.map((q, i) => {
-    const weighted = buildWeightedQueryAst(restrictBigramsToQuery(weights[i], inputs[i].queryEnd), { digits: options.digits ?? 4 });
+    const kept = scaleExpansionWeights(restrictBigramsToQuery(weights[i], inputs[i].queryEnd), inputs[i].queryEnd, scale);
+    const weighted = buildWeightedQueryAst(kept, { digits: options.digits ?? 4 });
     // A query with nothing to weigh (only stopwords) is ranked as written, as `weigh` keeps it.
     const finalAst = weighted.root ? weighted : q.ast;
     const r = runQuery(reader, finalAst, search);

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createAnalyzer } from '../../server/engine/analysis/index.js';
 import { runProcess } from '../support/process.js';
 import { REPO_ROOT, syntheticCorpus } from './helpers.js';
 
@@ -94,5 +95,56 @@ describe('querylens export-training', () => {
     expect(b.ids[0]).toBe(101);
     const bad = await cli(['export-training', '--index', join(work, 'nope'), queries, '--out', out]);
     expect(bad.status).toBe(2);
+  });
+
+  it("--expand bo1 writes what TW-BERT + Bo1 reads: the query, then Bo1's new words (flagged, uni-grams only), with the expanded query's candidates", async () => {
+    const corpus = join(work, 'corpus-bo1.jsonl');
+    writeFileSync(corpus, syntheticCorpus(200, 6).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+    const index = join(work, 'idx-bo1');
+    expect((await cli(['index', corpus, '--out', index, '--no-progress'])).status).toBe(0);
+    const queries = join(work, 'train-bo1.tsv');
+    const topics: [string, string][] = [['a', 'laminar flow'], ['b', 'shock wave over the wing']];
+    writeFileSync(queries, topics.map(([q, t]) => `${q}\t${t}`).join('\n') + '\n');
+    const qrels = join(work, 'qrels-bo1.txt');
+    writeFileSync(qrels, 'a 0 D3 1\nb 0 D5 2\n');
+    const out = join(work, 'train-bo1.jsonl');
+    const [exported, expanded, bo1Run] = await Promise.all([
+      cli(['export-training', '--index', index, queries, '--qrels', qrels, '--out', out, '-k', '20', '--expand', 'bo1']),
+      cli(['expand', '--index', index, queries, '--json']),
+      cli(['search', '--index', index, queries, '--expand', 'bo1', '-k', '20']),
+    ]);
+    expect(exported.status, exported.stderr).toBe(0);
+    const analyzer = createAnalyzer('terrier');
+    const bo1 = JSON.parse(expanded.stdout) as { qid: string; terms: { term: string; isOriginal: boolean }[] }[];
+    const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    let expansionWords = 0;
+    for (const [qid, text] of topics) {
+      const rec = records.find((r) => r.qid === qid)!;
+      const queryTerms = new Set(analyzer.analyze(text).map((t) => t.term));
+      const added = bo1.find((q) => q.qid === qid)!.terms.filter((t) => !t.isOriginal && !queryTerms.has(t.term)).map((t) => t.term);
+      expect(added.length, qid).toBeGreaterThan(0);
+      expansionWords += added.length;
+      // The model's text: the query as written, a space, one word per new Bo1 term in Bo1's order.
+      expect(rec.queryEnd).toBe(text.length);
+      expect(rec.query.slice(0, text.length + 1)).toBe(`${text} `);
+      expect(rec.query.slice(text.length + 1).split(' ').map((w: string) => analyzer.analyzeTerm(w)[0])).toEqual(added);
+      // Flagged n-grams are exactly those words, as uni-grams; every bi-gram lies inside the query.
+      const ngrams = rec.ngrams as { terms: string[]; expansion?: true }[];
+      expect(ngrams.filter((g) => g.expansion).map((g) => g.terms)).toEqual(added.map((t) => [t]));
+      for (const g of ngrams.filter((x) => x.terms.length > 1)) expect(g.terms.every((t) => queryTerms.has(t)), g.terms.join(' ')).toBe(true);
+      // Candidates ranked as the engine's Bo1-expanded query ranks them.
+      const ranked = (rec.docs as { docno: string; rank: number | null }[]).filter((d) => d.rank !== null).sort((x, y) => x.rank! - y.rank!).map((d) => d.docno);
+      const run = bo1Run.stdout.trim().split('\n').map((l) => l.split(' ')).filter((f) => f[0] === qid).map((f) => f[2]);
+      expect(ranked).toEqual(run);
+    }
+    expect(expansionWords).toBeGreaterThanOrEqual(5);
+    for (const [args, message] of [
+      [['--expand', 'rm3'], /unknown --expand 'rm3' \(expected bo1/],
+      [['--fb-docs', '5'], /--fb-docs and --fb-terms need --expand bo1/],
+    ] as [string[], RegExp][]) {
+      const bad = await cli(['export-training', '--index', index, queries, '--out', join(work, 'never.jsonl'), ...args]);
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toMatch(message);
+    }
   });
 });

@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadWeightModel, WeightModelError, type WeightModelName } from '../../server/model/runtime.js';
+import { expansionScaleOf, loadWeightModel, WeightModelError, type WeightModelName } from '../../server/model/runtime.js';
 import { ARTIFACTS_DIR } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ql-model-runtime-'));
@@ -79,6 +79,26 @@ describe('loading failures are typed states, never throws', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ format: 1, tokenizer: 'tokenizer.json', maxTokens: 128, profile: 'terrier', inputs: { ids: 'input_ids', attentionMask: 'attention_mask', ngramMask: 'ngram_mask' }, output: 'weights', models: {} }));
     const r2 = await loadWeightModel(dir, { model: 'deepct' });
     expect(r2.ok ? 'ok' : r2.error.kind).toBe('missing-model');
+  });
+
+  it('an expansion factor that is not a number >= 0 -> invalid-model naming it; the shipped one loads and is read back', async () => {
+    const dir = join(work, 'badscale');
+    (await import('node:fs')).mkdirSync(dir, { recursive: true });
+    const config = JSON.parse(readFileSync(join(ARTIFACTS_DIR, 'config.json'), 'utf8'));
+    copyFileSync(join(ARTIFACTS_DIR, 'tokenizer.json'), join(dir, 'tokenizer.json'));
+    copyFileSync(join(ARTIFACTS_DIR, 'twbert.onnx'), join(dir, 'twbert.onnx'));
+    for (const bad of [-0.5, 'half', null]) {
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, models: { twbert: { ...config.models.twbert, expansionScale: bad } } }));
+      const r = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+      expect(r.ok ? 'ok' : r.error.kind, String(bad)).toBe('invalid-model');
+      if (!r.ok) expect(r.error.message).toMatch(/expansionScale must be a number >= 0/);
+    }
+    const shipped = await loadWeightModel(ARTIFACTS_DIR, { model: 'twbert', device: 'cpu' });
+    if (!shipped.ok) throw shipped.error;
+    expect(expansionScaleOf(shipped.model)).toBe(config.models.twbert.expansionScale);
+    await shipped.model.dispose();
+    // A model without the factor (DeepCT, or a TW-BERT exported before phase 4) keeps its weights as they are.
+    expect(expansionScaleOf({ name: 'deepct', config })).toBe(1);
   });
 
   it('corrupt ONNX file -> invalid-model', async () => {

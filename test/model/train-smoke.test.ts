@@ -1,6 +1,7 @@
 /**
  * A few steps of every training stage on a tiny synthetic slice, end to end: pre-training →
- * engine export → fine-tuning through BM25 (all three phases) → DeepCT → ONNX export → the Node runtime weighs a query.
+ * engine export (also with Bo1 expansion) → fine-tuning through BM25 (all four phases) → DeepCT → ONNX export → the
+ * Node runtime weighs a query.
  * Checks the plumbing, not the quality. Skipped (with the reason printed) when torch cannot be imported.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,8 @@ import { ConceptEvaluator } from '../../server/engine/scoring/concepts.js';
 import { loadWeightModel } from '../../server/model/runtime.js';
 import { segmentQuery } from '../../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
-import { exportTrainingRecord } from '../../server/model/training-export.js';
+import { exportTrainingRecord, uniformWeights } from '../../server/model/training-export.js';
+import { bo1ModelInput, buildWeightedQueryAst } from '../../server/model/weighted-query.js';
 import { runChecked } from '../support/process.js';
 import { PYTHON, REPO_ROOT, TOKENIZER_FILE, prng, randomQuery, syntheticCorpus, torchUnavailableReason } from './helpers.js';
 
@@ -62,6 +64,21 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
         records.push(JSON.stringify(record));
       }
       writeFileSync(join(dataDir, `${name}.jsonl`), records.join('\n') + '\n');
+      // What TW-BERT + Bo1 reads (phase 4): the query, then Bo1's words; candidates of the expanded query.
+      const expanded: string[] = [];
+      for (const line of records) {
+        const r = JSON.parse(line) as { qid: string; query: string; docs: { docno: string; rel: number | null }[] };
+        const ast = buildWeightedQueryAst(uniformWeights(r.query, reader, false), { digits: 0 });
+        const input = bo1ModelInput(reader, ast, r.query, { method: 'bo1' }, { scorer: 'bm25' });
+        const judged = new Map(r.docs.filter((d) => d.rel !== null).map((d) => [d.docno, d.rel!]));
+        const record = await exportTrainingRecord(reader, tokenizer, evaluator, r.qid, input.text, judged, {
+          k: 30,
+          source: `${name}-bo1`,
+          expansion: { queryEnd: input.queryEnd, candidates: input.expansion.ast },
+        });
+        expanded.push(JSON.stringify(record));
+      }
+      writeFileSync(join(dataDir, `${name}-bo1.jsonl`), expanded.join('\n') + '\n');
     }
     await python(['-m', 'model.twbert.finetune', '--init', join(work, 'pre.pt'), '--out', join(work, 'twbert-phrase.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'ft.log')]);
     expect(readFileSync(join(work, 'ft.log'), 'utf8')).toMatch(/finetune done: \d+ steps/);
@@ -79,13 +96,20 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     expect(priorLog).toMatch(/genericity prior: .* standardised with mean -?\d/);
     expect(priorLog).toMatch(/lexical offsets kept: 0 wordpieces moved/);
     // Phase 3: the prior kept as learned, per-word lexical offsets learn (cached features).
-    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-prior.pt'), '--out', join(work, 'twbert.pt'), ...lexical, '--epochs', '1', '--prior-lr', '0', '--log', join(work, 'lex.log')]);
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-prior.pt'), '--out', join(work, 'twbert-offsets.pt'), ...lexical, '--epochs', '1', '--prior-lr', '0', '--log', join(work, 'lex.log')]);
     const lexLog = readFileSync(join(work, 'lex.log'), 'utf8');
     expect(lexLog).toMatch(/genericity prior: kept from .*twbert-prior\.pt \(scale [-+]\d/);
     expect(lexLog).toMatch(/lexical offsets: [1-9]\d* wordpieces may move/);
     expect(lexLog).toMatch(/finetune done: \d+ steps/);
     // Only the allowed wordpieces (whole words of the training queries) may carry an offset.
     expect(lexLog).toMatch(/lexical offsets kept: \d+ wordpieces moved, 0 outside the allowed set/);
+    // Phase 4: the factor of the expansion words' weights, on the Bo1-expanded sets; the model itself is kept.
+    await python(['-m', 'model.twbert.finetune', '--init', join(work, 'twbert-offsets.pt'), '--out', join(work, 'twbert.pt'), '--data-dir', dataDir, '--expansion', '--expansion-lr', '5e-2', '--head-weight-lr', '0', '--bias-lr', '0', '--cache-features', '--train-files', 'scifact-train-bo1,cacm-bo1', '--dev-files', 'dev-cranfield-bo1,dev-scifact-test-bo1', '--epochs', '2', '--batch', '4', '--eval-every', '2', '--select', 'last', '--log', join(work, 'exp.log')]);
+    const expLog = readFileSync(join(work, 'exp.log'), 'utf8');
+    expect(expLog).toMatch(/finetune done: \d+ steps/);
+    const kept = Number(/expansion scale kept: (\d+\.\d+)/.exec(expLog)![1]);
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).not.toBe(1);
     await python(['-m', 'model.twbert.deepct', '--init', join(work, 'pre.pt'), '--out', join(work, 'deepct.pt'), '--data-dir', dataDir, '--epochs', '1', '--batch', '4', '--eval-every', '2', '--log', join(work, 'dct.log')]);
     expect(readFileSync(join(work, 'dct.log'), 'utf8')).toMatch(/deepct done/);
 
@@ -95,6 +119,14 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     }
     copyFileSync(TOKENIZER_FILE, join(art, 'tokenizer.json'));
     expect(existsSync(join(art, 'twbert.onnx')) && existsSync(join(art, 'deepct.onnx'))).toBe(true);
+    // The learned factor goes to config.json (the runtime applies it), not into the graph: the ONNX file of phase 4
+    // is byte for byte that of phase 3.
+    const exported = JSON.parse(readFileSync(join(art, 'config.json'), 'utf8')) as { models: { twbert: { expansionScale?: number }; deepct: { expansionScale?: number } } };
+    expect(exported.models.twbert.expansionScale).toBeCloseTo(kept, 4);
+    expect(exported.models.deepct.expansionScale).toBeUndefined();
+    const art3 = join(work, 'artifacts-phase3');
+    await python(['-m', 'model.twbert.export', '--model', 'twbert', '--checkpoint', join(work, 'twbert-offsets.pt'), '--out-dir', art3, '--no-parity', '--not-final']);
+    expect(readFileSync(join(art3, 'twbert.onnx')).equals(readFileSync(join(art, 'twbert.onnx')))).toBe(true);
 
     for (const m of ['twbert', 'deepct'] as const) {
       const loaded = await loadWeightModel(art, { model: m, device: 'cpu' });

@@ -234,6 +234,7 @@ export function registerEvalModel(program: Command): void {
       const deepct = await loadModelForCli('deepct', opts.modelDir, opts.device);
       const log = (s: string) => console.error(`querylens: ${s}`);
       let results: CollectionResult[];
+      let expansionScale = 1;
       try {
         results = await evaluateModels({
           dataDir,
@@ -246,6 +247,7 @@ export function registerEvalModel(program: Command): void {
           runsDir: opts.runs,
         });
       } finally {
+        expansionScale = twbert.model.config.models.twbert?.expansionScale ?? 1;
         await twbert.model.dispose();
         await deepct.model.dispose();
       }
@@ -255,7 +257,8 @@ export function registerEvalModel(program: Command): void {
       const header = [
         `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), model ${twbert.model.device}, ` +
           `${twbert.dir}; ${wall.toFixed(0)} s in all.`,
-        'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; Bo1: 3 feedback documents, 10 terms; TW-BERT + Bo1: the model weighs the original and the Bo1 terms (paper §5.3).',
+        'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; Bo1: 3 feedback documents, 10 terms; TW-BERT + Bo1: the model weighs the original and the Bo1 terms (paper §5.3)' +
+          (expansionScale === 1 ? '.' : `, the Bo1 terms' weights times its learned expansion factor ${expansionScale}.`),
       ];
       const text = opts.json
         ? JSON.stringify(results.map((r) => ({ collection: r.collection.name, queries: r.queries, seconds: r.seconds, comparison: r.comparison })), (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n'

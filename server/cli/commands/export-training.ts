@@ -6,6 +6,7 @@
 import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { countOption } from './search-options.js';
 
 interface ExportTrainingOptions {
   index: string;
@@ -15,6 +16,9 @@ interface ExportTrainingOptions {
   maxTokens: string;
   source?: string;
   tokenizer?: string;
+  expand?: string;
+  fbDocs?: string;
+  fbTerms?: string;
 }
 
 export function registerExportTraining(program: Command): void {
@@ -29,17 +33,25 @@ export function registerExportTraining(program: Command): void {
     .option('--max-tokens <n>', 'wordpiece limit per query, [CLS] and [SEP] included', '128')
     .option('--source <name>', 'label written into every record (e.g. scifact-train)')
     .option('--tokenizer <file>', 'tokenizer.json (default: model/artifacts/tokenizer.json)')
+    .option('--expand <method>', "bo1: export what TW-BERT + Bo1 reads (the query followed by Bo1's terms, paper §5.3), candidates from the expanded query")
+    .option('--fb-docs <n>', 'with --expand: feedback documents (default 3)')
+    .option('--fb-terms <n>', 'with --expand: expansion terms (default 10)')
     .action(async (queryFile: string, opts: ExportTrainingOptions) => {
       const k = Number(opts.k);
       const maxTokens = Number(opts.maxTokens);
       if (!Number.isInteger(k) || k < 1) throw new CliError(`--k must be a positive integer, got '${opts.k}'`);
       if (!Number.isInteger(maxTokens) || maxTokens < 8) throw new CliError(`--max-tokens must be an integer >= 8, got '${opts.maxTokens}'`);
+      if (opts.expand !== undefined && opts.expand !== 'bo1') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1: the model is combined with Bo1 only, paper §5.3)`);
+      if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1');
+      const expand = opts.expand
+        ? { method: 'bo1' as const, fbDocs: countOption('--fb-docs', opts.fbDocs, false), fbTerms: countOption('--fb-terms', opts.fbTerms, true) }
+        : undefined;
       const { openIndex, IndexError } = await import('../../engine/index/disk.js');
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       const { readQrelsFile, TrecFormatError } = await import('../../engine/eval/index.js');
       const { ConceptEvaluator } = await import('../../engine/scoring/concepts.js');
       const { exportTrainingRecord } = await import('../../model/training-export.js');
-      const { queryTextForWeighing } = await import('../../model/weighted-query.js');
+      const { queryTextForWeighing, bo1ModelInput } = await import('../../model/weighted-query.js');
       const { loadTokenizer } = await import('../../model/tokenize.js');
       const { defaultModelDir } = await import('../../model/runtime.js');
       const { existsSync } = await import('node:fs');
@@ -76,11 +88,19 @@ export function registerExportTraining(program: Command): void {
       let written = 0;
       let docs = 0;
       for (const entry of source.entries) {
-        const text = queryTextForWeighing(entry.result.ast, entry.text);
+        let text = queryTextForWeighing(entry.result.ast, entry.text);
+        let expansion;
+        if (expand) {
+          // The search settings of `querylens search --weights twbert --expand bo1` (Terrier BM25).
+          const input = bo1ModelInput(reader, entry.result.ast, text, expand, { scorer: 'bm25' });
+          text = input.text;
+          expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast };
+        }
         const record = await exportTrainingRecord(reader, tokenizer, evaluator, entry.qid, text, qrels?.get(entry.qid), {
           k,
           maxTokens,
           source: opts.source,
+          expansion,
         });
         if (!out.write(JSON.stringify(record) + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
         written++;

@@ -30,6 +30,13 @@ export function addScorerOptions(cmd: Command): Command {
     .option('--window-stats <how>', 'statistics of #1/#uw/phrases: exact (counted) or terrier (df = N/100)', 'exact');
 }
 
+/** An integer option (--fb-docs, --fb-terms): undefined when absent, a one-line CliError when malformed. */
+export function countOption(name: string, text: string | undefined, allowZero: boolean): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || (!allowZero && Number(text) === 0)) throw new CliError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got '${text}'`);
+  return Number(text);
+}
+
 function number(name: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);

@@ -18,7 +18,7 @@ import type { WeightModel, WeightModelName } from '../../model/runtime.js';
 import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../model/weighted-query.js';
 import { CliError } from '../errors.js';
 import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
-import { addScorerOptions, checkParameters, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
+import { addScorerOptions, checkParameters, countOption, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   k: string;
@@ -30,12 +30,6 @@ interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   modelDir?: string;
   device: string;
   queriesOut?: string;
-}
-
-function count(name: string, text: string | undefined, allowZero: boolean): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || (!allowZero && Number(text) === 0)) throw new CliError(`${name} must be a ${allowZero ? 'non-negative' : 'positive'} integer, got '${text}'`);
-  return Number(text);
 }
 
 export type WeightsChoice = 'none' | WeightModelName;
@@ -88,7 +82,7 @@ export function registerSearch(program: Command): void {
     .option('--device <device>', 'model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines');
   addSourceOptions(cmd).action(async (file: string, opts: SearchCliOptions) => {
-    const k = count('-k', opts.k, true)!;
+    const k = countOption('-k', opts.k, true)!;
     if (/\s/.test(opts.runId) || opts.runId === '') throw new CliError(`--run-id must be one word without spaces, got '${opts.runId}'`);
     if (opts.expand !== undefined && opts.expand !== 'bo1' && opts.expand !== 'rm3') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1 or rm3)`);
     if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1|rm3');
@@ -96,7 +90,7 @@ export function registerSearch(program: Command): void {
     if (weights !== 'none' && opts.expand === 'rm3') throw new CliError(`--weights ${weights} combines with --expand bo1 only (paper §5.3), not rm3`);
     if (weights === 'none' && (opts.modelDir !== undefined || opts.device !== 'auto')) throw new CliError('--model-dir and --device need --weights twbert|deepct');
     const expand = opts.expand
-      ? { method: opts.expand as 'bo1' | 'rm3', fbDocs: count('--fb-docs', opts.fbDocs, false), fbTerms: count('--fb-terms', opts.fbTerms, true) }
+      ? { method: opts.expand as 'bo1' | 'rm3', fbDocs: countOption('--fb-docs', opts.fbDocs, false), fbTerms: countOption('--fb-terms', opts.fbTerms, true) }
       : undefined;
     const options = toSearchOptions(opts);
     await checkParameters(options);

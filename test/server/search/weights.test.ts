@@ -3,7 +3,8 @@
  * (model/artifacts) on the sample Cranfield corpus, run as the user runs it (node bin/querylens.js).
  * Differential: the one-step search must equal the two steps a user could take by hand (`weigh`,
  * then `search` of the weighted file), and a model-weighted Bo1 query must hold Bo1's terms with the
- * model's weights for the query + expansion text (paper §5.3), not Bo1's own weights.
+ * model's weights for the query + expansion text (paper §5.3), the expansion words' times the model's
+ * learned expansion factor (config.json expansionScale), not Bo1's own weights.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,15 +108,22 @@ describe('querylens search --weights', () => {
       }
       checks.push({ qid, text, unigrams, expansionWords, expected });
     }
-    // The weights are the model's for "query + expansion words" (one batched `weigh`), not Bo1's.
+    // The weights are the model's for "query + expansion words" (one batched `weigh`), not Bo1's; the
+    // expansion words' are multiplied by the factor phase 4 learned (model/MODEL_CARD.md), the query's are not.
+    const config = JSON.parse(readFileSync(join(ROOT, 'model', 'artifacts', 'config.json'), 'utf8')) as { models: { twbert: { expansionScale?: number } } };
+    const scale = config.models.twbert.expansionScale!;
+    expect(scale).toBeGreaterThan(0);
+    expect(scale).toBeLessThan(1);
     const input = join(work, 'model-inputs.tsv');
     writeFileSync(input, checks.map((c) => `${c.qid}\t${c.text} ${c.expansionWords.join(' ')}`).join('\n') + '\n');
     const model = JSON.parse(await ql('weigh', input, '--json', '--device', 'cpu')) as { qid: string; merged: { kind: string; words: string[]; weight: number }[] }[];
     for (const c of checks) {
       const merged = model.find((m) => m.qid === c.qid)!.merged;
-      for (const [weight, word] of c.unigrams.filter(([, w]) => c.expansionWords.includes(w))) {
+      for (const [weight, word] of c.unigrams) {
         const predicted = merged.find((g) => g.kind === 'unigram' && g.words[0] === word)!;
-        expect(weight, word).toBe(Number(predicted.weight.toPrecision(4)));
+        const expansion = c.expansionWords.includes(word);
+        expect(weight, word).toBe(Number((expansion ? predicted.weight * scale : predicted.weight).toPrecision(4)));
+        if (!expansion) continue;
         const bo1Weight = c.expected.find((t) => t.term === analyzer.analyzeTerm(word)[0])!.weight;
         expect(Math.abs(weight - bo1Weight), word).toBeGreaterThan(1e-3);
       }
