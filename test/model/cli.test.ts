@@ -71,12 +71,18 @@ describe('querylens weigh', () => {
   });
 });
 
+/** A synthetic corpus of `docs` documents, indexed with `querylens index` into `work/name`. */
+async function syntheticIndex(name: string, docs: number, seed: number): Promise<string> {
+  const corpus = join(work, `${name}.jsonl`);
+  writeFileSync(corpus, syntheticCorpus(docs, seed).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+  const index = join(work, name);
+  expect((await cli(['index', corpus, '--out', index, '--no-progress'])).status).toBe(0);
+  return index;
+}
+
 describe('querylens export-training', () => {
   it('writes one record per query with engine statistics and the judged documents', async () => {
-    const corpus = join(work, 'corpus.jsonl');
-    writeFileSync(corpus, syntheticCorpus(80, 4).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
-    const index = join(work, 'idx');
-    expect((await cli(['index', corpus, '--out', index, '--no-progress'])).status).toBe(0);
+    const index = await syntheticIndex('idx', 80, 4);
     const queries = join(work, 'train.tsv');
     writeFileSync(queries, 'a\tlaminar flow\nb\tshock wave over the wing\n');
     const qrels = join(work, 'qrels.txt');
@@ -98,10 +104,7 @@ describe('querylens export-training', () => {
   });
 
   it("--expand bo1 writes what TW-BERT + Bo1 reads: the query, then Bo1's new words (flagged, uni-grams only), with the expanded query's candidates", async () => {
-    const corpus = join(work, 'corpus-bo1.jsonl');
-    writeFileSync(corpus, syntheticCorpus(200, 6).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
-    const index = join(work, 'idx-bo1');
-    expect((await cli(['index', corpus, '--out', index, '--no-progress'])).status).toBe(0);
+    const index = await syntheticIndex('idx-bo1', 200, 6);
     const queries = join(work, 'train-bo1.tsv');
     const topics: [string, string][] = [['a', 'laminar flow'], ['b', 'shock wave over the wing']];
     writeFileSync(queries, topics.map(([q, t]) => `${q}\t${t}`).join('\n') + '\n');
