@@ -146,7 +146,7 @@ def main(argv=None):
                    "--max-steps", str(a.pretrain_continue_steps), "--lr", "7e-4", "--warmup", "50", "--fresh-mlm-head",
                    "--log", str(WORK / "pretrain2.log"))
         elif stage == "finetune":
-            # The shipped recipe (MODEL_CARD.md), three phases on the frozen encoder; --finetune-phases runs a subset
+            # The shipped recipe (MODEL_CARD.md), four phases on the frozen encoder; --finetune-phases runs a subset
             # (each phase starts from the previous one's checkpoint in model/.work).
             phases = {int(x) for x in a.finetune_phases.split(",") if x}
             if 1 in phases:
