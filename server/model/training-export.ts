@@ -115,7 +115,8 @@ export async function exportTrainingRecord(
       postings.push(p);
       concepts.push({ key, terms: g.terms, df: p.df, cf: p.cf });
     }
-    ngrams.push(queryEnd !== undefined && start >= queryEnd ? { terms: g.terms, concept: c, tokens: enc.ngramTokens[i], expansion: true } : { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] });
+    const ngram = { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] };
+    ngrams.push(queryEnd !== undefined && start >= queryEnd ? { ...ngram, expansion: true } : ngram);
   });
 
   // Candidates: the engine's uniform BM25 (plain bag of uni-grams, query term frequency kept), or

@@ -233,8 +233,9 @@ export function registerEvalModel(program: Command): void {
       const twbert = await loadModelForCli('twbert', opts.modelDir, opts.device);
       const deepct = await loadModelForCli('deepct', opts.modelDir, opts.device);
       const log = (s: string) => console.error(`querylens: ${s}`);
+      const { expansionScaleOf } = await import('../../model/runtime.js');
+      const expansionScale = expansionScaleOf(twbert.model);
       let results: CollectionResult[];
-      let expansionScale = 1;
       try {
         results = await evaluateModels({
           dataDir,
@@ -247,7 +248,6 @@ export function registerEvalModel(program: Command): void {
           runsDir: opts.runs,
         });
       } finally {
-        expansionScale = twbert.model.config.models.twbert?.expansionScale ?? 1;
         await twbert.model.dispose();
         await deepct.model.dispose();
       }
