@@ -13,8 +13,9 @@ import { expandQuery, selectFeedbackDocs } from '../server/engine/expansion/inde
 import { buildMemoryIndex } from '../server/engine/index/memory.js';
 import type { IndexReader } from '../server/engine/index/reader.js';
 import { runQuery, search, type RunQueryOptions } from '../server/engine/search.js';
+import { DATA_DIR } from '../test/support/data.js';
 
-const DATA = process.env.QUERYLENS_DATA ?? '/work/shared/data';
+const DATA = DATA_DIR;
 const COLLECTIONS = [
   { name: 'cranfield', queries: 'queries.tsv', qrels: 'qrels.txt' },
   { name: 'scifact', queries: 'queries.test.tsv', qrels: 'qrels.test.txt' },

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIndex, openIndex } from '../server/engine/index/disk.js';
+import { dataPath } from '../test/support/data.js';
 
 const CORPORA = ['cranfield', 'scifact'];
 
@@ -31,7 +32,7 @@ interface Figures {
 const MB = 1024 * 1024;
 
 async function measure(corpus: string): Promise<Figures> {
-  const input = `/work/shared/data/${corpus}/corpus.jsonl`;
+  const input = dataPath(`${corpus}/corpus.jsonl`);
   const work = mkdtempSync(join(tmpdir(), 'querylens-bench-'));
   try {
     const out = join(work, 'index');

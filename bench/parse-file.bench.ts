@@ -3,7 +3,7 @@
  * diagnostic moved to its file position), once as `.indri` and once as `.lucene`.
  * Target (issue 2, §7): under 200 ms each.
  *
- * The files are generated from the Cranfield queries (/work/shared/data/cranfield) with
+ * The files are generated from the Cranfield queries (the shared data's cranfield) with
  * Indri operators / Lucene syntax (the mix of parse-lucene.bench.ts), in a temp folder,
  * then removed.
  */
@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { dataPath } from '../test/support/data.js';
 
 // Measure the code users run: the tsc build in dist/ (what the CLI and the server load).
 // tsx's on-the-fly transform adds a name-keeping helper to every closure, which makes the
@@ -65,7 +66,7 @@ function luceneQuery(ws: string[], i: number): string {
   }
 }
 
-const topics = readFileSync('/work/shared/data/cranfield/queries.tsv', 'utf8')
+const topics = readFileSync(dataPath('cranfield/queries.tsv'), 'utf8')
   .split('\n')
   .filter((l) => l.includes('\t'))
   .map((l) => words(l.split('\t')[1]));

@@ -4,7 +4,7 @@
  *   (target: well under 200 ms);
  * - one 200-token query, p50 over many runs (target: under 1 ms).
  *
- * Queries are built from the Cranfield topics (/work/shared/data/cranfield/queries.tsv)
+ * Queries are built from the Cranfield topics (the shared data's cranfield/queries.tsv)
  * with a different mix of Lucene syntax per line: fields, groups, phrases with slop,
  * boosts, +/-, AND/OR, fuzzy and wildcard terms, ranges.
  *
@@ -15,6 +15,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { dataPath } from '../test/support/data.js';
 
 const DIST = join(import.meta.dirname, '../dist/grammar/lucene/index.js');
 const built = existsSync(DIST);
@@ -26,7 +27,7 @@ const FILE_RUNS = 7;
 const SINGLE_RUNS = 2_000;
 
 function topics(): string[][] {
-  const file = '/work/shared/data/cranfield/queries.tsv';
+  const file = dataPath('cranfield/queries.tsv');
   const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : ['1\twhat similarity laws must be obeyed when constructing aeroelastic models'];
   return lines.map((l) => l.slice(l.indexOf('\t') + 1).toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => w.length > 0);
 }

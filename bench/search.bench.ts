@@ -9,8 +9,9 @@ import { parseIndri } from '../grammar/indri/index.js';
 import { buildMemoryIndex } from '../server/engine/index/memory.js';
 import type { IndexReader } from '../server/engine/index/reader.js';
 import { search, type ScorerName } from '../server/engine/search.js';
+import { DATA_DIR } from '../test/support/data.js';
 
-const DATA = process.env.QUERYLENS_DATA ?? '/work/shared/data';
+const DATA = DATA_DIR;
 const COLLECTIONS = [
   { name: 'cranfield', queries: 'queries.tsv' },
   { name: 'scifact', queries: 'queries.test.tsv' },

@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const DATA = process.env.QUERYLENS_DATA ?? '/work/shared/data';
+const DATA = process.env.QUERYLENS_DATA ?? join(new URL('..', import.meta.url).pathname, '..', 'shared', 'data');
 const out = join(new URL('.', import.meta.url).pathname, '.work/pseudo');
 mkdirSync(out, { recursive: true });
 

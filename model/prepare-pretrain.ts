@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { segmentQuery, type WordAnalyzer } from '../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../server/model/tokenize.js';
 
-const DATA = process.env.QUERYLENS_DATA ?? '/work/shared/data';
+const DATA = process.env.QUERYLENS_DATA ?? join(new URL('..', import.meta.url).pathname, '..', 'shared', 'data');
 const WORDNET = '/usr/share/wordnet';
 const maxTokensArg = process.argv.indexOf('--max-tokens');
 const MAX_TOKENS = maxTokensArg > 0 ? Number(process.argv[maxTokensArg + 1]) : 64;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildPrivateCli, privateDist, ROOT } from './grammar-cli-build.js';
+import { dataPath } from '../support/data.js';
 
 let BIN = '';
 const SAMPLES = join(ROOT, 'samples');
@@ -91,7 +92,7 @@ describe('querylens check', () => {
   });
 
   it('checks TREC topics with field selection', async () => {
-    const r = await run('check', '--fields', 'title,desc', '/work/shared/data/topics/robust04.topics.txt');
+    const r = await run('check', '--fields', 'title,desc', dataPath('topics/robust04.topics.txt'));
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
   });
@@ -243,7 +244,7 @@ describe('querylens format', () => {
   });
 
   it('refuses .tsv topic files and bad widths with exit 2', async () => {
-    const a = await run('format', '/work/shared/data/cranfield/queries.tsv');
+    const a = await run('format', dataPath('cranfield/queries.tsv'));
     expect(a.code).toBe(2);
     expect(a.stderr.trim().split('\n')).toHaveLength(1);
     const b = await run('format', '--width', 'wide', join(SAMPLES, 'queries.indri'));

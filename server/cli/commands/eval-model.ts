@@ -71,11 +71,11 @@ function repoRoot(): string {
   return process.cwd();
 }
 
-/** --data, else QUERYLENS_DATA, else shared/data beside or inside the checkout, else /work/shared/data. */
+/** --data, else QUERYLENS_DATA, else shared/data beside or inside the checkout. */
 export function defaultDataDir(): string {
   if (process.env.QUERYLENS_DATA) return process.env.QUERYLENS_DATA;
   const root = repoRoot();
-  return [join(root, '..', 'shared', 'data'), join(root, 'shared', 'data'), '/work/shared/data'].find((d) => existsSync(d)) ?? join(root, '..', 'shared', 'data');
+  return [join(root, '..', 'shared', 'data'), join(root, 'shared', 'data')].find((d) => existsSync(d)) ?? join(root, '..', 'shared', 'data');
 }
 
 /** Opens the cached index of a corpus, building it first when missing or built from another corpus file. */

@@ -6,9 +6,10 @@ import { hasErrors } from '../../../grammar/diagnostics.js';
 import { entryDiagnosticsInFile, parseQueryFile, QuerySourceError, readQuerySource, sourceDiagnostics } from '../../../grammar/sources/index.js';
 import { mapEndToFile, mapToFile } from '../../../grammar/sources/positions.js';
 import type { QuerySourceResult } from '../../../grammar/sources/types.js';
+import { DATA_DIR } from '../../support/data.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
-const DATA = '/work/shared/data';
+const DATA = DATA_DIR;
 
 interface Expected {
   format: string;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stripRanges, type QueryNode, type TermNode } from '../../../grammar/ast.js';
 import { parseText } from '../../../grammar/text/index.js';
+import { dataPath } from '../../support/data.js';
 
 const t = (text: string) => ({ kind: 'term', text, raw: false });
 const bag = (...ws: string[]) => ({ kind: 'belief', op: 'combine', implicit: true, items: ws.map((w) => ({ node: t(w) })) });
@@ -69,7 +70,7 @@ describe('parseText: topics as a bag of words', () => {
   });
 
   it('reads every topic of the shared collections without an error', () => {
-    const files = ['cacm', 'cranfield', 'scifact'].map((c) => `/work/shared/data/${c}/queries.tsv`).filter((f) => existsSync(f));
+    const files = ['cacm', 'cranfield', 'scifact'].map((c) => dataPath(`${c}/queries.tsv`)).filter((f) => existsSync(f));
     for (const f of files) {
       for (const line of readFileSync(f, 'utf8').split('\n')) {
         const topic = line.slice(line.indexOf('\t') + 1);

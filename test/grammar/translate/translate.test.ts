@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Dialect } from '../../../grammar/ast.js';
 import { hasErrors } from '../../../grammar/diagnostics.js';
 import { parseQuery, readQuerySource, translate, type TranslateTarget } from '../../../grammar/index.js';
+import { dataPath } from '../../support/data.js';
 
 const APPROX = 'translate/approximated';
 const DROPPED = 'translate/dropped';
@@ -119,8 +120,8 @@ describe('translations parse back in the target grammar', () => {
   const sources = [
     readQuerySource(join(root, 'samples/queries.indri')),
     readQuerySource(join(root, 'samples/queries.lucene')),
-    readQuerySource('/work/shared/data/cranfield/queries.tsv'),
-    readQuerySource('/work/shared/data/cacm/queries.tsv'),
+    readQuerySource(dataPath('cranfield/queries.tsv')),
+    readQuerySource(dataPath('cacm/queries.tsv')),
   ];
   for (const source of sources) {
     for (const to of ['indri', 'lucene'] as const) {

@@ -8,6 +8,7 @@ import {
   TERRIER_STOPWORDS,
 } from '../../../server/engine/analysis/index.js';
 import { TERRIER_STOPWORDS_TEXT } from '../../../server/engine/analysis/resources/terrier-stopwords.js';
+import { dataPath } from '../../support/data.js';
 
 const resource = fileURLToPath(
   new URL('../../../server/engine/analysis/resources/terrier-stopwords.txt', import.meta.url),
@@ -15,7 +16,7 @@ const resource = fileURLToPath(
 
 describe('Terrier stoplist', () => {
   it('is the shared Terrier file, byte for byte, in both the .txt copy and the embedded module', () => {
-    const original = readFileSync('/work/shared/data/terrier/stopwords.txt', 'utf8');
+    const original = readFileSync(dataPath('terrier/stopwords.txt'), 'utf8');
     expect(readFileSync(resource, 'utf8')).toBe(original);
     expect(TERRIER_STOPWORDS_TEXT).toBe(original);
   });

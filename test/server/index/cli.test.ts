@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openIndex } from '../../../server/engine/index/disk.js';
+import { dataPath } from '../../support/data.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-cli-index-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ function querylens(...args: string[]) {
 describe('querylens index', () => {
   it('indexes Cranfield and prints a one-line summary', () => {
     const out = join(work, 'cran');
-    const r = querylens('index', '/work/shared/data/cranfield/corpus.jsonl', '--out', out);
+    const r = querylens('index', dataPath('cranfield/corpus.jsonl'), '--out', out);
     expect(r.stderr).toBe(''); // no progress bar when stderr is not a terminal
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split('\n');
@@ -40,7 +41,7 @@ describe('querylens index', () => {
   const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
   it.skipIf(!hasScript)('draws a progress bar (documents, docs/s, ETA) when stderr is a terminal', () => {
     const out = join(work, 'tty');
-    const command = `${process.execPath} bin/querylens.js index /work/shared/data/cranfield/corpus.jsonl --out ${out}`;
+    const command = `${process.execPath} bin/querylens.js index ${dataPath('cranfield/corpus.jsonl')} --out ${out}`;
     const r = spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8' });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/indexing \|.*\| \d+% \| [\d,]+ docs \| \d+ docs\/s \| ETA /);
@@ -49,7 +50,7 @@ describe('querylens index', () => {
 
   it('builds with the lucene profile', () => {
     const out = join(work, 'lucene');
-    expect(querylens('index', '/work/shared/data/cranfield/corpus.jsonl', '--out', out, '--profile', 'lucene').code).toBe(0);
+    expect(querylens('index', dataPath('cranfield/corpus.jsonl'), '--out', out, '--profile', 'lucene').code).toBe(0);
     expect(openIndex(out).profile).toBe('lucene');
   });
 
@@ -69,9 +70,9 @@ describe('querylens index', () => {
 
   const wrong: [string, string[], RegExp][] = [
     ['a missing path', ['/no/such/corpus.jsonl'], /\/no\/such\/corpus\.jsonl: no such file or folder/],
-    ['an unrecognised file', ['/work/shared/data/cranfield/queries.tsv'], /unrecognised format/],
-    ['a lone text file', ['/work/shared/data/cranfield/qrels.txt'], /a single text file is not a corpus/],
-    ['an unknown profile', ['/work/shared/data/cranfield/corpus.jsonl', '--profile', 'krovetz'], /unknown --profile 'krovetz'/],
+    ['an unrecognised file', [dataPath('cranfield/queries.tsv')], /unrecognised format/],
+    ['a lone text file', [dataPath('cranfield/qrels.txt')], /a single text file is not a corpus/],
+    ['an unknown profile', [dataPath('cranfield/corpus.jsonl'), '--profile', 'krovetz'], /unknown --profile 'krovetz'/],
   ];
   for (const [name, args, message] of wrong) {
     it(`fails with one clear line on ${name}`, () => {

@@ -8,8 +8,9 @@ import { buildIndex, FORMAT_VERSION, INDEX_FILES, IndexError, openIndex } from '
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { loadJsonl } from './naive.js';
+import { dataPath } from '../../support/data.js';
 
-const CRANFIELD = '/work/shared/data/cranfield/corpus.jsonl';
+const CRANFIELD = dataPath('cranfield/corpus.jsonl');
 const work = mkdtempSync(join(tmpdir(), 'querylens-disk-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import { DuplicateDocnoError } from '../../../server/engine/index/accumulator.js';
 import { expectMatchesOracle, loadJsonl, naiveIndex } from './naive.js';
+import { dataPath } from '../../support/data.js';
 
-const CRANFIELD = '/work/shared/data/cranfield/corpus.jsonl';
+const CRANFIELD = dataPath('cranfield/corpus.jsonl');
 
 describe('in-memory index', () => {
   it('indexes a tiny fielded corpus exactly as reader.ts describes', () => {

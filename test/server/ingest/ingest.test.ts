@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectFormat, IngestError, readCorpus, type IngestDocument } from '../../../server/engine/ingest/index.js';
+import { dataPath } from '../../support/data.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'querylens-ingest-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,7 +97,7 @@ describe('BEIR JSONL', () => {
   });
 
   it('reads the real Cranfield corpus: 1,400 documents', async () => {
-    const { docs } = await collect(['/work/shared/data/cranfield/corpus.jsonl']);
+    const { docs } = await collect([dataPath('cranfield/corpus.jsonl')]);
     expect(docs).toHaveLength(1400);
     expect(new Set(docs.map((d) => d.docno)).size).toBe(1400);
   });

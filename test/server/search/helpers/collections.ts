@@ -1,18 +1,14 @@
 /**
- * Loading the shared test collections (/work/shared/data, read-only) into memory indexes
+ * Loading the shared test collections (the shared data folder, read-only) into memory indexes
  * and evaluating runs with the eval module, for the golden and reference tests and the bench.
  */
 import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { buildMemoryIndex } from '../../../../server/engine/index/index.js';
 import type { IndexReader } from '../../../../server/engine/index/reader.js';
 import { parseQrels, evaluate, type Run, type RunEntry } from '../../../../server/engine/eval/index.js';
+import { DATA_DIR } from '../../../support/data.js';
 
-/** QUERYLENS_DATA, else `shared/data` beside the checkout (the CI layout), else /work/shared/data. */
-export const DATA_DIR =
-  process.env.QUERYLENS_DATA ??
-  [join(import.meta.dirname, '..', '..', '..', '..', '..', 'shared', 'data'), '/work/shared/data'].find((d) => existsSync(d)) ??
-  '/work/shared/data';
+export { DATA_DIR };
 
 export function hasCollection(name: string): boolean {
   return existsSync(`${DATA_DIR}/${name}/corpus.jsonl`);
