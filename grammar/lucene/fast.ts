@@ -191,9 +191,21 @@ function scan(s: string): boolean {
       case 58:
         push(COLON, i, ++i);
         continue;
-      case 94:
+      case 94: {
         push(CARET, i, ++i);
+        // tokens.ts BoostNumber: Lucene's boost state reads [0-9]+(.[0-9]+)? right after `^`
+        // and goes back to the default state (`a^2b` is `a^2` and the term `b`).
+        let j = i;
+        while (j < n && isDigit(s.charCodeAt(j))) j++;
+        if (j === i) continue;
+        if (j + 1 < n && s.charCodeAt(j) === 46 && isDigit(s.charCodeAt(j + 1))) {
+          j += 2;
+          while (j < n && isDigit(s.charCodeAt(j))) j++;
+        }
+        push(WORD, i, j);
+        i = j;
         continue;
+      }
       case 34: {
         // Quoted: to the next `"`; escapes and unclosed quotes are left to Chevrotain.
         let j = i + 1;
@@ -209,15 +221,14 @@ function scan(s: string): boolean {
         continue;
       }
       case 126: {
-        // FuzzySlop: ~ ( [0-9]+ ( . [0-9]+ )? )?
+        // FuzzySlop: `~` and the term characters after it (tokens.ts); escapes decline.
         let j = i + 1;
-        if (j < n && isDigit(s.charCodeAt(j))) {
-          while (j < n && isDigit(s.charCodeAt(j))) j++;
-          if (j + 1 < n && s.charCodeAt(j) === 46 && isDigit(s.charCodeAt(j + 1))) {
-            j += 2;
-            while (j < n && isDigit(s.charCodeAt(j))) j++;
-          }
+        while (j < n) {
+          const d = s.charCodeAt(j);
+          if (endsWord(d) || d === 42 || d === 63) break;
+          j++;
         }
+        if (j < n && s.charCodeAt(j) === 92) return false;
         push(FUZZY_SLOP, i, j);
         i = j;
         continue;
@@ -242,10 +253,13 @@ function scanRange(s: string, i: number): number {
   const n = s.length;
   while (i < n) {
     const c = s.charCodeAt(i);
-    if (isSpace(c)) {
+    if (c === 32) {
       i++;
       continue;
     }
+    // Other whitespace may start or join a bound in Lucene's range state (tokens.ts): declined.
+    if (isSpace(c)) return -1;
+    if (c === 92) return -1; // an escape (maybe a bad `\\u`): Chevrotain's lexer
     if (c === 93 || c === 125) {
       push(c === 93 ? RANGE_IN_END : RANGE_EX_END, i, i + 1);
       return i + 1;
@@ -256,7 +270,8 @@ function scanRange(s: string, i: number): number {
     i++;
     while (i < n) {
       const d = s.charCodeAt(i);
-      if (isSpace(d) || d === 93 || d === 125) break;
+      if (d === 32 || d === 93 || d === 125) break;
+      if (isSpace(d) || d === 92) return -1;
       i++;
     }
     const isTo = i - start === 2 && s.charCodeAt(start) === 84 && s.charCodeAt(start + 1) === 79;
@@ -390,7 +405,8 @@ function group(field: string | undefined, fieldStart: number): QueryNode {
  */
 function boostCaret(): number {
   const caret = pos;
-  if (!isWord(kindAt(caret + 1)) || !isBoostNumber(caret + 1)) throw DECLINE;
+  // The number must touch the `^` (Lucene's boost state skips no whitespace).
+  if (!isWord(kindAt(caret + 1)) || starts[caret + 1] !== ends[caret] || !isBoostNumber(caret + 1)) throw DECLINE;
   pos += 2;
   return caret;
 }
@@ -436,8 +452,10 @@ function suffixSlops(): void {
   if (kindAt(pos) === CARET) {
     slopBoost = boostCaret();
     if (kindAt(pos) === FUZZY_SLOP) {
+      // A second `~` (`roam~1^2~2`) is an error: left to Chevrotain.
+      if (slopFirst >= 0) throw DECLINE;
       slopLast = pos++;
-      if (slopFirst < 0) slopFirst = slopLast;
+      slopFirst = slopLast;
       slopCount++;
     }
   }
@@ -449,7 +467,6 @@ function wordTerm(field: string | undefined, fieldStart: number): QueryNode {
   suffixSlops();
   const first = slopFirst;
   const slop = slopLast;
-  const slops = slopCount;
   const boost = slopBoost;
   // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
   const e = first >= 0 && (boost < 0 || starts[first] < starts[boost]) ? ends[first] : ends[w];
@@ -460,12 +477,6 @@ function wordTerm(field: string | undefined, fieldStart: number): QueryNode {
     // The common plain term.
     node = field !== undefined ? { kind: 'term', text, raw: false, range, fields: [field] } : { kind: 'term', text, raw: false, range };
     return boost >= 0 ? withBoost(node, boost) : node;
-  }
-  if (slops > 1) {
-    b.report('lucene/ignored-fuzzy', 'warning', `'${image(first)}' is ignored: Lucene uses the last '~' ('${image(slop)}')`, {
-      start: starts[first],
-      end: ends[first],
-    });
   }
   if (kinds[w] === WILD_WORD) {
     node = field !== undefined ? { kind: 'wildcard', pattern: text, form: 'lucene', range, fields: [field] } : { kind: 'wildcard', pattern: text, form: 'lucene', range };
@@ -489,17 +500,16 @@ function wordTerm(field: string | undefined, fieldStart: number): QueryNode {
 /** visitor.ts phrase, for a closed phrase: Quoted ('~')? ('^' NUMBER)? */
 function phrase(field: string | undefined, fieldStart: number): QueryNode {
   const q = pos++;
-  const slop = kindAt(pos) === FUZZY_SLOP ? pos++ : -1;
-  const boost = kindAt(pos) === CARET ? boostCaret() : -1;
-  const range = { start: fieldStart >= 0 ? fieldStart : starts[q], end: slop >= 0 ? ends[slop] : ends[q] };
+  suffixSlops();
+  const slop = slopLast;
+  const boost = slopBoost;
+  // The phrase ends at its `~N` when that comes before the boost (`"a b"~1^2`).
+  const e = slop >= 0 && (boost < 0 || starts[slop] < starts[boost]) ? ends[slop] : ends[q];
+  const range = { start: fieldStart >= 0 ? fieldStart : starts[q], end: e };
   const terms = b.phraseTerms(starts[q] + 1, ends[q] - 1);
   let slopValue = 0;
   let explicitSlop = false;
-  if (slop >= 0 && ends[slop] - starts[slop] > 1) {
-    // Lucene: (int) Float.parseFloat(...).
-    slopValue = Math.trunc(Number(source.slice(starts[slop] + 1, ends[slop])));
-    explicitSlop = true;
-  }
+  if (slop >= 0) ({ slop: slopValue, explicit: explicitSlop } = b.phraseSlop(tokenAt(slop)));
   const node: PhraseNode =
     field !== undefined
       ? { kind: 'phrase', terms, slop: slopValue, explicitSlop, range, fields: [field] }

@@ -8,7 +8,7 @@
  *   `syntax/too-many-errors`, `syntax/unexpected-character`
  * - `lucene/mixed-and-or`, `lucene/only-negative`, `lucene/lowercase-operator`
  *   (data {replacement}), `lucene/leading-wildcard`, `lucene/bad-boost`, `lucene/zero-boost`,
- *   `lucene/bad-fuzzy`, `lucene/fuzzy-too-far`, `lucene/ignored-fuzzy`, `lucene/bad-field`,
+ *   `lucene/bad-fuzzy`, `lucene/bad-slop`, `lucene/bad-escape`, `lucene/fuzzy-too-far`, `lucene/ignored-fuzzy`, `lucene/bad-field`,
  *   `lucene/range-expected-to`, `lucene/range-bound`, `lucene/empty-phrase`,
  *   `lucene/wildcard-in-phrase`, `lucene/bare-operator`, `lucene/dangling-escape`,
  *   `lucene/control-character`, `lucene/lone-surrogate`
@@ -25,7 +25,10 @@ import { lexLucene } from './lexer.js';
 import { describeToken, splitCodedMessage } from './messages.js';
 import { luceneParser, TooManyParseErrors } from './parser.js';
 import * as T from './tokens.js';
-import { LuceneAstBuilder } from './visitor.js';
+import { badUnicodeEscape, LuceneAstBuilder } from './visitor.js';
+
+/** Tokens whose text Lucene passes through discardEscapeChar (the fast path declines on any `\\`). */
+const ESCAPE_CHECKED = new Set([T.Word, T.Quoted, T.QuotedUnclosed, T.Regex, T.RegexUnclosed, T.RangeGoop, T.RangeQuoted]);
 
 export interface LuceneParseOptions {
   /** Lucene's default operator between clauses with no AND/OR (QueryParser default: OR). */
@@ -126,6 +129,18 @@ function parseChecked(text: string, defaultOperator: 'OR' | 'AND', ast: QueryAst
       severity: 'error',
       message: `unexpected character '${text.substr(err.offset, 1)}'`,
       range: { start: err.offset, end: err.offset + Math.max(1, err.length) },
+    });
+  }
+  for (const t of lexed.tokens) {
+    if (!ESCAPE_CHECKED.has(t.tokenType)) continue;
+    const at = badUnicodeEscape(t.image);
+    if (at < 0) continue;
+    const start = t.startOffset + at;
+    diagnostics.push({
+      code: 'lucene/bad-escape',
+      severity: 'error',
+      message: `'${text.slice(start, start + 6)}' is not a unicode escape: Lucene needs \\u and four hex digits (write \\\\u for a backslash and a u)`,
+      range: { start, end: Math.min(start + 6, t.startOffset + t.image.length) },
     });
   }
   let tokens = lexed.tokens;

@@ -15,7 +15,6 @@ import { luceneErrorMessages } from './messages.js';
 import * as T from './tokens.js';
 
 /** Lucene's NUMBER token: digits with an optional fraction, no sign, no exponent. */
-export const BOOST_NUMBER = /^[0-9]+(?:\.[0-9]+)?$/;
 
 /** How far error recovery looks ahead for a token to re-synchronise on. */
 const RESYNC_LOOKAHEAD = 64;
@@ -145,16 +144,23 @@ class LuceneCstParser extends CstParser {
   private readonly rangeBoundAlts = [
     { ALT: () => this.CONSUME(T.RangeGoop) },
     { ALT: () => this.CONSUME(T.RangeQuoted) },
-    { ALT: () => this.CONSUME(T.RangeQuotedUnclosed) },
   ];
-  private readonly boostNumber = {
-    GATE: () => BOOST_NUMBER.test(this.LA(1).image),
-    DEF: () => this.CONSUME(T.Word, VALUE_LABEL),
+  private readonly boostNumber = (): void => {
+    this.CONSUME(T.BoostNumber, VALUE_LABEL);
+  };
+  private readonly strayBoostNumber = (): void => {
+    this.CONSUME2(T.BoostNumber);
   };
   private readonly strayAlts = [
     { ALT: () => this.CONSUME(T.StrayClose) },
     { ALT: () => this.CONSUME(T.DanglingEscape) },
-    { ALT: () => this.CONSUME(T.Caret) },
+    {
+      // A `^` with nothing to boost, and its number (one error for both).
+      ALT: () => {
+        this.CONSUME(T.Caret);
+        this.OPTION(this.strayBoostNumber);
+      },
+    },
     { ALT: () => this.CONSUME(T.FuzzySlop) },
     { ALT: () => this.CONSUME(T.Colon) },
   ];
@@ -194,10 +200,11 @@ class LuceneCstParser extends CstParser {
     this.OPTION2(this.boostThenSlop);
   });
 
+  /** Lucene: quoted [~slop] [^boost [~slop]], as for a term. */
   public phrase = this.RULE('phrase', () => {
     this.OR(this.quotedAlts);
     this.OPTION(this.optionalSlop);
-    this.OPTION2(this.optionalBoost);
+    this.OPTION2(this.boostThenSlop);
   });
 
   /** Lucene accepts (and ignores) a `~` on a regex, like on any bare term. */
@@ -220,15 +227,17 @@ class LuceneCstParser extends CstParser {
     this.OR(this.rangeBoundAlts);
   });
 
+  /** Lucene's BAREOPER is a Term like any word: [~slop] [^boost [~slop]]. */
   public bareOperator = this.RULE('bareOperator', () => {
     this.CONSUME(T.BareOperator);
-    this.OPTION(this.optionalBoost);
+    this.OPTION(this.optionalSlop);
+    this.OPTION2(this.boostThenSlop);
   });
 
   /**
-   * `^` and its number. The number is optional in the grammar (and only a Word that looks
-   * like Lucene's NUMBER is taken) so that in `a^ b` or `a^x` the `b` / `x` stays a term of
-   * its own; the visitor reports the missing number.
+   * `^` and its number (a BoostNumber: tokens.ts lexes one only right after a `^`). The number
+   * is optional in the grammar so that in `a^ b` or `a^x` the `b` / `x` stays a term of its
+   * own; the visitor reports the missing number.
    */
   public boost = this.RULE('boost', () => {
     this.CONSUME(T.Caret);

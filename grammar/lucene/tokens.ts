@@ -7,12 +7,14 @@
  * - Unterminated quotes and regexes lex as their own token (to the end of the text) so the
  *   parser can say "missing closing quote" and still build a phrase.
  * - A stray `]` / `}` outside a range, and a `\` at the very end of the text, are tokens.
- * - There is no separate boost state: the number after `^` lexes as a `Word`, which the
- *   parser takes as the boost only when it looks like Lucene's NUMBER `[0-9]+(\.[0-9]+)?`.
+ * - Lucene's boost state (after `^` only NUMBER `[0-9]+(\.[0-9]+)?` may follow, then the
+ *   default state again: `a^2b` is `a^2` then the term `b`) is one token, `BoostNumber`,
+ *   that matches only right after a `^`; anything else after `^` is left to the parser,
+ *   which reports the missing number.
  * - Terms, prefix terms and wildcard terms are one `Word` token; the visitor classifies
  *   them by their unescaped `*` / `?`.
  */
-import { createToken, Lexer, type TokenType } from 'chevrotain';
+import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 
 /** Lucene's whitespace: space, tab, CR, LF and the ideographic space U+3000 (nothing else). */
 const WS = ' \\t\\n\\r\\u3000';
@@ -21,6 +23,8 @@ const TERM_START = `[^${WS}+\\-!():^\\[\\]"{}~*?\\\\/]`;
 /** Inside a term `+` and `-` are ordinary characters (`foo-bar` is one term). */
 const TERM_INNER = `[^${WS}!():^\\[\\]"{}~*?\\\\/]`;
 const ESCAPED = '\\\\[\\s\\S]';
+/** Lucene's TERM_CHAR: what may follow a term's first character (escapes included). */
+const TERM_CHAR = `(?:${TERM_INNER}|${ESCAPED})`;
 
 export const WhiteSpace = createToken({ name: 'WhiteSpace', pattern: new RegExp(`[${WS}]+`), group: Lexer.SKIPPED, line_breaks: true });
 
@@ -50,11 +54,38 @@ export const LParen = createToken({ name: 'LParen', pattern: /\(/, label: "'('" 
 export const RParen = createToken({ name: 'RParen', pattern: /\)/, label: "')'" });
 export const Colon = createToken({ name: 'Colon', pattern: /:/, label: "':'" });
 export const Caret = createToken({ name: 'Caret', pattern: /\^/, label: "'^'" });
+
+const BOOST_NUMBER_AT = /[0-9]+(?:\.[0-9]+)?/y;
+/** Lucene's NUMBER, which exists only in the boost state: directly after a `^`. */
+export const BoostNumber = createToken({
+  name: 'BoostNumber',
+  pattern: {
+    exec(text: string, offset: number, tokens: IToken[]): RegExpExecArray | null {
+      const previous = tokens[tokens.length - 1];
+      if (previous === undefined || previous.tokenType !== Caret || previous.startOffset + previous.image.length !== offset) return null;
+      BOOST_NUMBER_AT.lastIndex = offset;
+      return BOOST_NUMBER_AT.exec(text);
+    },
+  },
+  start_chars_hint: [...'0123456789'],
+  line_breaks: false,
+  label: 'a number',
+});
 export const Quoted = createToken({ name: 'Quoted', pattern: /"(?:[^"\\]|\\[\s\S])*"/, line_breaks: true, label: 'a quoted phrase' });
 export const QuotedUnclosed = createToken({ name: 'QuotedUnclosed', pattern: /"(?:[^"\\]|\\[\s\S])*\\?/, line_breaks: true, label: 'a quoted phrase' });
-export const FuzzySlop = createToken({ name: 'FuzzySlop', pattern: /~(?:[0-9]+(?:\.[0-9]+)?)?/, label: "'~'" });
-export const Regex = createToken({ name: 'Regex', pattern: /\/(?:[^/\\]|\\[\s\S])*\//, line_breaks: true, label: 'a regular expression' });
-export const RegexUnclosed = createToken({ name: 'RegexUnclosed', pattern: /\/(?:[^/\\]|\\[\s\S])*\\?/, line_breaks: true, label: 'a regular expression' });
+/**
+ * Lucene's FUZZY_SLOP: `~` and every term character after it (`~2`, `~0.5`, but also `~2x`,
+ * `~abc`, `~-1`), so `tex~t:flow` is `tex`, `~t`, then a `:` that Lucene rejects. The
+ * visitor reads the number as Java's Float.parseFloat would.
+ */
+export const FuzzySlop = createToken({ name: 'FuzzySlop', pattern: new RegExp(`~${TERM_CHAR}*`), label: "'~'" });
+/**
+ * Lucene's REGEXPTERM: inside the slashes only `\/` is an escape (for the lexer; RegExp
+ * reads the body's other escapes), so `/a\\/b/` is one regex. `\\/` is tried first because
+ * Lucene's lexer takes the longest match.
+ */
+export const Regex = createToken({ name: 'Regex', pattern: /\/(?:\\\/|[^/])*\//, line_breaks: true, label: 'a regular expression' });
+export const RegexUnclosed = createToken({ name: 'RegexUnclosed', pattern: /\/(?:\\\/|[^/])*/, line_breaks: true, label: 'a regular expression' });
 export const RangeInStart = createToken({ name: 'RangeInStart', pattern: /\[/, push_mode: 'range', label: "'['" });
 export const RangeExStart = createToken({ name: 'RangeExStart', pattern: /\{/, push_mode: 'range', label: "'{'" });
 /** `]` or `}` where no range is open. */
@@ -68,15 +99,23 @@ export const RangeEnd = createToken({ name: 'RangeEnd', pattern: Lexer.NA, label
 export const RangeTo = createToken({ name: 'RangeTo', pattern: /TO/, label: "'TO'" });
 export const RangeInEnd = createToken({ name: 'RangeInEnd', pattern: /]/, pop_mode: true, categories: [RangeEnd], label: "']'" });
 export const RangeExEnd = createToken({ name: 'RangeExEnd', pattern: /}/, pop_mode: true, categories: [RangeEnd], label: "'}'" });
-export const RangeQuoted = createToken({ name: 'RangeQuoted', pattern: /"(?:[^"\\]|\\[\s\S])*"/, line_breaks: true, label: 'a quoted bound' });
-export const RangeQuotedUnclosed = createToken({ name: 'RangeQuotedUnclosed', pattern: /"(?:[^"\\]|\\[\s\S])*\\?/, line_breaks: true, label: 'a quoted bound' });
-export const RangeGoop = createToken({ name: 'RangeGoop', pattern: new RegExp(`[^${WS}\\]}"][^${WS}\\]}]*`), label: 'a range bound' });
+/**
+ * Lucene's range state: RANGE_QUOTED is `"` (any character but `"`, or `\"`)+ `"`, RANGE_GOOP
+ * any run of characters but space, `]` and `}` (tabs and quotes included), and the longest
+ * match wins (`""x` and `"a"x` are goop, `"abc` without a closing quote too), equal lengths
+ * going to the one declared first. Chevrotain's LONGER_ALT gives that choice.
+ */
+export const RangeGoop = createToken({ name: 'RangeGoop', pattern: /[^ \]}]+/, line_breaks: true, label: 'a range bound' });
+export const RangeQuoted = createToken({ name: 'RangeQuoted', pattern: /"(?:\\"|[^"])+"/, line_breaks: true, label: 'a quoted bound', longer_alt: RangeGoop });
+/** Lucene skips one whitespace character at a time here; a tab followed by goop is goop. */
+export const RangeWhiteSpace = createToken({ name: 'RangeWhiteSpace', pattern: new RegExp(`[${WS}]`), group: Lexer.SKIPPED, line_breaks: true, longer_alt: RangeGoop });
 RangeTo.LONGER_ALT = RangeGoop;
 
 // Word comes first because the lexer tries patterns in order and most tokens are words;
 // no other default-mode pattern can match where Word does (`!`, `+`, `-` cannot start a
 // word, and a word ends at whitespace).
 export const defaultModeTokens: TokenType[] = [
+  BoostNumber,
   Word,
   WhiteSpace,
   BareOperator,
@@ -98,14 +137,6 @@ export const defaultModeTokens: TokenType[] = [
   DanglingEscape,
 ];
 
-export const rangeModeTokens: TokenType[] = [
-  WhiteSpace,
-  RangeTo,
-  RangeInEnd,
-  RangeExEnd,
-  RangeQuoted,
-  RangeQuotedUnclosed,
-  RangeGoop,
-];
+export const rangeModeTokens: TokenType[] = [RangeWhiteSpace, RangeTo, RangeInEnd, RangeExEnd, RangeQuoted, RangeGoop];
 
-export const allTokens: TokenType[] = [...defaultModeTokens, And, Or, ...rangeModeTokens.filter((t) => t !== WhiteSpace), RangeEnd];
+export const allTokens: TokenType[] = [...defaultModeTokens, And, Or, ...rangeModeTokens, RangeEnd];

@@ -35,7 +35,8 @@ import type {
   TermNode,
 } from '../ast.js';
 import type { QueryDiagnostic, Severity } from '../diagnostics.js';
-import { BOOST_NUMBER, luceneParser, type CstNode } from './parser.js';
+import { javaIntCast, javaParseFloat } from './java-float.js';
+import { luceneParser, type CstNode } from './parser.js';
 import * as T from './tokens.js';
 
 type CstElement = CstNode | IToken;
@@ -117,11 +118,39 @@ export function unescapeLucene(s: string): string {
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
     if (c === '\\' && i + 1 < s.length) {
+      const unicode = unicodeEscapeAt(s, i);
+      if (unicode !== undefined) {
+        out += unicode;
+        i += 5;
+        continue;
+      }
       out += s[i + 1];
       i++;
     } else out += c;
   }
   return out;
+}
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+/** The character of a `\uXXXX` escape at `i` (QueryParserBase.discardEscapeChar), if there is one. */
+export function unicodeEscapeAt(s: string, i: number): string | undefined {
+  if (s[i + 1] !== 'u') return undefined;
+  const hex = s.slice(i + 2, i + 6);
+  return HEX4.test(hex) ? String.fromCharCode(Number.parseInt(hex, 16)) : undefined;
+}
+
+/**
+ * Where discardEscapeChar, which Lucene applies to every term, field, phrase and range bound
+ * (and to a regex's image, though it searches the regex as written), throws: a `\u` not
+ * followed by four hex digits. The offset of that backslash in `s`, or -1.
+ */
+export function badUnicodeEscape(s: string): number {
+  for (let i = s.indexOf('\\'); i >= 0 && i < s.length; i = s.indexOf('\\', i)) {
+    if (s[i + 1] === 'u' && unicodeEscapeAt(s, i) === undefined) return i;
+    i += s[i + 1] === 'u' ? 6 : 2;
+  }
+  return -1;
 }
 
 interface WordInfo {
@@ -143,6 +172,14 @@ export function classifyWord(image: string): WordInfo {
     const c = image[i];
     if (c === '\\' && i + 1 < image.length) {
       const n = image[i + 1];
+      const unicode = unicodeEscapeAt(image, i);
+      // The term's text decodes `\uXXXX`; a wildcard pattern keeps it, as WildcardQuery reads the raw image.
+      if (unicode !== undefined) {
+        text += unicode;
+        pattern += image.slice(i, i + 6);
+        i += 5;
+        continue;
+      }
       text += n;
       pattern += n === '*' || n === '?' || n === '\\' ? `\\${n}` : n;
       i++;
@@ -275,8 +312,10 @@ export class LuceneAstBuilder extends BaseVisitor {
   }
 
   private strayItem(node: CstNode): ClauseItem {
-    const t = Object.values(node.children)[0]![0] as IToken;
-    const range = { start: t.startOffset, end: tokEnd(t) };
+    const tokens = Object.values(node.children).flat() as IToken[];
+    const t = tokens[0]!;
+    // A stray `^` and its number are one error.
+    const range = { start: t.startOffset, end: Math.max(...tokens.map(tokEnd)) };
     switch (t.tokenType) {
       case T.DanglingEscape:
         this.report('lucene/dangling-escape', 'error', "a '\\' at the end escapes nothing; write '\\\\' for a backslash", range);
@@ -392,7 +431,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     const slops = ch.FuzzySlop as IToken[] | undefined;
     const boost = sub(ch, 'boost');
     const first = slops?.[0];
-    // Lucene keeps the last `~N` when there are two (`roam~1^2~2`).
+    // Lucene allows one `~` per term, before or after the boost; `roam~1^2~2` is an error.
     const slop = slops?.[slops.length - 1];
     // The leaf ends at its `~N` when that comes before the boost (`roam~1^2`).
     const end = first && (!boost || first.startOffset < firstStart(boost)) ? tokEnd(first) : tokEnd(w);
@@ -400,10 +439,9 @@ export class LuceneAstBuilder extends BaseVisitor {
     const image = w.image;
     const info = classifyWord(image);
     if (slops && slops.length > 1) {
-      const ignored = slops[0];
-      this.report('lucene/ignored-fuzzy', 'warning', `'${ignored.image}' is ignored: Lucene uses the last '~' ('${slop!.image}')`, {
-        start: ignored.startOffset,
-        end: tokEnd(ignored),
+      this.report('syntax/unexpected-token', 'error', `only one '~' is allowed on a term, before or after its boost: remove '${slops[0].image}' or '${slop!.image}'`, {
+        start: slop!.startOffset,
+        end: tokEnd(slop!),
       });
     }
     let node: TermNode | WildcardNode | FuzzyNode;
@@ -431,32 +469,71 @@ export class LuceneAstBuilder extends BaseVisitor {
   }
 
 
-  /** handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3). Also used by fast.ts. */
+  /**
+   * handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3): the slop is read with Java's
+   * Float.parseFloat, and a slop that is not a number (`~2x`, `~abc`) is ignored for the
+   * default of 2 edits, as Lucene ignores it. Also used by fast.ts.
+   */
   fuzzyEdits(slop: IToken, text: string): { maxEdits: number; explicit: boolean } {
     const digits = slop.image.slice(1);
     if (digits === '') return { maxEdits: 2, explicit: false };
-    const v = Number(digits);
     const range = { start: slop.startOffset, end: tokEnd(slop) };
-    if (v >= 1 && !Number.isInteger(v)) {
+    const v = javaParseFloat(digits);
+    if (v === undefined) {
+      this.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is not a number: Lucene ignores it and allows the default 2 edits`, range);
+      return { maxEdits: 2, explicit: false };
+    }
+    if (v < 0) {
+      this.report('lucene/bad-fuzzy', 'error', `a fuzzy term cannot have a negative similarity: use ~1 or ~2, not ${slop.image}`, range);
+      return { maxEdits: 0, explicit: true };
+    }
+    // Lucene compares the float with its (int) cast: ~2.0 is 2 edits, ~1.5 (and ~1e20) fail.
+    if (v >= 1 && v !== javaIntCast(v)) {
       this.report('lucene/bad-fuzzy', 'error', `fractional edit distances are not allowed: use ~1 or ~2, not ${slop.image}`, range);
-      return { maxEdits: Math.min(Math.floor(v), 2), explicit: true };
+      return { maxEdits: Math.min(javaIntCast(v), 2), explicit: true };
     }
     if (v > 2) {
       this.report('lucene/fuzzy-too-far', 'warning', `Lucene allows at most 2 edits; ${slop.image} acts as ~2`, range);
       return { maxEdits: 2, explicit: true };
     }
     if (v >= 1 || v === 0) return { maxEdits: v, explicit: true };
-    // Legacy similarity in (0, 1): edits = (1 - similarity) * length, at most 2.
+    // Legacy similarity in (0, 1) (or NaN, which Java's cast makes 0 edits): edits = (1 - similarity) * length, at most 2.
     const length = [...text].length;
-    return { maxEdits: Math.min(Math.floor((1 - v) * length), 2), explicit: true };
+    return { maxEdits: Math.min(javaIntCast((1 - v) * length), 2), explicit: true };
+  }
+
+  /** handleQuotedTerm: `(int) Float.parseFloat(slop)`, a slop that is not a number ignored. Also used by fast.ts. */
+  phraseSlop(slop: IToken): { slop: number; explicit: boolean } {
+    if (slop.image.length === 1) return { slop: 0, explicit: false };
+    const range = { start: slop.startOffset, end: tokEnd(slop) };
+    const v = javaParseFloat(slop.image.slice(1));
+    if (v === undefined) {
+      this.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is not a number: Lucene ignores it and keeps the phrase exact`, range);
+      return { slop: 0, explicit: false };
+    }
+    const value = javaIntCast(v);
+    if (value < 0) {
+      this.report('lucene/bad-slop', 'error', `a phrase slop cannot be negative: ${slop.image}`, range);
+      return { slop: 0, explicit: false };
+    }
+    return { slop: value, explicit: true };
   }
 
   phrase(ch: Children, ctx: Ctx): QueryNode {
     const q = (tok(ch, 'Quoted') ?? tok(ch, 'QuotedUnclosed'))!;
     const closed = q.tokenType === T.Quoted;
-    const slop = tok(ch, 'FuzzySlop');
+    const slops = ch.FuzzySlop as IToken[] | undefined;
+    const slop = slops?.[slops.length - 1];
+    const boost = sub(ch, 'boost');
+    if (slops && slops.length > 1) {
+      this.report('syntax/unexpected-token', 'error', `only one '~' is allowed on a phrase, before or after its boost: remove '${slops[0].image}' or '${slop!.image}'`, {
+        start: slop!.startOffset,
+        end: tokEnd(slop!),
+      });
+    }
     const start = ctx.start ?? q.startOffset;
-    const end = slop ? tokEnd(slop) : tokEnd(q);
+    // The phrase ends at its `~N` when that comes before the boost (`"a b"~1^2`).
+    const end = slop && (!boost || slop.startOffset < firstStart(boost)) ? tokEnd(slop) : tokEnd(q);
     if (!closed) {
       this.report('syntax/missing-close', 'error', 'missing closing \'"\' for this phrase', { start: q.startOffset, end: tokEnd(q) }, {
         insert: '"',
@@ -468,11 +545,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     const terms = this.phraseTerms(innerStart, innerEnd);
     let slopValue = 0;
     let explicitSlop = false;
-    if (slop && slop.image.length > 1) {
-      // Lucene: (int) Float.parseFloat(...).
-      slopValue = Math.trunc(Number(slop.image.slice(1)));
-      explicitSlop = true;
-    }
+    if (slop) ({ slop: slopValue, explicit: explicitSlop } = this.phraseSlop(slop));
     const node: PhraseNode = { kind: 'phrase', terms, slop: slopValue, explicitSlop, range: { start, end }, ...this.fieldsOf(ctx) };
     if (terms.length === 0) {
       this.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: q.startOffset, end: tokEnd(q) });
@@ -596,15 +669,6 @@ export class LuceneAstBuilder extends BaseVisitor {
     if (real(goop)) return goop.image === '*' ? null : unescapeLucene(goop.image);
     const q = tok(ch, 'RangeQuoted');
     if (real(q)) return unescapeLucene(q.image.slice(1, -1));
-    const u = tok(ch, 'RangeQuotedUnclosed');
-    if (real(u)) {
-      this.report('syntax/missing-close', 'error', 'missing closing \'"\' for this range bound', { start: u.startOffset, end: tokEnd(u) }, {
-        insert: '"',
-        offset: tokEnd(u),
-      });
-      const body = u.image.endsWith('\\') && !u.image.endsWith('\\\\') ? u.image.slice(1, -1) : u.image.slice(1);
-      return unescapeLucene(body);
-    }
     return null;
   }
 
@@ -617,8 +681,26 @@ export class LuceneAstBuilder extends BaseVisitor {
       `'${t.image}' followed by a space is searched as the term '${t.image}'; write ${t.image}term with no space to use it as an operator`,
       range,
     );
-    const node: TermNode = { kind: 'term', text: t.image, raw: false, range: { start: ctx.start ?? t.startOffset, end: range.end }, ...this.fieldsOf(ctx) };
-    return this.withBoost(node, sub(ch, 'boost'));
+    // Like any term it may carry one `~` (a fuzzy `+`), before or after its boost.
+    const slops = ch.FuzzySlop as IToken[] | undefined;
+    const slop = slops?.[slops.length - 1];
+    if (slops && slops.length > 1) {
+      this.report('syntax/unexpected-token', 'error', `only one '~' is allowed on a term, before or after its boost: remove '${slops[0].image}' or '${slop!.image}'`, {
+        start: slop!.startOffset,
+        end: tokEnd(slop!),
+      });
+    }
+    const boost = sub(ch, 'boost');
+    const end = slops && (!boost || slops[0].startOffset < firstStart(boost)) ? tokEnd(slops[0]) : range.end;
+    const leafRange = { start: ctx.start ?? t.startOffset, end };
+    let node: TermNode | FuzzyNode;
+    if (slop) {
+      const edits = this.fuzzyEdits(slop, t.image);
+      node = { kind: 'fuzzy', text: t.image, maxEdits: edits.maxEdits, explicit: edits.explicit, range: leafRange, ...this.fieldsOf(ctx) };
+    } else {
+      node = { kind: 'term', text: t.image, raw: false, range: leafRange, ...this.fieldsOf(ctx) };
+    }
+    return this.withBoost(node, boost);
   }
 
   boost(): never {
@@ -630,7 +712,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     const ch = boostNode.children as Children;
     const caret = tok(ch, 'Caret');
     const value = tok(ch, 'value');
-    if (!real(value) || !BOOST_NUMBER.test(value.image)) {
+    if (!real(value)) {
       const at = real(caret) ? { start: caret.startOffset, end: tokEnd(caret) } : node.range;
       this.report('lucene/bad-boost', 'error', "expected a number after '^' (for example ^2 or ^0.5)", at);
       return node;

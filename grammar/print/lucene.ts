@@ -184,10 +184,16 @@ function escapeRegexBody(pattern: string): string {
 
 const BARE_BOUND = /^[^ \t\n\r\u3000\]}"\\][^ \t\n\r\u3000\]}\\]*$/;
 
+/**
+ * A bound as Lucene's range state reads it back: bare when it can be, else quoted. Inside a
+ * quoted bound the lexer knows only the `\"` escape (a `\\` before the closing quote would
+ * read as an escaped quote), so a backslash is written as the unicode escape `\u005C`,
+ * which Lucene decodes.
+ */
 function rangeBound(value: string | null): string {
   if (value === null) return '*';
   if (value !== 'TO' && value !== '*' && BARE_BOUND.test(value)) return value;
-  return `"${escapePhraseText(value)}"`;
+  return `"${value.replace(/\\/g, '\\u005C').replace(/"/g, '\\"')}"`;
 }
 
 /**

@@ -38,10 +38,10 @@ const sp = fc.constantFrom(' ', '  ', '\t', '\n', '\u3000');
 const word = fc.oneof(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9_.*?+-]{0,6}$/), fc.constantFrom('and', 'or', 'Not', 'é', '&x', '*', '*x'));
 const numberText = fc.stringMatching(/^[0-9]{1,2}(\.[0-9]{1,2})?$/);
 const slop = fc.option(fc.constantFrom('~', '~1', '~2', '~0.5', '~3'), { nil: '' });
-/** term [~slop] [^boost [~slop]] (parser.ts wordTerm). */
+/** term [~slop] [^boost [~slop]] with at most one slop (parser.ts wordTerm). */
 const suffix = fc
-  .tuple(slop, fc.option(numberText.map((n) => '^' + n), { nil: '' }), slop)
-  .map(([s1, b, s2]) => [s1, b === '' ? '' : b + s2] as const);
+  .tuple(slop, fc.option(numberText.map((n) => '^' + n), { nil: '' }), fc.boolean())
+  .map(([s, b, slopAfterBoost]) => (b !== '' && slopAfterBoost ? (['', b + s] as const) : ([s, b] as const)));
 const fastClause: fc.Arbitrary<string> = fc.letrec<{ clause: string }>((rec) => ({
   clause: fc
     .tuple(
@@ -107,7 +107,9 @@ describe('Lucene fast path equals the full path', () => {
     ['+a +b -"c d" e f', true],
     ['a~1 b* text:c (d OR e)^0.5 NOT f', true],
     ['year:[1950 TO 1970} AND (a OR b)', true],
-    ['f~1^2~3 *:* AND x', true],
+    ['f~1^2 g^3~2 *:* AND x', true],
+    ['f~1^2~3', false],
+    ['a^2b c~1x', true],
     ['a and b or c', true],
     ['-a -b', true],
     ['a^0 b~3 c~1.5', true],

@@ -40,7 +40,6 @@ const constructs: [string, unknown][] = [
   ['"a \\"b\\" c"', root(should(phrase(['a', '"b"', 'c'])))],
   ['term^4', root(should(boost(term('term'), 4)))],
   ['term^0.5', root(should(boost(term('term'), 0.5)))],
-  ['term^ 3', root(should(boost(term('term'), 3)))], // Lucene's boost state skips whitespace too
   ['"a b"^4', root(should(boost(phrase(['a', 'b']), 4)))],
   ['"a b"~3^2', root(should(boost(phrase(['a', 'b'], 3, true), 2)))],
   ['(a b)^2', root(should(boost(group([should(term('a')), should(term('b'))]), 2)))],
@@ -169,7 +168,8 @@ describe('parseLucene: hints and warnings', () => {
     ['title:?oo', 'lucene/leading-wildcard', { start: 6, end: 9 }],
     ['roam~3', 'lucene/fuzzy-too-far', { start: 4, end: 6 }],
     ['te*t~1', 'lucene/ignored-fuzzy', { start: 4, end: 6 }],
-    ['roam~1^2~2', 'lucene/ignored-fuzzy', { start: 4, end: 6 }],
+    ['roam~1.5x', 'lucene/ignored-fuzzy', { start: 4, end: 9 }],
+    ['"a b"~2x', 'lucene/ignored-fuzzy', { start: 5, end: 8 }],
     ['/a/~2', 'lucene/ignored-fuzzy', { start: 3, end: 5 }],
     ['a^0', 'lucene/zero-boost', { start: 1, end: 3 }],
     ['""', 'lucene/empty-phrase', { start: 0, end: 2 }],
@@ -188,9 +188,40 @@ describe('parseLucene: hints and warnings', () => {
     expect(stripRanges(parseLucene('*oo').ast.root)).toEqual(root(should(wild('*oo'))));
     expect(stripRanges(parseLucene('roam~3').ast.root)).toEqual(root(should(fuzzy('roam', 2, true))));
     expect(stripRanges(parseLucene('te*t~1').ast.root)).toEqual(root(should(wild('te*t'))));
-    expect(stripRanges(parseLucene('roam~1^2~2').ast.root)).toEqual(root(should(boost(fuzzy('roam', 2, true), 2))));
+    expect(stripRanges(parseLucene('roam~1.5x').ast.root)).toEqual(root(should(fuzzy('roam', 2, false))));
+    expect(stripRanges(parseLucene('"a b"~2x').ast.root)).toEqual(root(should(phrase(['a', 'b']))));
     expect(stripRanges(parseLucene('/a/~2^3').ast.root)).toEqual(root(should(boost(regex('a'), 3))));
     expect(stripRanges(parseLucene('a + b').ast.root)).toEqual(words('a', '+', 'b'));
+  });
+});
+
+// What Lucene's own lexer does (checked against Lucene 8's QueryParser by test/oracle/lucene-parser.test.ts):
+// the boost state reads one number, `~` takes every term character after it, only `\/` escapes a
+// regex's slash, range bounds are the longest of a quoted bound and goop, `\uXXXX` is decoded.
+describe("parseLucene: Lucene's lexical rules", () => {
+  it.each<[string, ReturnType<typeof root>]>([
+    ['a^2b', root(should(boost(term('a'), 2)), should(term('b')))],
+    ['a^1.5.5', root(should(boost(term('a'), 1.5)), should(term('.5')))],
+    ['roam^2~1', root(should(boost(fuzzy('roam', 1, true), 2)))],
+    ['"a b"^2~1', root(should(boost(phrase(['a', 'b'], 1, true), 2)))],
+    ['roam~2d', root(should(fuzzy('roam', 2, true)))],
+    ['roam~NaN', root(should(fuzzy('roam', 0, true)))],
+    ['x1:Z1~123456789.123', root(should(fuzzy('Z1', 2, true, 'x1')))],
+    ['"a b"~1e3', root(should(phrase(['a', 'b'], 1000, true)))],
+    ['/a\\\\/b/', root(should(regex('a\\\\/b')))],
+    ['/ab/i', root(should(regex('ab')), should(term('i')))],
+    ['[""x TO b]', root(should(range('""x', 'b', true, true)))],
+    ['["abc TO b]', root(should(range('"abc', 'b', true, true)))],
+    ['[a\tx TO b]', root(should(range('a\tx', 'b', true, true)))],
+    ['a\\u0041b', root(should(term('aAb')))],
+  ])('%j', (input, expected) => {
+    const r = parseLucene(input);
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(stripRanges(r.ast.root)).toEqual(expected);
+  });
+
+  it.each(['tex~t:flow', '*~1title:9xx', 'a^2^3', '(a)^2~1'])('%j is an error, as in Lucene', (input) => {
+    expect(hasErrors(parseLucene(input).diagnostics)).toBe(true);
   });
 });
 
@@ -202,7 +233,7 @@ describe('parseLucene: errors', () => {
     ['[a TO b', 'syntax/missing-close', { start: 7, end: 7 }, { insert: ']', offset: 7 }],
     ['{a TO b', 'syntax/missing-close', { start: 7, end: 7 }, { insert: '}', offset: 7 }],
     ['/ab', 'syntax/missing-close', { start: 0, end: 3 }, { insert: '/', offset: 3 }],
-    ['[a TO "b', 'syntax/missing-close', { start: 6, end: 8 }, { insert: '"', offset: 8 }],
+    ['[a TO "b', 'syntax/missing-close', { start: 8, end: 8 }, { insert: ']', offset: 8 }],
   ])('%s → %s with the text to insert', (input, code, r, data) => {
     const d = parseLucene(input).diagnostics.find((x) => x.code === code);
     expect(d).toMatchObject({ severity: 'error', range: r, data });
@@ -212,7 +243,14 @@ describe('parseLucene: errors', () => {
     ['a AND', 'syntax/expected-clause', "expected a term, phrase, range or group after 'AND', but the query ends here", { start: 5, end: 5 }],
     ['a ) b', 'syntax/unexpected-token', "unexpected ')': there is no '(' for it to close", { start: 2, end: 3 }],
     ['a ] b', 'syntax/unexpected-token', "unexpected ']': no range is open", { start: 2, end: 3 }],
-    ['^2 a', 'syntax/unexpected-token', "'^' must follow a term, phrase or group (as in term^2)", { start: 0, end: 1 }],
+    ['^2 a', 'syntax/unexpected-token', "'^' must follow a term, phrase or group (as in term^2)", { start: 0, end: 2 }],
+    ['roam~1^2~2', 'syntax/unexpected-token', "only one '~' is allowed on a term, before or after its boost: remove '~1' or '~2'", { start: 8, end: 10 }],
+    ['"a b"~1^2~3', 'syntax/unexpected-token', "only one '~' is allowed on a phrase, before or after its boost: remove '~1' or '~3'", { start: 9, end: 11 }],
+    ['roam~-1', 'lucene/bad-fuzzy', 'a fuzzy term cannot have a negative similarity: use ~1 or ~2, not ~-1', { start: 4, end: 7 }],
+    ['roam~1e20', 'lucene/bad-fuzzy', 'fractional edit distances are not allowed: use ~1 or ~2, not ~1e20', { start: 4, end: 9 }],
+    ['"a b"~-1', 'lucene/bad-slop', 'a phrase slop cannot be negative: ~-1', { start: 5, end: 8 }],
+    ['a\\uZZ', 'lucene/bad-escape', "'\\uZZ' is not a unicode escape: Lucene needs \\u and four hex digits (write \\\\u for a backslash and a u)", { start: 1, end: 5 }],
+    ['a^ 2', 'lucene/bad-boost', "expected a number after '^' (for example ^2 or ^0.5)", { start: 1, end: 2 }],
     ['a\\', 'lucene/dangling-escape', "a '\\' at the end escapes nothing; write '\\\\' for a backslash", { start: 1, end: 2 }],
     ['a^x', 'lucene/bad-boost', "expected a number after '^' (for example ^2 or ^0.5)", { start: 1, end: 2 }],
     ['roam~1.5', 'lucene/bad-fuzzy', 'fractional edit distances are not allowed: use ~1 or ~2, not ~1.5', { start: 4, end: 8 }],
