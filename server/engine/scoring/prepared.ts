@@ -6,7 +6,7 @@
 import type { QueryAst, SourceRange } from '../../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
 import type { IndexReader } from '../index/reader.js';
-import { compileQuery, type CompiledConcept, type Plan, type ScorerName } from './compile.js';
+import { compileQuery, type CompiledConcept, type Plan, type PlanItem, type ScorerName } from './compile.js';
 import { isWindowLike, unionAll, type ConceptPostings, type ConceptSpec } from './concepts.js';
 import {
   collectionProbability,
@@ -552,19 +552,31 @@ export class PreparedQuery {
       }
       case 'group': {
         if (!this.matches(plan, tfOf)) return null;
-        let sum = 0; // Lucene's scorers add in double and cast the total to float
+        // Lucene 8's BooleanWeight: the required clauses are summed in double and cast to float
+        // (ConjunctionScorer), so are the optional ones (DisjunctionSumScorer, BooleanScorer), and
+        // when both kinds match ReqOptSumScorer adds the two floats.
+        let required = 0;
+        let optional = 0;
+        let anyRequired = false;
+        let anyOptional = false;
         const children: ExplainNode[] = [];
-        for (const it of plan.items) {
+        for (const it of luceneClauses(plan)) {
           if (it.occur === 'mustNot') continue;
           const s = this.luceneScore(it.plan, f(boost * it.weight), tfOf, dl, normInverse, explain);
           if (!s) {
             if (explain) children.push(explainNode(0, `no match on ${it.occur === 'must' ? 'required' : 'optional'} clause ${this.describe(it.plan)}`));
             continue;
           }
-          sum += s.score;
+          if (it.occur === 'must') {
+            required += s.score;
+            anyRequired = true;
+          } else {
+            optional += s.score;
+            anyOptional = true;
+          }
           if (explain) children.push(s.node!);
         }
-        const score = f(sum);
+        const score = anyRequired && anyOptional ? f(f(required) + f(optional)) : f(required + optional);
         const matching = children.filter((c) => !c.description.startsWith('no match on')).length;
         return { score, node: explain ? explainNode(score, `sum of ${matching} matching clause${matching === 1 ? '' : 's'} = ${fmt(score)}`, children) : undefined };
       }
@@ -791,3 +803,32 @@ function countNonEmpty(reader: IndexReader): number {
 }
 
 export { unionAll };
+
+const luceneClauseCache = new WeakMap<Plan, PlanItem[]>();
+
+/**
+ * A boolean group's clauses as Lucene 8 scores them: BooleanQuery.rewrite merges optional
+ * clauses on the same term into one whose boost is the sum of theirs (`a a^2` is `a^3`),
+ * which rounds differently from two separate scores.
+ */
+function luceneClauses(plan: Extract<Plan, { kind: 'group' }>): PlanItem[] {
+  let merged = luceneClauseCache.get(plan);
+  if (merged) return merged;
+  merged = [];
+  const byConcept = new Map<number, PlanItem>();
+  for (const it of plan.items) {
+    if (it.occur !== 'should' || it.plan.kind !== 'leaf') {
+      merged.push(it);
+      continue;
+    }
+    const seen = byConcept.get(it.plan.concept);
+    if (seen) seen.weight = Math.fround(seen.weight + it.weight);
+    else {
+      const copy = { ...it };
+      byConcept.set(it.plan.concept, copy);
+      merged.push(copy);
+    }
+  }
+  luceneClauseCache.set(plan, merged);
+  return merged;
+}

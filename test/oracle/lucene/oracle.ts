@@ -37,11 +37,23 @@ export interface OracleVerdict {
 
 export type LuceneOracle = (queries: string[], options?: { allowLeadingWildcard?: boolean }) => Promise<OracleVerdict[]>;
 
-/** Compiles the oracle into a temp folder; the function it returns asks Lucene about many queries in one JVM. */
+let compiled: Promise<{ work: string; classpath: string }> | undefined;
+
+/** Compiles the Java oracles of this folder once per test file, into a temp folder. */
+function compileOracles(): Promise<{ work: string; classpath: string }> {
+  compiled ??= (async () => {
+    const work = mkdtempSync(join(tmpdir(), 'querylens-lucene-oracle-'));
+    const classpath = [work, ...(CLASSPATH_JARS as string[])].join(':');
+    const sources = ['ClassicParserOracle.java', 'Bm25Oracle.java'].map((f) => join(import.meta.dirname, f));
+    await runChecked('javac', ['-d', work, '-cp', classpath, ...sources], { timeoutMs: 120_000 });
+    return { work, classpath };
+  })();
+  return compiled;
+}
+
+/** The function it returns asks Lucene's classic QueryParser about many queries in one JVM. */
 export async function luceneOracle(): Promise<LuceneOracle> {
-  const work = mkdtempSync(join(tmpdir(), 'querylens-lucene-oracle-'));
-  const classpath = [work, ...(CLASSPATH_JARS as string[])].join(':');
-  await runChecked('javac', ['-d', work, '-cp', classpath, join(import.meta.dirname, 'ClassicParserOracle.java')], { timeoutMs: 120_000 });
+  const { work, classpath } = await compileOracles();
   let batch = 0;
   return async (queries, options = {}) => {
     const file = join(work, `queries-${batch++}.txt`);
@@ -53,4 +65,35 @@ export async function luceneOracle(): Promise<LuceneOracle> {
       return { accepted: line.startsWith('1\t'), detail: line.slice(2) };
     });
   };
+}
+
+export interface OracleHit {
+  qid: string;
+  docno: string;
+  score: number;
+}
+
+/**
+ * Lucene's BM25Similarity(k1, b) over documents given as analysed tokens, for Lucene-syntax
+ * queries (whitespace analysis: the query's terms are already analysed too).
+ */
+export async function luceneBm25(
+  k1: number,
+  b: number,
+  docs: { docno: string; tokens: string[] }[],
+  queries: { qid: string; query: string }[],
+): Promise<OracleHit[]> {
+  const { work, classpath } = await compileOracles();
+  const corpus = join(work, `bm25-corpus-${k1}-${b}.tsv`);
+  const topics = join(work, `bm25-queries-${k1}-${b}.tsv`);
+  writeFileSync(corpus, docs.map((d) => `${d.docno}\t${d.tokens.join(' ')}`).join('\n') + '\n');
+  writeFileSync(topics, queries.map((q) => `${q.qid}\t${q.query}`).join('\n') + '\n');
+  const out = await runChecked('java', ['-cp', classpath, 'Bm25Oracle', String(k1), String(b), corpus, topics], { timeoutMs: 120_000 });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [qid, docno, score] = line.split('\t');
+      return { qid: qid!, docno: docno!, score: Number(score) };
+    });
 }
