@@ -3,7 +3,7 @@
  * effectiveness of BM25, BM25+Bo1, QL, QL+RM3 as a `compare` table (paired t-test and
  * randomisation test against BM25), plus the time to expand one query and to evaluate a
  * whole run. Run: `npm run bench -- eval`.
- * Expected anchors (MODEL_NOTES.md, an independent implementation): BM25 MAP Cranfield .3118,
+ * Expected anchors (an independent implementation, see ../shared/data/README.md's reference figures): BM25 MAP Cranfield .3118,
  * SciFact .6405; BM25+Bo1 .3383, .6138.
  */
 import { readFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ function readIndex(name: string): IndexReader {
     .filter((l) => l.trim())
     .map((l) => {
       const o = JSON.parse(l) as { _id: string; title?: string; text?: string };
-      // Title and text, as the reference figures of MODEL_NOTES.md were indexed (BM25 MAP
+      // Title and text, as the independent reference figures were indexed (BM25 MAP
       // Cranfield .3118, SciFact .6405; Bo1 .3383, .6138).
       const fields: Record<string, string> = o.title ? { title: o.title, text: o.text ?? '' } : { text: o.text ?? '' };
       return { docno: o._id, fields };

@@ -1,5 +1,5 @@
 /**
- * Indri parser speed (SPECS targets: a 10,000-query file, one query per line of ~10 tokens,
+ * Indri parser speed (targets: a 10,000-query file, one query per line of ~10 tokens,
  * parsed and diagnosed in well under 200 ms; a 200-token query in under 1 ms).
  *
  * Prints wall time and this process's CPU time (user + system): on a shared machine the

@@ -1,5 +1,5 @@
 /**
- * Lucene parser speed (SPECS §3 grammar):
+ * Lucene parser speed (SEMANTICS.md §3 grammar):
  * - a 10,000-query file, one query per line, each line parsed with parseLucene
  *   (target: well under 200 ms);
  * - one 200-token query, p50 over many runs (target: under 1 ms).

@@ -42,7 +42,7 @@ export interface TermNode extends NodeBase, Restrictable {
   text: string;
   /**
    * True when the term must not be stemmed or normalised: Indri `"term"` and
-   * `#base64quote(...)` (SPECS §1.3).
+   * `#base64quote(...)` (SEMANTICS.md §1.3).
    */
   raw: boolean;
   /** How the term was written, so printers can reproduce it. */
@@ -97,7 +97,7 @@ export interface MatchAllNode extends NodeBase {
 
 /**
  * Indri proximity window: `#odN` / `#N` / `#od` (ordered), `#uwN` / `#uw` (unordered),
- * and hyphenated terms (`a-b` = `#od1(a b)`). Semantics: SPECS §1.4.
+ * and hyphenated terms (`a-b` = `#od1(a b)`). Semantics: SEMANTICS.md §1.4.
  */
 export interface WindowNode extends NodeBase, Restrictable {
   kind: 'window';
@@ -129,7 +129,7 @@ export interface SynonymNode extends NodeBase, Restrictable {
   form: 'syn' | 'braces' | 'angle' | 'wsyn';
 }
 
-/** Indri `#band(...)`: tf = 1 when every child occurs (SPECS §1.4). */
+/** Indri `#band(...)`: tf = 1 when every child occurs (SEMANTICS.md §1.4). */
 export interface BandNode extends NodeBase, Restrictable {
   kind: 'band';
   children: QueryNode[];
@@ -174,7 +174,7 @@ export interface WeightedItem {
 export type BeliefOp = 'combine' | 'weight' | 'wand' | 'wsum' | 'or' | 'not' | 'max';
 
 /**
- * Indri belief operators (SPECS §1.5). `#not` has exactly one item. For
+ * Indri belief operators (SEMANTICS.md §1.5). `#not` has exactly one item. For
  * `#weight`/`#wand`/`#wsum` every item has a weight.
  */
 export interface BeliefNode extends NodeBase {
@@ -207,7 +207,7 @@ export type Occur = 'must' | 'should' | 'mustNot';
 export interface BooleanClause {
   occur: Occur;
   node: QueryNode;
-  /** How the occur flag was decided, for the precedence-pitfall warning (SPECS §3). */
+  /** How the occur flag was decided, for the precedence-pitfall warning (SEMANTICS.md §3). */
   via: 'default' | 'plus' | 'minus' | 'AND' | 'OR' | 'NOT' | 'coerced-by-AND' | 'coerced-by-OR';
   /** Range of the operator token(s) that introduced the clause, if any. */
   operatorRange?: SourceRange;
@@ -215,7 +215,7 @@ export interface BooleanClause {
 
 /**
  * Lucene BooleanQuery: a flat list of clauses with flags, as the classic parser builds
- * them (`addClause`, SPECS §3). Also the root of a Lucene query and of `( ... )` groups.
+ * them (`addClause`, SEMANTICS.md §3). Also the root of a Lucene query and of `( ... )` groups.
  */
 export interface BooleanNode extends NodeBase {
   kind: 'boolean';

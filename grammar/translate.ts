@@ -6,8 +6,8 @@
  * `translate/approximated` or `translate/dropped` diagnostic at the node's range (offsets
  * into the source query), never silently.
  *
- * Weights. Indri belief operators average or normalise their children (SPECS §1.5);
- * Lucene's BooleanQuery sums clause scores and `^` multiplies (SPECS §3). Both are linear
+ * Weights. Indri belief operators average or normalise their children (SEMANTICS.md §1.5);
+ * Lucene's BooleanQuery sums clause scores and `^` multiplies (SEMANTICS.md §3). Both are linear
  * in the leaf scores, so weights can be carried over exactly up to one constant factor:
  * - Indri → Lucene: item i of a belief node gets boost `w_i / K(child)`, K = the child's
  *   Σ|w| (item count for #combine), 1 for a leaf. The products along each path are then
@@ -81,7 +81,7 @@ function print(ast: QueryAst): string {
   return ast.dialect === 'lucene' ? printLucene(ast) : printIndri(ast);
 }
 
-/** Indri TEXT_TERM characters we keep unencoded (SPECS §1.1; non-ASCII goes to #base64). */
+/** Indri TEXT_TERM characters we keep unencoded (SEMANTICS.md §1.1; non-ASCII goes to #base64). */
 const INDRI_WORD = /^[A-Za-z0-9_]+$/;
 const INDRI_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
 const INDRI_HYPHENATED = /^[A-Za-z0-9_]+(-[A-Za-z0-9_]+)+$/;

@@ -3,7 +3,7 @@
 // 1. builds dist/ (the Neovim test runs `node bin/querylens.js lsp --stdio`);
 // 2. packages the .vsix when it is missing or older than the sources;
 // 3. installs code-server 4.100.3 into .cache/code-server, following the offline-safe
-//    recipe of ENVIRONMENT.md step by step (the plain npm install fails in three places).
+//    recipe step by step (the plain npm install fails in three places).
 // Idempotent: each step is skipped when its result is already there.
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';

@@ -7,7 +7,7 @@
 // 2. The extension manifest is generated there from client/package.json, so the root
 //    package.json stays the project's.
 // 3. The native modules are copied to dist/node_modules with their linux-x64 binaries only
-//    (all platforms would make a 136 MB package, ENVIRONMENT.md).
+//    (all platforms would make a 136 MB package).
 // 4. `vsce package --target linux-x64 --no-dependencies` writes out/querylens-linux-x64-<version>.vsix.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

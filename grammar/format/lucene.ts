@@ -1,5 +1,5 @@
 /**
- * Lucene query formatter (SPECS §3 syntax).
+ * Lucene query formatter (SEMANTICS.md §3 syntax).
  *
  * Layout: a query that fits in `width` stays on one line. Otherwise each clause of the top
  * level goes on its own line, and a group that does not fit opens `(` at the end of its

@@ -338,7 +338,7 @@ function termExpr(depth: number): QueryNode {
       base = { kind: 'wildcard', pattern: text.slice(starts[first], ends[first]) + '*', form: 'suffix-star', range: { start: starts[first], end: ends[pos] } };
       pos++;
     } else if (after === DASH) {
-      // `a-b-c` → #od1(a b c) (SPECS §1.1, rule hyphenTerm); each part a term or a number.
+      // `a-b-c` → #od1(a b c) (SEMANTICS.md §1.1, rule hyphenTerm); each part a term or a number.
       const terms: QueryNode[] = [plainTerm(first)];
       while (kindAt(pos) === DASH) {
         const part = kindAt(pos + 1);

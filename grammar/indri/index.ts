@@ -86,7 +86,7 @@ export function parseIndriFull(text: string): ParseResult {
     const ast: QueryAst = { dialect: 'indri', root, range };
     return { ast, diagnostics };
   } catch (err) {
-    // SPECS: the parser is total. Whatever went wrong is shown, never thrown.
+    // The parser is total. Whatever went wrong is shown, never thrown.
     const message = err instanceof Error ? err.message : String(err);
     diagnostics.push({
       code: 'internal/parser-failure',
@@ -173,7 +173,7 @@ function parseInto(text: string, diagnostics: QueryDiagnostic[]): QueryNode | nu
   if (!lexed.balanced && diagnostics.length <= MAX_SYNTAX_DIAGNOSTICS) reportUnclosed(text, tokens, strays, recoveredOpeners, diagnostics);
   if (items.length === 0) return null;
   if (items.length === 1) return items[0];
-  // Several top-level items: the implicit #combine of rule `query` (SPECS §1.1).
+  // Several top-level items: the implicit #combine of rule `query` (SEMANTICS.md §1.1).
   return {
     kind: 'belief',
     op: 'combine',

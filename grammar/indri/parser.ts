@@ -1,5 +1,5 @@
 /**
- * The Indri grammar as a Chevrotain CST parser (SPECS §1.2, after `indrilang.g`).
+ * The Indri grammar as a Chevrotain CST parser (SEMANTICS.md §1.2, after `indrilang.g`).
  *
  * Differences from indrilang.g, all on the lenient side so that the tree survives errors
  * and the visitor can report them in the user's words:
@@ -472,5 +472,5 @@ export class IndriParser extends CstParser {
   }
 }
 
-/** The one shared parser instance (SPECS: build once, reuse). */
+/** The one shared parser instance (built once, reused). */
 export const indriParser = new IndriParser();

@@ -1,5 +1,5 @@
 /**
- * Token types of the Indri query language (SPECS §1.1, after `indrilang.g`).
+ * Token types of the Indri query language (SEMANTICS.md §1.1, after `indrilang.g`).
  *
  * The Chevrotain lexer only knows a handful of *surface* patterns (an operator word, a word,
  * a float, punctuation). Operator words and words are then re-typed by `lexer.ts` from a
@@ -27,7 +27,7 @@ const TERM_CHAR = 'A-Za-z0-9_\\u0080-\\uD7FF\\uE000-\\uFFFF';
 export const FOREIGN_CHAR_CLASS = "\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F!$%&'+;=?@^`|~\\x7F";
 
 // ---------------------------------------------------------------- surface tokens (lexed)
-/** `" -"`: a dash after whitespace reads as a minus sign, never as a hyphen (SPECS §1.1). */
+/** `" -"`: a dash after whitespace reads as a minus sign, never as a hyphen (SEMANTICS.md §1.1). */
 export const SpaceDash = createToken({ name: 'SpaceDash', pattern: /[ \t\r\n]+-/, line_breaks: true, label: '"-"' });
 export const WhiteSpace = createToken({
   name: 'WhiteSpace',
@@ -91,7 +91,7 @@ export const Wsum = na('Wsum', '#wsum');
 export const Or = na('Or', '#or');
 export const Not = na('Not', '#not');
 export const Max = na('Max', '#max');
-/** `#sum` is a lexer token whose parser rule is unreachable (SPECS §1.2 note). */
+/** `#sum` is a lexer token whose parser rule is unreachable (SEMANTICS.md §1.2 note). */
 export const Sum = na('Sum', '#sum');
 export const Prior = na('Prior', '#prior');
 export const Filreq = na('Filreq', '#filreq');
@@ -120,7 +120,7 @@ export const Wildcard = na('Wildcard', '#wildcard');
 /** `#foo`, `#Combine`, `#uwx`, a lone `#`: parsed (for recovery) and reported. */
 export const UnknownOp = na('UnknownOp', 'an operator');
 
-/** Operator spelling → token type (exact, case-sensitive: SPECS §1.1). */
+/** Operator spelling → token type (exact, case-sensitive: SEMANTICS.md §1.1). */
 export const OPERATOR_TABLE: ReadonlyMap<string, TokenType> = new Map([
   ['#combine', Combine],
   ['#weight', Weight],

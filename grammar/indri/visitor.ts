@@ -670,7 +670,7 @@ export class IndriCstVisitor extends BaseVisitor {
     return node;
   }
 
-  /** TERM / NUMBER, `term*`, or a hyphen chain `a-b-c` (→ #od1, SPECS §1.1). */
+  /** TERM / NUMBER, `term*`, or a hyphen chain `a-b-c` (→ #od1, SEMANTICS.md §1.1). */
   private word(ctx: Ctx): QueryNode {
     const parts = orderedTokens(ctx, 'Term', 'NumberTok');
     if (parts.length === 0) return this.errorNode(this.cstRange(undefined));
@@ -685,7 +685,7 @@ export class IndriCstVisitor extends BaseVisitor {
     }
     const terms = parts.map((t) => this.plainTerm(t, t.tokenType.name === 'NumberTok'));
     if (terms.length === 1 && !ctx.Dash) return terms[0];
-    // a-b-c → #od1(a b c) (SPECS §1.1, rule hyphenTerm)
+    // a-b-c → #od1(a b c) (SEMANTICS.md §1.1, rule hyphenTerm)
     return {
       kind: 'window',
       ordered: true,

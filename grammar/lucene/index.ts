@@ -1,5 +1,5 @@
 /**
- * Public API of the Lucene classic dialect (SPECS §3).
+ * Public API of the Lucene classic dialect (SEMANTICS.md §3).
  *
  * parseLucene is total: it never throws, always returns an AST and reports every problem
  * as a diagnostic with a stable code:

@@ -1,4 +1,4 @@
-/** The Lucene lexer: built once at module load and reused (SPECS §3, tokens in tokens.ts). */
+/** The Lucene lexer: built once at module load and reused (SEMANTICS.md §3, tokens in tokens.ts). */
 import { Lexer, type ILexingResult } from 'chevrotain';
 import { And, defaultModeTokens, Not, Or, rangeModeTokens, Word } from './tokens.js';
 

@@ -1,5 +1,5 @@
 /**
- * The Lucene classic query grammar (SPECS §3) as a Chevrotain CST parser. It builds a
+ * The Lucene classic query grammar (SEMANTICS.md §3) as a Chevrotain CST parser. It builds a
  * concrete syntax tree only; visitor.ts turns it into the shared AST.
  *
  * Lucene's JavaCC grammar (QueryParser.jj) is
@@ -259,7 +259,7 @@ export class TooManyParseErrors extends Error {
 
 const baseSaveError = (CstParser.prototype as unknown as { SAVE_ERROR: unknown }).SAVE_ERROR;
 
-/** Built once: Chevrotain's grammar analysis is the expensive part (SPECS §3 perf note in index.ts). */
+/** Built once: Chevrotain's grammar analysis is the expensive part (SEMANTICS.md §3 perf note in index.ts). */
 export const luceneParser = new LuceneCstParser();
 
 export type LuceneRuleName =

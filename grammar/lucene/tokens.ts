@@ -1,5 +1,5 @@
 /**
- * Token types of the Lucene classic query syntax (SPECS §3), mirroring the lexical states
+ * Token types of the Lucene classic query syntax (SEMANTICS.md §3), mirroring the lexical states
  * of Lucene's `QueryParser.jj`: a default state and a range state entered by `[` / `{`.
  *
  * Deliberate differences from the JavaCC lexer, each chosen so that the editor can report

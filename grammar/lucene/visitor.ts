@@ -1,11 +1,11 @@
 /**
- * CST → AST for the Lucene classic syntax (SPECS §3).
+ * CST → AST for the Lucene classic syntax (SEMANTICS.md §3).
  *
  * Rules this visitor keeps (documented here because printers and tests rely on them):
  * - Every `Query` production becomes a BooleanNode, even with a single clause: the root is
  *   `grouped: false`, each `( ... )` is `grouped: true`. Lucene itself collapses a
  *   one-clause query to the clause; the meaning is the same and the tree stays uniform.
- * - Clause flags follow `QueryParserBase.addClause` exactly (SPECS §3 "precedence
+ * - Clause flags follow `QueryParserBase.addClause` exactly (SEMANTICS.md §3 "precedence
  *   pitfall"); `via` says which token decided the flag, `coerced-by-*` marks a clause
  *   whose flag a *later* AND / OR rewrote.
  * - `field:` is kept on the leaf (`fields: [field]`); a `field:( ... )` group also records
@@ -262,7 +262,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     return this.addClauses(items);
   }
 
-  /** QueryParserBase.addClause, clause by clause (SPECS §3). Also used by fast.ts. */
+  /** QueryParserBase.addClause, clause by clause (SEMANTICS.md §3). Also used by fast.ts. */
   addClauses(items: ClauseItem[]): BooleanClause[] {
     // Sized up front: the AST keeps this array, and one grown by push() keeps spare room
     // (16 slots for a one-clause group), which a file of 10,000 queries pays for in GC time.
@@ -470,7 +470,7 @@ export class LuceneAstBuilder extends BaseVisitor {
 
 
   /**
-   * handleBareFuzzy + FuzzyQuery.floatToEdits (SPECS §3): the slop is read with Java's
+   * handleBareFuzzy + FuzzyQuery.floatToEdits (SEMANTICS.md §3): the slop is read with Java's
    * Float.parseFloat, and a slop that is not a number (`~2x`, `~abc`) is ignored for the
    * default of 2 edits, as Lucene ignores it. Also used by fast.ts.
    */
@@ -726,7 +726,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     return out;
   }
 
-  // ---- checks over one clause list (SPECS §3 precedence pitfall) -------------------------
+  // ---- checks over one clause list (SEMANTICS.md §3 precedence pitfall) -------------------------
 
   /** Also used by fast.ts, which builds the same AST without a CST. */
   checkClauses(node: BooleanNode): void {

@@ -1,5 +1,5 @@
 /**
- * Canonical Indri text for an AST (SPECS §1.2-1.3).
+ * Canonical Indri text for an AST (SEMANTICS.md §1.2-1.3).
  *
  * Round trip: for every tree parseIndri produces without errors,
  * `parseIndri(printIndri(ast))` gives the same tree up to ranges.

@@ -1,5 +1,5 @@
 /**
- * Canonical Lucene classic text for an AST (SPECS §3).
+ * Canonical Lucene classic text for an AST (SEMANTICS.md §3).
  *
  * Round trip: for every tree parseLucene can produce, parseLucene(printLucene(ast)) gives the
  * same tree up to ranges, with one deliberate normalisation: clause flags are printed as

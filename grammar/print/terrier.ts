@@ -1,5 +1,5 @@
 /**
- * Printer for Terrier's MatchOpQL (SPECS §2.2), the Indri-like language PyTerrier sends to
+ * Printer for Terrier's MatchOpQL (SEMANTICS.md §2.2), the Indri-like language PyTerrier sends to
  * Terrier. It takes any dialect's AST.
  *
  * MatchOpQL has semantic operators (a term, `#1`, `#uwN`, `#syn`, `#band`, `#prefix`,
@@ -8,10 +8,10 @@
  * whole scored part of a query is flattened into one `#combine:i=w(...)` whose weights
  * are the products along each path:
  * - Indri belief operators average (`#combine`) or normalise (`#weight`, weights divided
- *   by Σ|w|, SPECS §1.5). Item i of a belief node B gets `w_i / K(child)`, where K is the
+ *   by Σ|w|, SEMANTICS.md §1.5). Item i of a belief node B gets `w_i / K(child)`, where K is the
  *   child's Σ|w| (its item count for `#combine`) and 1 for a leaf; the products then equal
  *   Indri's effective weights up to one constant factor, which Terrier removes anyway when
- *   it divides every weight by the largest (SPECS §2.1).
+ *   it divides every weight by the largest (SEMANTICS.md §2.1).
  * - Lucene clauses sum and `^` multiplies, which is already Terrier's arithmetic.
  * Constructs with no MatchOpQL form are approximated or dropped, each with a
  * `translate/approximated` or `translate/dropped` diagnostic at the node's range.
@@ -323,7 +323,7 @@ export function printTerrier(ast: QueryAst | QueryNode): TerrierPrintResult {
     printer.scored(root, 1, items);
     if (items.length === 0) return { text: '', diagnostics: printer.diagnostics };
     // A single item needs no #combine: its weight only scales the whole query, which
-    // Terrier normalises away (every weight is divided by the largest, SPECS §2.1).
+    // Terrier normalises away (every weight is divided by the largest, SEMANTICS.md §2.1).
     const text = items.length === 1 ? items[0].text : combine(items);
     return { text, diagnostics: printer.diagnostics };
   } catch (err) {

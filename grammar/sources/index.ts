@@ -8,8 +8,8 @@
  *   blanks): `//` can start no Indri query and is an empty, useless regex in Lucene
  *   (see line-file.ts). Duplicate qids are an error.
  * - `.tsv`: `qid<TAB>natural language text`, dialect `text`, no comments.
- * - `.xml`, `.param`: Indri parameter files (SPECS §1.7), queries in dialect `indri`.
- * - `.trec`, `.topics`, or `.txt` holding `<top>`: TREC topic files (SPECS §7), dialect
+ * - `.xml`, `.param`: Indri parameter files (SEMANTICS.md §1.7), queries in dialect `indri`.
+ * - `.trec`, `.topics`, or `.txt` holding `<top>`: TREC topic files (SEMANTICS.md §7), dialect
  *   `text`; fields chosen with `topicFields` (default `['title']`).
  * - Any other name: sniffed (`<top>` → topics, `<parameters>`/`<query>` → Indri parameters),
  *   else one query per line in the dialect given (Indri by default).

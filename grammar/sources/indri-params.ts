@@ -1,5 +1,5 @@
 /**
- * Indri parameter files (SPECS §1.7): `<parameters>` with settings and `<query>` elements,
+ * Indri parameter files (SEMANTICS.md §1.7): `<parameters>` with settings and `<query>` elements,
  * either `<query><number>301</number><text>#combine(...)</text></query>` or
  * `<query>#combine(...)</query>`. Queries without `<number>` are numbered from
  * `queryOffset` (default 0) in file order, as IndriRunQuery does.

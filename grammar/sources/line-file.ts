@@ -6,9 +6,9 @@
  *   A line without a qid gets its 1-based line number.
  * - Blank lines are skipped.
  * - Comment lines (`.indri` and `.lucene` only): the first non-blank characters are `//`.
- *   Why `//`: Indri has no comment syntax (SPECS §1.1) and no query can start with `/`
+ *   Why `//`: Indri has no comment syntax (SEMANTICS.md §1.1) and no query can start with `/`
  *   (`/` only appears inside dates and `[./path]` restrictions); in Lucene `//` is an empty
- *   regular expression, which matches nothing useful (SPECS §3); `#` would be an Indri
+ *   regular expression, which matches nothing useful (SEMANTICS.md §3); `#` would be an Indri
  *   operator and `;` a Lucene term character. `.tsv` topic files have no comments: every
  *   line is a topic.
  */

@@ -5,7 +5,7 @@ import { parseLucene } from '../lucene/index.js';
 import { parseText } from '../text/index.js';
 
 export interface ParseQueryOptions {
-  /** Lucene only: the operator between clauses that have none (SPECS §3). Default OR. */
+  /** Lucene only: the operator between clauses that have none (SEMANTICS.md §3). Default OR. */
   defaultOperator?: 'OR' | 'AND';
 }
 

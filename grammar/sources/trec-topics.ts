@@ -1,5 +1,5 @@
 /**
- * TREC ad hoc topic files (SPECS §7): `<top>` blocks with open-only tags
+ * TREC ad hoc topic files (SEMANTICS.md §7): `<top>` blocks with open-only tags
  * `<num> Number: 301`, `<title> …`, `<desc> Description: …`, `<narr> Narrative: …`, and
  * the closed form `<num>1</num><title>…</title>` that Terrier also reads. A field runs
  * from its tag to the next tag. Selected fields are joined with one space; their text is

@@ -39,7 +39,7 @@ export interface SourceDiagnostic extends QueryDiagnostic {
   qid?: string;
 }
 
-/** Settings of an Indri parameter file (SPECS §1.7), as data. */
+/** Settings of an Indri parameter file (SEMANTICS.md §1.7), as data. */
 export interface IndriParameters {
   index: string[];
   count?: number;

@@ -1,4 +1,4 @@
-"""Terrier BM25 (SPECS §4.1) over the statistics exported by `querylens export-training`,
+"""Terrier BM25 (SEMANTICS.md §4.1) over the statistics exported by `querylens export-training`,
 differentiable in the query n-gram weights, and the re-ranking evaluation used for early stopping.
 
   score(T, D, w) = Σ_c idf(c) · tfn(c, D) · (k3+1)·qtw_c / (k3 + qtw_c)

@@ -2,7 +2,7 @@
 wordpiece embedding (ALBERT-style factorisation, then a 100->H projection), and two heads.
 
 Size (see model/README.md for the latency measurements that justify it): 2 layers, H=128, 4 heads,
-FFN 512. The budget is 5 ms p50 per query on CPU; ENVIRONMENT.md measured 0.77 ms for 4 layers/H=256
+FFN 512. The budget is 5 ms p50 per query on CPU; we measured 0.77 ms for 4 layers/H=256
 with onnxruntime-node, so latency is not the constraint. What constrains the size is training on 2
 shared CPU cores within ~60-90 minutes and keeping both ONNX files under 40 MB together: the 30,522 x
 100 embedding alone is 12 MB, so each encoder has ~1.4 M further parameters.

@@ -1,7 +1,7 @@
 /**
  * Ranked retrieval over an IndexReader: `search`, `scoreDocument` and `explain` for any
- * query AST, under Terrier BM25 (default, SPECS §4.1), Lucene BM25 (SPECS §4.2) or Indri
- * query likelihood (SPECS §1.5–1.6). The semantics of each scorer are described in
+ * query AST, under Terrier BM25 (default, SEMANTICS.md §4.1), Lucene BM25 (SEMANTICS.md §4.2) or Indri
+ * query likelihood (SEMANTICS.md §1.5–1.6). The semantics of each scorer are described in
  * scoring/compile.ts; the formulas live in scoring/{terrier-bm25,lucene-bm25,dirichlet}.ts.
  *
  * Queries are compiled once per (reader, ast, options) and cached weakly, so scoring every
@@ -35,7 +35,7 @@ export function prepareQuery(reader: IndexReader, ast: QueryAst, options: Search
   return prepared;
 }
 
-/** The top `options.k` (default 1000) documents, best first (ties: docno descending, SPECS §6.2). */
+/** The top `options.k` (default 1000) documents, best first (ties: docno descending, SEMANTICS.md §6.2). */
 export function search(reader: IndexReader, ast: QueryAst, options: SearchOptions = {}): SearchResult {
   return prepareQuery(reader, ast, options).search(options.k ?? 1000);
 }

@@ -16,7 +16,7 @@ import type { FeatureModule, QueryPosition } from './features.js';
 import { operatorHoverMarkdown } from './hover.js';
 import { INDRI_HASH_NUMBER, INDRI_OPERATORS, LUCENE_OPERATORS, type OperatorInfo } from './operators.js';
 
-/** SDM weights (Metzler & Croft; Anserini's defaults, SPECS §4.3). */
+/** SDM weights (Metzler & Croft; Anserini's defaults, SEMANTICS.md §4.3). */
 export const SDM_WEIGHTS = { unigram: 0.85, ordered: 0.1, unordered: 0.05 } as const;
 /** Unordered-window size of the SDM template. */
 export const SDM_WINDOW = 8;

@@ -76,7 +76,7 @@ export class QueryDocuments {
 
 /**
  * Parse results of the previous version of one document, keyed by dialect and query text. A
- * query's ParseResult depends on its text alone (ranges are query-relative, SPECS §1 parsing is
+ * query's ParseResult depends on its text alone (ranges are query-relative, SEMANTICS.md §1 parsing is
  * a pure function of the text), so an unchanged query reuses its AST and diagnostics wherever
  * the edit moved it; only the entry's position (line, column, offset, map) is recomputed.
  */

@@ -1,7 +1,7 @@
 /**
  * What the editor says about each query-language operator: a one-line description, an
  * example, and the snippet completion inserts. Hover and completion both read this table,
- * so the two never disagree. Semantics follow SPECS §1 (Indri) and §3 (Lucene classic).
+ * so the two never disagree. Semantics follow SEMANTICS.md §1 (Indri) and §3 (Lucene classic).
  */
 
 export interface OperatorInfo {
@@ -201,7 +201,7 @@ export const INDRI_HASH_NUMBER: OperatorInfo = {
   snippet: '#${1:1}( ${2:a} ${3:b} )',
 };
 
-/** Lucene classic parser operators (SPECS §3). */
+/** Lucene classic parser operators (SEMANTICS.md §3). */
 export const LUCENE_OPERATORS: Record<string, OperatorInfo> = {
   AND: {
     label: 'AND',

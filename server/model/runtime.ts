@@ -1,6 +1,6 @@
 /**
  * The query term-weighting model (TW-BERT, or the DeepCT-Query baseline) behind one narrow module,
- * wrapped like an engine that can fail (ANCHORS part B lesson 10): loading returns a typed result
+ * wrapped like an engine that can fail: loading returns a typed result
  * instead of throwing, a missing or broken model is an explained state, and inference errors are
  * `WeightModelError`s with a kind, never a crash of the caller.
  *

@@ -4,7 +4,7 @@
  * Uni-grams become terms, bi-grams ordered windows of size 1 (the engine's #1, which is exactly
  * the bigram statistics the model was trained with). Repeated n-grams are merged by SUMMING their
  * weights: the engine accumulates a concept met twice the same way (query term frequency), and
- * the training loss used the same sum (MODEL_NOTES: keep query term frequency).
+ * the training loss used the same sum (query term frequency is kept).
  */
 import type { QueryAst, QueryNode, TermNode, WeightedItem, WindowNode } from '../../grammar/ast.js';
 import { walk } from '../../grammar/ast.js';
@@ -168,7 +168,7 @@ export interface ExpandedModelInput {
  * encoded in the context of all the others: the original terms see what the feedback documents
  * added, and each expansion term is judged against the query it expands — a per-term weight that
  * ignored the query would be Bo1's own weight again. A plain space rather than a [SEP] segment
- * keeps the input in the form the model was trained on (one query string, MODEL_INPUTS.md), and
+ * keeps the input in the form the model was trained on (one query string), and
  * the engine's analyser would read a literal "[SEP]" as the word "sep".
  */
 export function expandedModelInput(query: string, expansionWords: readonly string[]): ExpandedModelInput {

@@ -1,4 +1,4 @@
-// Golden end-to-end runs (ANCHORS part B lesson 9, after Anserini's TrecEndToEndTest): the
+// Golden end-to-end runs (after Anserini's TrecEndToEndTest): the
 // Cranfield corpus indexed with the real indexer, its topics read through the query-source
 // reader (queries.tsv → text dialect), ranked, and compared line by line with checked-in
 // TREC run files (top 20 per query, to keep the files small).

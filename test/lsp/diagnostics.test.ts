@@ -109,7 +109,7 @@ describe('diagnostics', () => {
     const uri = freshUri('indri');
     client.open(uri, 'indri', '1\t#combine( a');
     await client.diagnosticsFor(uri);
-    // Twenty keystrokes sent back to back: the server may coalesce them (SPECS-free scheduling,
+    // Twenty keystrokes sent back to back: the server may coalesce them (free scheduling,
     // server.ts) but what it publishes last is the last text's problems.
     let text = '1\t#combine( a';
     for (let i = 0; i < 20; i++) {

@@ -1,4 +1,4 @@
-/** `querylens eval QRELS RUN…`: trec_eval-exact measures (SPECS §6), in trec_eval's layout or JSON. */
+/** `querylens eval QRELS RUN…`: trec_eval-exact measures (SEMANTICS.md §6), in trec_eval's layout or JSON. */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';

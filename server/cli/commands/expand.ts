@@ -62,7 +62,7 @@ export function registerExpand(program: Command): void {
     const { printIndri, sourceDiagnostics } = await import('../../../grammar/index.js');
 
     const source = loadSource(file, opts);
-    // An Indri parameter file's <fbDocs>/<fbTerms>/<fbOrigWeight> apply unless the command line says otherwise (SPECS §1.7).
+    // An Indri parameter file's <fbDocs>/<fbTerms>/<fbOrigWeight> apply unless the command line says otherwise (SEMANTICS.md §1.7).
     const params = source.parameters;
     const fbDocs = positiveInteger('--fb-docs', opts.fbDocs) ?? params?.fbDocs ?? DEFAULT_FEEDBACK_DOCS[method];
     const fbTermsUsed = fbTerms ?? params?.fbTerms;

@@ -1,5 +1,5 @@
 /**
- * The analysers of SPECS §5, behind the Analyzer contract (analyzer.ts).
+ * The analysers of SEMANTICS.md §5, behind the Analyzer contract (analyzer.ts).
  *
  * Both profiles share one tokeniser: a token is a maximal run of Unicode letters and digits
  * (`[\p{L}\p{N}]+`), lowercased, with no length limit. Then:
@@ -78,7 +78,7 @@ export class ProfileAnalyzer implements Analyzer {
     const out: string[] = [];
     forEachToken(term, (surface) => {
       if (options?.raw) {
-        // SPECS §1.3: an Indri "quoted" term skips processTerm entirely: no stemming and
+        // SEMANTICS.md §1.3: an Indri "quoted" term skips processTerm entirely: no stemming and
         // no stopping; lowercasing is kept because the index holds lowercased forms only.
         out.push(surface.toLowerCase());
       } else {

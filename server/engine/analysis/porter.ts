@@ -1,5 +1,5 @@
 /**
- * Porter stemming as Terrier does it (SPECS §5): Martin Porter's reference implementation
+ * Porter stemming as Terrier does it (SEMANTICS.md §5): Martin Porter's reference implementation
  * (Porter 1980 plus the reference departures bli→ble, logi→log; words of length ≤ 2 are
  * left alone).
  *

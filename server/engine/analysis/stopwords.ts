@@ -1,5 +1,5 @@
 /**
- * The two stoplists of SPECS §5.
+ * The two stoplists of SEMANTICS.md §5.
  */
 import { TERRIER_STOPWORDS_TEXT } from './resources/terrier-stopwords.js';
 

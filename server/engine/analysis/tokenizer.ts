@@ -1,5 +1,5 @@
 /**
- * The tokeniser of both profiles (SPECS §5 analysis, see index.ts): a token is a maximal run
+ * The tokeniser of both profiles (SEMANTICS.md §5 analysis, see index.ts): a token is a maximal run
  * of Unicode letters and digits, i.e. a match of `[\p{L}\p{N}]+` (flag u).
  *
  * Why not the regex itself: it is the indexing hot path, and a char-code scanner with an

@@ -1,5 +1,5 @@
 /**
- * trec_eval's relational output (SPECS §6.3): `%-22s\t%s\t%6.4f` for measures, and
+ * trec_eval's relational output (SEMANTICS.md §6.3): `%-22s\t%s\t%6.4f` for measures, and
  * `%-22s\t%s\t%ld` for counts (num_ret, num_rel, num_rel_ret), whose "all" is a sum.
  */
 import { isCountMeasure, type EvalResult } from './measures.js';

@@ -1,4 +1,4 @@
-/** Evaluation public API: trec_eval-exact measures (SPECS §6), run comparison and significance tests. */
+/** Evaluation public API: trec_eval-exact measures (SEMANTICS.md §6), run comparison and significance tests. */
 export {
   parseRun,
   parseQrels,

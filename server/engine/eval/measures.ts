@@ -1,6 +1,6 @@
 /**
- * trec_eval measures (SPECS §6.4), computed per query from the judged ranking and
- * averaged as trec_eval v9 does (SPECS §6.3). Names are the ones trec_eval prints
+ * trec_eval measures (SEMANTICS.md §6.4), computed per query from the judged ranking and
+ * averaged as trec_eval v9 does (SEMANTICS.md §6.3). Names are the ones trec_eval prints
  * (`map`, `P_10`, `recall_100`, `ndcg_cut_10`, `recip_rank`, ...); `P.10` and `P@10`
  * are accepted as spellings of `P_10`.
  */
@@ -25,7 +25,7 @@ interface MeasureDef {
   compute(j: JudgedRanking): number;
 }
 
-/** trec_eval's default cutoffs for P, recall and ndcg_cut (SPECS §6.4). */
+/** trec_eval's default cutoffs for P, recall and ndcg_cut (SEMANTICS.md §6.4). */
 export const DEFAULT_CUTOFFS = [5, 10, 15, 20, 30, 100, 200, 500, 1000];
 
 /** Measures `evaluate` computes when none are asked for. */
@@ -88,7 +88,7 @@ const FIXED: Record<string, MeasureDef> = {
 };
 
 const CUTOFF_FAMILIES: Record<string, (k: number) => MeasureDef> = {
-  // SPECS §6.4: the denominator is always k, even when fewer than k documents were retrieved.
+  // SEMANTICS.md §6.4: the denominator is always k, even when fewer than k documents were retrieved.
   P: (k) => ({ name: `P_${k}`, summary: 'mean', compute: (j) => relRetrievedUpTo(j, k) / k }),
   recall: (k) => ({
     name: `recall_${k}`,
@@ -189,7 +189,7 @@ export function judgeQuery(
   relevanceLevel = 1,
   maxDocs = Infinity,
 ): JudgedRanking {
-  // SPECS §6.2: sort, then truncate to -M, then rank.
+  // SEMANTICS.md §6.2: sort, then truncate to -M, then rank.
   const ranked = rankEntries(entries).slice(0, maxDocs);
   const rels = ranked.map((e) => judged.get(e.docno) ?? -1);
   let numRel = 0;
@@ -203,7 +203,7 @@ export function judgeQuery(
   return { rels, numRel, idealGains, relevanceLevel };
 }
 
-/** Evaluates a run against qrels the way trec_eval v9 does (SPECS §6). */
+/** Evaluates a run against qrels the way trec_eval v9 does (SEMANTICS.md §6). */
 export function evaluate(run: Run, qrels: Qrels, options: EvalOptions = {}): EvalResult {
   const defs = resolveMeasures(options.measures ?? DEFAULT_MEASURES);
   const relevanceLevel = options.relevanceLevel ?? 1;
@@ -226,7 +226,7 @@ export function evaluate(run: Run, qrels: Qrels, options: EvalOptions = {}): Eva
     perQuery.set(qid, values);
   }
 
-  // SPECS §6.3: with -c the divisor is the number of qrels queries; missing ones add 0.
+  // SEMANTICS.md §6.3: with -c the divisor is the number of qrels queries; missing ones add 0.
   const numQueries = complete ? qrels.size : queries.length;
   const mean: Record<string, number> = {};
   for (const d of defs) {

@@ -1,5 +1,5 @@
 /**
- * trec_eval's ranking of one query's results (SPECS §6.2, `form_res_rels.c`): score
+ * trec_eval's ranking of one query's results (SEMANTICS.md §6.2, `form_res_rels.c`): score
  * descending, ties by docno descending, byte-wise. v9 stores the score as a C float, so
  * two doubles that round to the same float32 tie and fall to the docno rule.
  */

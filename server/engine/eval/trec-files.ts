@@ -1,5 +1,5 @@
 /**
- * TREC run and qrels files (SPECS §6.1), read strictly: trec_eval aborts on a duplicate
+ * TREC run and qrels files (SEMANTICS.md §6.1), read strictly: trec_eval aborts on a duplicate
  * docno, and we also refuse lines it would silently misread (a missing column, a score
  * that is not a number), each with `file:line` so the user can jump to it.
  */
@@ -18,7 +18,7 @@ export interface Run {
   queries: Map<string, RunEntry[]>;
 }
 
-/** Per query id, per docno, the relevance value (SPECS §6.1: integer, may be negative). */
+/** Per query id, per docno, the relevance value (SEMANTICS.md §6.1: integer, may be negative). */
 export type Qrels = Map<string, Map<string, number>>;
 
 /** A malformed line in a run or qrels file; `message` already starts with `file:line:`. */
@@ -34,7 +34,7 @@ export class TrecFormatError extends Error {
   }
 }
 
-/** Lines with their 1-based numbers, skipping blank lines and `#` comments (v10 behaviour, SPECS §6.1). */
+/** Lines with their 1-based numbers, skipping blank lines and `#` comments (v10 behaviour, SEMANTICS.md §6.1). */
 function* contentLines(text: string): Generator<{ fields: string[]; lineNo: number }> {
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
@@ -48,7 +48,7 @@ function* contentLines(text: string): Generator<{ fields: string[]; lineNo: numb
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const INTEGER_RE = /^[+-]?\d+$/;
 
-/** Parses run text `qid Q0 docno rank score runid`; `iter` and `rank` are ignored (SPECS §6.1). */
+/** Parses run text `qid Q0 docno rank score runid`; `iter` and `rank` are ignored (SEMANTICS.md §6.1). */
 export function parseRun(text: string, file = '<run>'): Run {
   const queries = new Map<string, RunEntry[]>();
   const seen = new Map<string, Map<string, number>>();
@@ -80,7 +80,7 @@ export function parseRun(text: string, file = '<run>'): Run {
   return { runId: runId || file, queries };
 }
 
-/** Parses qrels text `qid iter docno rel` (SPECS §6.1). */
+/** Parses qrels text `qid iter docno rel` (SEMANTICS.md §6.1). */
 export function parseQrels(text: string, file = '<qrels>'): Qrels {
   const qrels: Qrels = new Map();
   const seen = new Map<string, number>();
@@ -133,7 +133,7 @@ export interface RankedList {
 }
 
 /**
- * Writes TREC run lines `qid Q0 docno rank score runid` (SPECS §1.7 output). Scores keep
+ * Writes TREC run lines `qid Q0 docno rank score runid` (SEMANTICS.md §1.7 output). Scores keep
  * full precision: trec_eval v9 reads them into a float32, so rounding here would only
  * add ties the ranking did not have.
  */

@@ -1,18 +1,18 @@
 /**
- * Stage 3 for Bo1 (SPECS §4.5, after Terrier's Bo1.java and
+ * Stage 3 for Bo1 (SEMANTICS.md §4.5, after Terrier's Bo1.java and
  * DFRBagExpansionTerms.assignWeights): the Bose-Einstein weight of each feedback term,
  * the two-document filter and the normaliser. Pure functions of the statistics.
  */
 import type { FeedbackStatistics } from './feedback.js';
 
-/** Bo1 weight: Pn = F/N, w = tf_x·log2((1+Pn)/Pn) + log2(1+Pn) (SPECS §4.5 step 4). */
+/** Bo1 weight: Pn = F/N, w = tf_x·log2((1+Pn)/Pn) + log2(1+Pn) (SEMANTICS.md §4.5 step 4). */
 export function bo1Weight(tfx: number, collectionFrequency: number, numDocs: number): number {
   const pn = collectionFrequency / numDocs;
   return tfx * Math.log2((1 + pn) / pn) + Math.log2(1 + pn);
 }
 
 /**
- * Terrier's parameter-free normaliser (SPECS §4.5 step 5): the Bo1 weight of a term whose
+ * Terrier's parameter-free normaliser (SEMANTICS.md §4.5 step 5): the Bo1 weight of a term whose
  * collection frequency equals tfx_max, the tf_x of the highest-weighted term, with
  * N' = collectionLength / averageDocumentLength.
  */

@@ -1,13 +1,13 @@
 /**
- * Stages 1 and 2 of query expansion (ANCHORS part B lesson 8, after Terrier's
+ * Stages 1 and 2 of query expansion (after Terrier's
  * PseudoRelevanceFeedbackSelector and DFRBagExpansionTerms):
  * 1. feedback selection: the top documents of a ranked list;
  * 2. term statistics: the feedback set read as one bag of words through the direct index
- *    (IndexReader.docVector), SPECS §4.5 step 2.
+ *    (IndexReader.docVector), SEMANTICS.md §4.5 step 2.
  */
 import type { IndexReader } from '../index/reader.js';
 
-/** Default number of feedback documents per method (SPECS §4.5: Terrier 3; SPECS §1.7/§4.3: Indri/Anserini RM3 10). */
+/** Default number of feedback documents per method (SEMANTICS.md §4.5: Terrier 3; SEMANTICS.md §1.7/§4.3: Indri/Anserini RM3 10). */
 export const DEFAULT_FEEDBACK_DOCS = { bo1: 3, rm3: 10 } as const;
 
 /** The first `fbDocs` documents of a ranked list (hits in rank order), without repeats. */

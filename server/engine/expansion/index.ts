@@ -1,6 +1,6 @@
 /**
- * Pseudo-relevance feedback query expansion (SPECS §4.5 Bo1, §1.7/§4.3 RM3), in three
- * stages as Terrier splits it (ANCHORS part B lesson 8): feedback selection
+ * Pseudo-relevance feedback query expansion (SEMANTICS.md §4.5 Bo1, §1.7/§4.3 RM3), in three
+ * stages as Terrier splits it (as Terrier does): feedback selection
  * (feedback.ts: selectFeedbackDocs) → term statistics (feedback.ts: feedbackStatistics)
  * → term scoring (bo1.ts, rm3.ts). This module combines the scored terms with the
  * original query and builds the expanded query AST.
@@ -120,7 +120,7 @@ export function expandQuery(
 }
 
 /**
- * Terrier/PyTerrier combination (SPECS §4.5 step 6): original weights divided by their max
+ * Terrier/PyTerrier combination (SEMANTICS.md §4.5 step 6): original weights divided by their max
  * first, then for the top max(fbTerms, |query|) terms by w', add w' to the term's weight
  * (new terms start at 0). The scorer divides by the max again at retrieval.
  */

@@ -6,9 +6,9 @@
  * Weights follow each dialect's own combination rule, so that their ratios are what the
  * scorer would use:
  * - Indri `#combine` / `#weight` / `#wand` give child i the share w_i/Σw of the parent's
- *   weight (SPECS §1.5: #combine is the mean, #weight the normalised weighted mean);
+ *   weight (SEMANTICS.md §1.5: #combine is the mean, #weight the normalised weighted mean);
  * - a Lucene BooleanQuery sums its clauses, so each clause gets the parent's weight, times
- *   its `^boost` (SPECS §3);
+ *   its `^boost` (SEMANTICS.md §3);
  * - a repeated term accumulates (Terrier's MatchingQueryTerms adds the weights up).
  */
 import type { BeliefNode, QueryAst, QueryNode, TermNode } from '../../../grammar/ast.js';

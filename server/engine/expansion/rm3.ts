@@ -1,11 +1,11 @@
 /**
- * Stage 3 for RM3, the Indri variant (RMExpander / RelevanceModel, SPECS §1.7):
+ * Stage 3 for RM3, the Indri variant (RMExpander / RelevanceModel, SEMANTICS.md §1.7):
  *   P(w|R) ∝ Σ_D P(w|D)·P(D|Q),
  * with P(w|D) = (tf_{w,D} + fbMu·P(w|C)) / (|D| + fbMu) (fbMu = 0: maximum likelihood)
  * and P(D|Q) ∝ exp(score of D for the original query), where the score is Indri's
  * query likelihood: the weighted mean over the query terms of
  * log((tf + mu·P(t|C)) / (|D| + mu)), mu = 2500, P(t|C) = cf/|C| or 1/(2|C|) for an
- * unseen term (SPECS §1.6). No document-count filter: every term of the feedback set is a
+ * unseen term (SEMANTICS.md §1.6). No document-count filter: every term of the feedback set is a
  * candidate, so a tiny corpus still yields expansion terms (the pyterrier#407 lesson).
  * The top fbTerms are then mixed with the original query by fbOrigWeight (RM3):
  *   #weight( λ #combine(original) (1−λ) #weight( p1 "t1" … ) ).

@@ -9,7 +9,7 @@
  * - A document is one token stream: its fields concatenated in a fixed order (title
  *   first, then text, then any other field), with positions counted after stopping
  *   (positions of removed stopwords are not kept, as in Terrier: a stopword does not
- *   break an adjacent phrase). `docLength` = tokens after stopping (SPECS §4.1).
+ *   break an adjacent phrase). `docLength` = tokens after stopping (SEMANTICS.md §4.1).
  * - Field restriction (`term.title`, `title:term`) keeps the occurrences whose
  *   position lies inside an extent of that field.
  * - Terms are the analysed forms (after lowercasing, stopping and stemming).

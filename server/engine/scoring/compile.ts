@@ -3,19 +3,19 @@
  *
  * Semantics by scorer:
  * - `bm25` (Terrier): the query is a weighted bag of concepts (Terrier matchop semantics,
- *   SPECS §2.2). Weights multiply down the tree: `#weight`/`#wand`/`#wsum` items by their
+ *   SEMANTICS.md §2.2). Weights multiply down the tree: `#weight`/`#wand`/`#wsum` items by their
  *   weights, `#combine` items by 1, Lucene `^` boosts by the boost. We deliberately do NOT
- *   normalise `#weight` by Σ|w| as Indri does (SPECS §1.5): under Terrier nested weights are
+ *   normalise `#weight` by Σ|w| as Indri does (SEMANTICS.md §1.5): under Terrier nested weights are
  *   plain multipliers, and since every concept weight is finally divided by the largest one
- *   (normaliseTermWeights, SPECS §2.1), a single top-level #weight ranks the same either way.
+ *   (normaliseTermWeights, SEMANTICS.md §2.1), a single top-level #weight ranks the same either way.
  *   A concept met twice accumulates its weights (query term frequency). The plan tree only
  *   decides WHICH documents match (Lucene must/should/mustNot; #filreq/#filrej filter the
  *   documents wherever they stand); every present scored concept contributes its full BM25
  *   weight.
  * - `bm25-lucene`: the plan is scored as Lucene scores a BooleanQuery: the sum of the matching
- *   clauses' scores, boosts multiplying the term weight (SPECS §3, §4.2). Indri belief
+ *   clauses' scores, boosts multiplying the term weight (SEMANTICS.md §3, §4.2). Indri belief
  *   operators act as all-SHOULD groups whose item weights are boosts.
- * - `ql`: Indri's inference network (SPECS §1.5, §1.6): the plan's groups are belief operators.
+ * - `ql`: Indri's inference network (SEMANTICS.md §1.5, §1.6): the plan's groups are belief operators.
  *   A Lucene boolean reads as #weight over its scored clauses (boosts as weights), its MUST
  *   and MUST_NOT clauses filtering documents; a filter anywhere in the tree excludes the
  *   document from the ranking (Indri's #filreq inside other operators is not modelled).
@@ -57,7 +57,7 @@ export interface PlanItem {
 export type Plan =
   /** A scored concept. */
   | { kind: 'leaf'; concept: number }
-  /** Lucene constant-score multi-term query (wildcard/prefix/regex/range rewrite, SPECS §3). */
+  /** Lucene constant-score multi-term query (wildcard/prefix/regex/range rewrite, SEMANTICS.md §3). */
   | { kind: 'constant'; concept: number }
   /** Lucene `*:*`. */
   | { kind: 'all' }
@@ -338,7 +338,7 @@ function textOf(node: QueryNode): string {
 
 /**
  * Walks the plan with the product of weights along the path and adds it to each scored
- * concept (Terrier's query term frequency, SPECS §2.1). Prohibited clauses, filters and
+ * concept (Terrier's query term frequency, SEMANTICS.md §2.1). Prohibited clauses, filters and
  * #not are not scored.
  */
 function accumulateWeights(plan: Plan, concepts: CompiledConcept[], w: number, scored: boolean): void {

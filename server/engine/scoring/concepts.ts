@@ -1,5 +1,5 @@
 /**
- * Concepts: the units the scorers weigh (SPECS §2.2). A concept is an analysed term, a
+ * Concepts: the units the scorers weigh (SEMANTICS.md §2.2). A concept is an analysed term, a
  * proximity window, a synonym set, a #band, a Lucene sloppy phrase or a field's extents,
  * optionally restricted to fields. For each document it yields extents (and so a frequency);
  * over the collection it yields df and cf.

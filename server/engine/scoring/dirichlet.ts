@@ -1,6 +1,6 @@
 /**
  * Indri query likelihood with Dirichlet smoothing and Indri's belief operators
- * (SPECS §1.5 and §1.6). Beliefs are log probabilities.
+ * (SEMANTICS.md §1.5 and §1.6). Beliefs are log probabilities.
  */
 import { explainNode, fmt, type ExplainNode } from './explain.js';
 import type { BeliefOp } from '../../../grammar/ast.js';
@@ -33,7 +33,7 @@ export function explainDirichlet(tf: number, dl: number, cf: number, C: number, 
 }
 
 /**
- * Combines child beliefs with one of Indri's belief operators (SPECS §1.5). `weights` are
+ * Combines child beliefs with one of Indri's belief operators (SEMANTICS.md §1.5). `weights` are
  * the raw weights (1 for #combine/#or/#max); #weight/#wand/#wsum normalise by Σ|w|.
  */
 export function combineBeliefs(op: BeliefOp, weights: readonly number[], beliefs: readonly number[]): number {

@@ -1,7 +1,7 @@
 /**
  * Explanation trees: every score the engine computes can describe itself as
  * `{value, description, children}` with the formula written out and the numbers filled
- * in (ANCHORS part B lesson 7, after Lucene's Explanation convention).
+ * in (after Lucene's Explanation convention).
  *
  * Invariant: a node's `value` is the very number the scorer used, never a re-computation,
  * so the root of an explanation equals the search score bit for bit.

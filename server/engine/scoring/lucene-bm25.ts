@@ -1,5 +1,5 @@
 /**
- * Lucene's BM25Similarity (SPECS §4.2) in float32, step by step as Lucene computes it:
+ * Lucene's BM25Similarity (SEMANTICS.md §4.2) in float32, step by step as Lucene computes it:
  *
  *   idf     = (float) ln(1 + (docCount − df + 0.5)/(df + 0.5))      computed in double, then cast
  *   avgdl   = (float) (sumTotalTermFreq / docCount)
@@ -21,7 +21,7 @@ export interface LuceneBm25Params {
 
 /** Lucene's defaults (BM25Similarity()). */
 export const LUCENE_BM25_DEFAULTS: Readonly<LuceneBm25Params> = Object.freeze({ k1: 1.2, b: 0.75 });
-/** Anserini's defaults: -bm25.k1 0.9 -bm25.b 0.4 (SPECS §4.3). */
+/** Anserini's defaults: -bm25.k1 0.9 -bm25.b 0.4 (SEMANTICS.md §4.3). */
 export const ANSERINI_BM25: Readonly<LuceneBm25Params> = Object.freeze({ k1: 0.9, b: 0.4 });
 
 /** Lucene's own checks: k1 finite and non-negative, b in [0, 1]. */
@@ -30,7 +30,7 @@ export function validateLuceneBm25Params(p: LuceneBm25Params): void {
   if (!Number.isFinite(p.b) || p.b < 0 || p.b > 1) throw new RangeError(`illegal b value: ${p.b}, must be between 0 and 1`);
 }
 
-// ---- SmallFloat: 4-bit-mantissa length encoding (SPECS §4.2) -------------------------------
+// ---- SmallFloat: 4-bit-mantissa length encoding (SEMANTICS.md §4.2) -------------------------------
 
 /** Byte values below this store the length exactly. */
 const NUM_FREE_VALUES = 24;

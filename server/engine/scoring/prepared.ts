@@ -58,9 +58,9 @@ export interface SearchOptions {
   mu?: number;
   /** Hits to return (default 1000). */
   k?: number;
-  /** Collection statistics of #1/#uw/phrases: exact counts (default) or Terrier's df = N/100, cf = 2·df (SPECS §2.2). */
+  /** Collection statistics of #1/#uw/phrases: exact counts (default) or Terrier's df = N/100, cf = 2·df (SEMANTICS.md §2.2). */
   windowStats?: WindowStats;
-  /** bm25-lucene with Anserini's k1 = 0.9, b = 0.4 (SPECS §4.3) unless k1/b are given. */
+  /** bm25-lucene with Anserini's k1 = 0.9, b = 0.4 (SEMANTICS.md §4.3) unless k1/b are given. */
   anserini?: boolean;
   /** Cap on wildcard/regex/range expansions (default 100, Indri's maxWildcardTerms). */
   maxExpansions?: number;
@@ -200,7 +200,7 @@ export class PreparedQuery {
     const stats = reader.stats();
     this.numDocs = stats.numDocs;
     this.totalTokens = stats.totalTokens;
-    // Terrier: averageDocumentLength = tokens / documents (SPECS §4.1).
+    // Terrier: averageDocumentLength = tokens / documents (SEMANTICS.md §4.1).
     this.avgdl = stats.numDocs > 0 ? stats.totalTokens / stats.numDocs : 0;
     // Lucene counts only documents that have the field (a non-empty one).
     this.docCount = p.scorer === 'bm25-lucene' ? countNonEmpty(reader) : stats.numDocs;
@@ -265,7 +265,7 @@ export class PreparedQuery {
     const missing = c.spec.kind === 'missing';
     const postings = this.evaluator.materialize(c.spec);
     const heuristic = p.windowStats === 'terrier-heuristic' && isWindowLike(c.spec);
-    // Terrier's PhraseOp/UnorderedWindowOp statistics (after Ivory): df = N/100, cf = 2·df (SPECS §2.2).
+    // Terrier's PhraseOp/UnorderedWindowOp statistics (after Ivory): df = N/100, cf = 2·df (SEMANTICS.md §2.2).
     const df = heuristic ? Math.floor(this.numDocs / 100) : postings.df;
     const cf = heuristic ? 2 * df : postings.cf;
     const info: ConceptInfo = {
@@ -294,7 +294,7 @@ export class PreparedQuery {
       info.qtw = qtw;
     } else if (p.scorer === 'bm25-lucene') {
       const spec = c.spec;
-      // Lucene's PhraseQuery sums its terms' idfs (SPECS §4.2).
+      // Lucene's PhraseQuery sums its terms' idfs (SEMANTICS.md §4.2).
       const phraseTerms =
         spec.kind === 'window' && spec.phrase ? spec.children.map((t) => (t.kind === 'term' ? t.term : '')) : spec.kind === 'sloppy' ? spec.terms : null;
       if (phraseTerms) {
@@ -460,7 +460,7 @@ export class PreparedQuery {
     }
   }
 
-  /** SPECS §4.1: Σ over present scored concepts of idf·tfn·qtwf, in query order. */
+  /** SEMANTICS.md §4.1: Σ over present scored concepts of idf·tfn·qtwf, in query order. */
   private evalTerrier(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
     const p = this.parameters;
     const dl = this.reader.docLength(doc);
@@ -500,7 +500,7 @@ export class PreparedQuery {
     };
   }
 
-  /** SPECS §3/§4.2: a BooleanQuery's score is the float sum of its matching clauses. */
+  /** SEMANTICS.md §3/§4.2: a BooleanQuery's score is the float sum of its matching clauses. */
   private evalLucene(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
     const dl = this.reader.docLength(doc);
     const normInverse = this.normCache![intToByte4(dl)]!;
@@ -583,7 +583,7 @@ export class PreparedQuery {
     }
   }
 
-  /** SPECS §1.5–1.6: Indri's belief network over Dirichlet term beliefs. */
+  /** SEMANTICS.md §1.5–1.6: Indri's belief network over Dirichlet term beliefs. */
   private evalQl(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
     const dl = this.reader.docLength(doc);
     let matched = this.hasMatchAll || this.positiveConcepts.some((c) => tfOf(c) > 0);

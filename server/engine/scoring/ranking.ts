@@ -1,6 +1,6 @@
 /**
  * Result order shared by every scorer, chosen so that a run file evaluates identically in
- * trec_eval v9 (SPECS §6.2): score descending compared as float32 (v9 stores `sim` as a
+ * trec_eval v9 (SEMANTICS.md §6.2): score descending compared as float32 (v9 stores `sim` as a
  * float), ties by docno descending, byte-wise.
  */
 export interface RankedDoc {

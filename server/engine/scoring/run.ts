@@ -1,6 +1,6 @@
 /**
  * Batch retrieval for run files: one query (optionally with pseudo-relevance feedback) to a
- * ranked list, and TREC run lines (SPECS §1.7 output format, §6.1 reader).
+ * ranked list, and TREC run lines (SEMANTICS.md §1.7 output format, §6.1 reader).
  */
 import type { QueryAst } from '../../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';

@@ -1,6 +1,6 @@
 /**
- * Terrier's BM25 (SPECS §4.1, `org/terrier/matching/models/BM25.java`), split into its
- * three factors so each can be explained and tested alone (ANCHORS part B lesson 7):
+ * Terrier's BM25 (SEMANTICS.md §4.1, `org/terrier/matching/models/BM25.java`), split into its
+ * three factors so each can be explained and tested alone:
  *
  *   w(t,d) = idf(df, N) · tfn(tf, dl) · qtwf(qtw)
  *   idf    = log2((N − df + 0.5)/(df + 0.5))          RSJ idf, negative when df > N/2
@@ -20,7 +20,7 @@ export interface TerrierBm25Params {
   k3: number;
 }
 
-/** Terrier's defaults: bm25.k_1 = 1.2, bm25.b = 0.75, bm25.k_3 = 8 (SPECS §4.1). */
+/** Terrier's defaults: bm25.k_1 = 1.2, bm25.b = 0.75, bm25.k_3 = 8 (SEMANTICS.md §4.1). */
 export const TERRIER_BM25_DEFAULTS: Readonly<TerrierBm25Params> = Object.freeze({ k1: 1.2, b: 0.75, k3: 8 });
 
 /** Throws a RangeError naming the parameter and the accepted range. */
@@ -37,7 +37,7 @@ export function terrierLog2(x: number): number {
   return Math.log(x) * REC_LOG_2;
 }
 
-/** RSJ idf as Terrier computes it; may be negative (SPECS §4.1). */
+/** RSJ idf as Terrier computes it; may be negative (SEMANTICS.md §4.1). */
 export function terrierIdf(df: number, numDocs: number): number {
   return terrierLog2((numDocs - df + 0.5) / (df + 0.5));
 }

@@ -1,11 +1,11 @@
 /**
- * Multi-term expansion against the index vocabulary (SPECS §1.3 wildcards, §3 Lucene
+ * Multi-term expansion against the index vocabulary (SEMANTICS.md §1.3 wildcards, §3 Lucene
  * wildcard/fuzzy/regex/range). Patterns are not analysed, only lowercased, as both Indri and
  * Lucene's classic parser do. Each expansion stops at a cap and says so.
  */
 import type { IndexReader } from '../index/reader.js';
 
-/** Indri's maxWildcardTerms default (SPECS §1.3). */
+/** Indri's maxWildcardTerms default (SEMANTICS.md §1.3). */
 export const DEFAULT_MAX_EXPANSIONS = 100;
 /** Lucene FuzzyQuery's defaultMaxExpansions. */
 export const DEFAULT_MAX_FUZZY_EXPANSIONS = 50;

@@ -1,6 +1,6 @@
 /**
- * Extent (proximity) operators counted as Indri counts them (SPECS §1.4), and Lucene's
- * sloppy phrase frequency (SPECS §4.2). Extents are half-open token intervals; `weight` is
+ * Extent (proximity) operators counted as Indri counts them (SEMANTICS.md §1.4), and Lucene's
+ * sloppy phrase frequency (SEMANTICS.md §4.2). Extents are half-open token intervals; `weight` is
  * 1 except inside #wsyn.
  */
 export interface WeightedExtent {
@@ -59,7 +59,7 @@ export function orderedWindow(children: readonly (readonly WeightedExtent[])[], 
  * collecting distinct children, and emits [begin(start), last end) once all are collected.
  * One occurrence (same begin and end) fills only one child, so `#uw(a a)` needs two
  * occurrences of `a`, and each distinct start occurrence starts at most one window (choices
- * where SPECS §1.4 is silent; Terrier asks for distinct positions too).
+ * where SEMANTICS.md §1.4 is silent; Terrier asks for distinct positions too).
  */
 export function unorderedWindow(children: readonly (readonly WeightedExtent[])[], size: number | null): WeightedExtent[] {
   const out: WeightedExtent[] = [];

@@ -262,7 +262,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
   const k = params.k === undefined ? DEPTH : params.k;
   if (!Number.isInteger(k) || k < 1 || k > MAX_RUN_DEPTH) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: k must be an integer in 1..${MAX_RUN_DEPTH}`);
   const tag = params.tag ?? 'querylens';
-  // The tag is the last of six whitespace-separated columns (SPECS §1.7 run format).
+  // The tag is the last of six whitespace-separated columns (SEMANTICS.md §1.7 run format).
   if (typeof tag !== 'string' || !/^\S+$/.test(tag)) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: tag must be one word without spaces');
   const doc = await resolveDocument(context.documents, params, token);
   const { expansion: exp, scorer: s } = session.config;

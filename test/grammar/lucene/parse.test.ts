@@ -23,7 +23,7 @@ import {
 
 const codes = (text: string, options?: Parameters<typeof parseLucene>[1]) => parseLucene(text, options).diagnostics.map((d) => d.code);
 
-/** Valid queries: input → expected tree; no error diagnostics allowed. SPECS §3. */
+/** Valid queries: input → expected tree; no error diagnostics allowed. SEMANTICS.md §3. */
 const constructs: [string, unknown][] = [
   ['a', words('a')],
   ['a b  c', words('a', 'b', 'c')],
@@ -89,7 +89,7 @@ const constructs: [string, unknown][] = [
   ['café 東京', words('café', '東京')],
 ];
 
-describe('parseLucene: constructs (SPECS §3)', () => {
+describe('parseLucene: constructs (SEMANTICS.md §3)', () => {
   it.each(constructs)('%s', (input, expected) => {
     const result = parseLucene(input);
     expect(stripRanges(result.ast.root)).toEqual(expected);
@@ -98,7 +98,7 @@ describe('parseLucene: constructs (SPECS §3)', () => {
   });
 });
 
-/** SPECS §3 "precedence pitfall": QueryParserBase.addClause, default operator OR and AND. */
+/** SEMANTICS.md §3 "precedence pitfall": QueryParserBase.addClause, default operator OR and AND. */
 const pitfalls: [string, 'OR' | 'AND', unknown][] = [
   ['a OR b AND c', 'OR', root(should(term('a')), must(term('b'), 'coerced-by-AND'), must(term('c'), 'AND'))],
   ['a AND b OR c', 'OR', root(must(term('a'), 'coerced-by-AND'), must(term('b'), 'AND'), should(term('c'), 'OR'))],

@@ -143,9 +143,9 @@ describe('comment lines', () => {
   });
 
   it('`//` lines would not be meaningful queries in either grammar', () => {
-    // Indri: no query starts with `/` (SPECS §1.1), so `//` cannot be a lost query.
+    // Indri: no query starts with `/` (SEMANTICS.md §1.1), so `//` cannot be a lost query.
     expect(hasErrors(parseQueryFile('// a comment', 'indri', 'x.txt', { format: 'tsv' }).entries[0].result.diagnostics)).toBe(true);
-    // Lucene: `//` is an empty regular expression (SPECS §3), a clause that matches nothing useful.
+    // Lucene: `//` is an empty regular expression (SEMANTICS.md §3), a clause that matches nothing useful.
     const lucene = parseQueryFile('// a comment', 'lucene', 'x.txt', { format: 'tsv' }).entries[0].result.ast.root;
     expect(lucene?.kind).toBe('boolean');
     if (lucene?.kind === 'boolean') expect(lucene.clauses[0].node).toMatchObject({ kind: 'regex', pattern: '' });

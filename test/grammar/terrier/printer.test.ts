@@ -15,7 +15,7 @@ interface Row {
   codes?: string[];
 }
 
-// SPECS §2.2: MatchOpQL forms. Weights: Indri normalises (#weight by Σ|w|, #combine by n)
+// SEMANTICS.md §2.2: MatchOpQL forms. Weights: Indri normalises (#weight by Σ|w|, #combine by n)
 // and Terrier's nested #combine weights multiply, so nested weights are w_i / K(child).
 const rows: Row[] = [
   { name: 'single term', node: term('aircraft'), text: 'aircraft' },

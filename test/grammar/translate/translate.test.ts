@@ -19,7 +19,7 @@ interface Row {
 }
 
 const rows: Row[] = [
-  // Indri → Lucene (SPECS §1.5 weights → §3 boosts: w_i / K(child), see translate.ts)
+  // Indri → Lucene (SEMANTICS.md §1.5 weights → §3 boosts: w_i / K(child), see translate.ts)
   { from: 'indri', input: '#combine(a b c)', to: 'lucene', text: 'a b c' },
   { from: 'indri', input: '#weight(2 a 1 b)', to: 'lucene', text: 'a^2 b' },
   { from: 'indri', input: '#weight(2 a 0 b)', to: 'lucene', text: 'a^2', codes: [DROPPED] },
@@ -47,7 +47,7 @@ const rows: Row[] = [
   { from: 'indri', input: `#base64(${b64('C++')}) code`, to: 'lucene', text: 'C++ code' },
   { from: 'indri', input: '#combine(a #less(year 2000))', to: 'lucene', text: 'a year:{* TO 2000}', codes: [APPROX] },
 
-  // Lucene → Indri (SPECS §3 clauses → §1.5; weights boost × M(child))
+  // Lucene → Indri (SEMANTICS.md §3 clauses → §1.5; weights boost × M(child))
   { from: 'lucene', input: 'a b c', to: 'indri', text: '#combine( a b c )' },
   { from: 'lucene', input: 'a^2 b', to: 'indri', text: '#weight( 2 a 1 b )' },
   { from: 'lucene', input: '(a b)^2 c', to: 'indri', text: '#weight( 4 #combine( a b ) 1 c )' },

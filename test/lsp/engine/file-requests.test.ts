@@ -41,7 +41,7 @@ const settings: Record<string, unknown> = { querylens: {} };
 
 /**
  * One configuration per row: the server's settings and the `querylens search` options that
- * mean the same ranking (SPECS: BM25 / QL parameters, Bo1 feedback).
+ * mean the same ranking (BM25 / QL parameters, Bo1 feedback).
  */
 const CONFIGS: { name: string; settings: Record<string, unknown>; cli: string[] }[] = [
   { name: 'BM25 defaults', settings: {}, cli: [] },

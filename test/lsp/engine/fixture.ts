@@ -37,7 +37,7 @@ export function corpusJsonl(): string {
   return DOCS.map((d) => JSON.stringify(d)).join('\n') + '\n';
 }
 
-/** Terrier's idf as the engine computes it (SPECS §4.1). */
+/** Terrier's idf as the engine computes it (SEMANTICS.md §4.1). */
 export function terrierIdf(df: number, n = NUM_DOCS): number {
   return Math.log((n - df + 0.5) / (df + 0.5)) / Math.log(2);
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createAnalyzer, porterStem } from '../../../server/engine/analysis/index.js';
 import { dataPath } from '../../support/data.js';
 
-// Terrier's Porter test vectors (SPECS §5): line i of the output is the stem of line i of the input.
+// Terrier's Porter test vectors (SEMANTICS.md §5): line i of the output is the stem of line i of the input.
 const DATA = dataPath('terrier');
 const voc = readFileSync(`${DATA}/porter-voc.txt`, 'utf8').split('\n').map((w) => w.trim());
 const expected = readFileSync(`${DATA}/porter-output.txt`, 'utf8').split('\n').map((w) => w.trim());

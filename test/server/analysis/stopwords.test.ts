@@ -21,7 +21,7 @@ describe('Terrier stoplist', () => {
     expect(TERRIER_STOPWORDS_TEXT).toBe(original);
   });
 
-  it('has 733 unique entries ending with x y your yours yourself (SPECS §5)', () => {
+  it('has 733 unique entries ending with x y your yours yourself (SEMANTICS.md §5)', () => {
     expect(TERRIER_STOPWORDS.size).toBe(733);
     const words = parseStoplist(TERRIER_STOPWORDS_TEXT);
     expect(words).toHaveLength(733);
@@ -50,7 +50,7 @@ describe('Terrier stoplist', () => {
 describe('Lucene stop set', () => {
   const listed =
     'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with';
-  it('is exactly the 33 words of SPECS §5', () => {
+  it('is exactly the 33 words of SEMANTICS.md §5', () => {
     expect([...LUCENE_STOPWORDS].sort()).toEqual(listed.split(' ').sort());
     expect(LUCENE_STOPWORDS.size).toBe(33);
   });

@@ -4,7 +4,7 @@ import { createAnalyzer } from '../../../server/engine/analysis/index.js';
 const terrier = createAnalyzer('terrier');
 
 type Row = [input: string, terms: string[]];
-// Tokens are maximal runs of Unicode letters and digits, lowercased, stopped, stemmed (SPECS §5).
+// Tokens are maximal runs of Unicode letters and digits, lowercased, stopped, stemmed (SEMANTICS.md §5).
 const table: Row[] = [
   ['Hello, World!', ['hello', 'world']],
   // Every single letter is a Terrier stopword.
@@ -73,7 +73,7 @@ describe('analyzeTerm', () => {
     expect(terrier.analyzeTerm('heat-transfer')).toEqual(['heat', 'transfer']);
   });
 
-  it('only lowercases raw ("quoted") terms: no stemming, no stopping (SPECS §1.3)', () => {
+  it('only lowercases raw ("quoted") terms: no stemming, no stopping (SEMANTICS.md §1.3)', () => {
     expect(terrier.analyzeTerm('Running', { raw: true })).toEqual(['running']);
     expect(terrier.analyzeTerm('The', { raw: true })).toEqual(['the']);
     expect(terrier.analyzeTerm('Running')).toEqual(['run']);

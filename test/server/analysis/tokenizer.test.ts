@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { forEachToken } from '../../../server/engine/analysis/tokenizer.js';
 
-/** The definition (SPECS §5 / analysis/index.ts): maximal runs of \p{L}\p{N}. */
+/** The definition (SEMANTICS.md §5 / analysis/index.ts): maximal runs of \p{L}\p{N}. */
 function byRegex(text: string): [string, number, number][] {
   return [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => [m[0], m.index!, m.index! + m[0].length]);
 }

@@ -1,6 +1,6 @@
 /**
  * Golden checks against values worked out by hand from trec_eval's definitions
- * (SPECS §6.4), plus the reading, ranking and averaging rules (SPECS §6.1–6.3).
+ * (SEMANTICS.md §6.4), plus the reading, ranking and averaging rules (SEMANTICS.md §6.1–6.3).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -104,7 +104,7 @@ describe('evaluate: hand-computed golden values', () => {
   });
 });
 
-describe('ranking (SPECS §6.2)', () => {
+describe('ranking (SEMANTICS.md §6.2)', () => {
   it('scores that differ below float32 precision tie and fall to docno descending', () => {
     const ranked = rankEntries([
       { docno: 'a', score: 1.00000001 },

@@ -1,5 +1,5 @@
 /**
- * Bo1 on the tiny corpus of fixtures.ts, with weights worked out by hand from SPECS §4.5:
+ * Bo1 on the tiny corpus of fixtures.ts, with weights worked out by hand from SEMANTICS.md §4.5:
  * Pn = F/N, w = tf_x·log2((1+Pn)/Pn) + log2(1+Pn), parameter-free normaliser with
  * tfx_max and N' = |C|/avgdl = 6.
  */

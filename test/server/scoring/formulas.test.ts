@@ -1,4 +1,4 @@
-// Formula unit tests against values computed by hand from SPECS §4.1, §4.2, §1.5–1.6.
+// Formula unit tests against values computed by hand from SEMANTICS.md §4.1, §4.2, §1.5–1.6.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -21,7 +21,7 @@ import {
 } from '../../../server/engine/scoring/lucene-bm25.js';
 import { collectionProbability, combineBeliefs, dirichletBelief } from '../../../server/engine/scoring/dirichlet.js';
 
-describe('Terrier BM25 (SPECS §4.1)', () => {
+describe('Terrier BM25 (SEMANTICS.md §4.1)', () => {
   it('idf is log2((N − df + 0.5)/(df + 0.5))', () => {
     // log2(1388.5 / 12.5) = log2(111.08) = ln(111.08)/ln(2) = 4.710250/0.693147 = 6.795455
     expect(terrierIdf(12, 1400)).toBeCloseTo(6.795455, 6);
@@ -52,7 +52,7 @@ describe('Terrier BM25 (SPECS §4.1)', () => {
   });
 });
 
-describe('Lucene BM25 (SPECS §4.2)', () => {
+describe('Lucene BM25 (SEMANTICS.md §4.2)', () => {
   it('SmallFloat: lengths 0..39 are exact, 40 and 41 both decode to 40', () => {
     for (let i = 0; i < 40; i++) expect(byte4ToInt(intToByte4(i))).toBe(i);
     expect(intToByte4(40)).toBe(intToByte4(41));
@@ -94,7 +94,7 @@ describe('Lucene BM25 (SPECS §4.2)', () => {
   });
 });
 
-describe('Indri query likelihood (SPECS §1.5–1.6)', () => {
+describe('Indri query likelihood (SEMANTICS.md §1.5–1.6)', () => {
   it('Dirichlet belief log((tf + mu·cf/|C|)/(|D| + mu))', () => {
     expect(dirichletBelief(2, 100, collectionProbability(10, 1000), 2500)).toBeCloseTo(Math.log((2 + 25) / 2600), 14);
   });

@@ -1,4 +1,4 @@
-// Multi-term expansion against the vocabulary (SPECS §1.3, §3): wildcard, regex, range, fuzzy, caps.
+// Multi-term expansion against the vocabulary (SEMANTICS.md §1.3, §3): wildcard, regex, range, fuzzy, caps.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { editDistance, matchFuzzy, matchRange, matchRegex, matchWildcard } from '../../../server/engine/scoring/vocabulary-match.js';

@@ -1,4 +1,4 @@
-// Window counting (SPECS §1.4) against hand tables and brute-force references.
+// Window counting (SEMANTICS.md §1.4) against hand tables and brute-force references.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { orderedWindow, orderedWindowCount, sloppyPhraseFreq, unorderedWindow, unorderedWindowCount, type WeightedExtent } from '../../../server/engine/scoring/windows.js';
@@ -101,7 +101,7 @@ describe('unordered windows #uwN (Indri UnorderedWindowNode)', () => {
   });
 });
 
-describe('Lucene sloppy phrase frequency (SPECS §4.2)', () => {
+describe('Lucene sloppy phrase frequency (SEMANTICS.md §4.2)', () => {
   const freq = (doc: string, phrase: string, slop: number) => {
     const d = doc.split(' ');
     return sloppyPhraseFreq(phrase.split(' ').map((t) => d.flatMap((w, p) => (w === t ? [p] : []))), slop);

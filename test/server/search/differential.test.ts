@@ -1,4 +1,4 @@
-// Differential test (ANCHORS part B lesson 9, after PISA's test_ranked_queries): on random
+// Differential test (after PISA's test_ranked_queries): on random
 // queries over a synthetic corpus, search()'s document-at-a-time top k must equal an
 // exhaustive scoring of every document with scoreDocument, and explain() must reproduce
 // each score exactly.

@@ -1,6 +1,6 @@
 // Reference figures (the correctness anchors): Cranfield uniform Terrier BM25 MAP = .3118 and
 // Bo1 = .3383 (the reference figures in the shared data README), SciFact test uniform Terrier BM25 MAP =
-// .6405 (MODEL_NOTES), and SciFact test with the lucene profile and Lucene BM25 at Anserini's
+// .6405, and SciFact test with the lucene profile and Lucene BM25 at Anserini's
 // k1 = 0.9, b = 0.4: nDCG@10 0.6789 and R@100 0.9253 (Anserini regression, data README), within
 // 0.01 because the local corpus differs from BEIR's by 0.22%. Evaluated with server/engine/eval.
 import { describe, expect, it } from 'vitest';
