@@ -32,7 +32,74 @@ function violations(folder: string, forbidden: (spec: string) => boolean): strin
   );
 }
 
+/** The project's own module graph (relative imports, type-only ones too), keyed by repo-relative path. */
+function moduleGraph(folders: string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const folder of folders) {
+    for (const file of sources(join(ROOT, folder))) {
+      const from = relative(ROOT, file);
+      const targets = imports(file)
+        .filter((s) => !s.startsWith('.') && (s.startsWith('grammar/') || s.startsWith('server/') || s.startsWith('client/')))
+        .map((s) => s.replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts'));
+      graph.set(from, targets);
+    }
+  }
+  return graph;
+}
+
+/** Strongly connected components with more than one module (Tarjan), i.e. the import cycles. */
+function importCycles(graph: Map<string, string[]>): string[][] {
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
 describe('architecture invariants', () => {
+  it('the cycle finder finds a cycle (self-check)', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(importCycles(graph)).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+
+  it('no import cycles among the project modules (type-only imports included)', () => {
+    expect(importCycles(moduleGraph(['grammar', 'server', 'client/src']))).toEqual([]);
+  });
+
   it('grammar/ imports nothing from server/, client/ or vscode', () => {
     expect(violations('grammar', (s) => s.startsWith('server') || s.startsWith('client') || s.startsWith('vscode'))).toEqual([]);
   });

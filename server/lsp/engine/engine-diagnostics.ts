@@ -15,7 +15,7 @@ import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/voca
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import { nodeParts } from './query-parts.js';
 import type { EngineSession } from './session.js';
 

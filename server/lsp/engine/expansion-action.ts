@@ -13,7 +13,7 @@
 import { CodeActionKind, type CancellationToken, type CodeAction } from 'vscode-languageserver';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import { bo1Expansion, expandedQueryText, runnable } from './ranking.js';
 import type { EngineSession } from './session.js';
 

@@ -14,7 +14,7 @@ import type { QueryNode, SourceRange, TermNode } from '../../../grammar/index.js
 import { prepareQuery, type ConceptInfo } from '../../engine/search.js';
 import { nodesAt } from '../documents.js';
 import type { FeatureModule, QueryPosition } from '../features.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import type { EngineSession } from './session.js';
 
 export function formatNumber(x: number, digits = 3): string {

@@ -19,7 +19,7 @@ import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import { SHOW_RESULTS_COMMAND } from './protocol.js';
 import type { IndexActivity } from '../engine.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import { runnable, runQueryAst } from './ranking.js';
 import type { EngineSession } from './session.js';
 

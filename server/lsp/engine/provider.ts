@@ -46,34 +46,8 @@ import { EngineSession } from './session.js';
 import { vocabularyCompletionModule } from './vocabulary-completion.js';
 import { weightHintsModule } from './weight-hints.js';
 import type { LoadedModel } from './weights.js';
+import type { BuildOutcome, EngineContext, OnDemandProgress } from './context.js';
 import { weightsActionModule } from './weights-action.js';
-
-/** What the feature modules get: the current session (null while none is loaded) and the documents. */
-export interface EngineContext {
-  session(): EngineSession | null;
-  /** The term-weighting model, when one is configured and loaded. */
-  model(): LoadedModel | null;
-  /** The model's status (why model() is null: not configured, missing, broken). */
-  modelStatus(): ResourceStatus;
-  /** Builds `config.corpus` into `config.index` now, even over an existing index (rebuildIndex). */
-  rebuildIndex(config: ResolvedConfig, progress: OnDemandProgress): Promise<BuildOutcome>;
-  /** What is happening to the index right now (a build, a load), or null when nothing is. */
-  indexActivity(): IndexActivity | null;
-  readonly documents: LiveDocuments;
-}
-
-/** Progress of a build a request asked for: the client's token (when it sent one) and the request's cancellation. */
-export interface OnDemandProgress {
-  reporter: WorkDoneProgressReporter | null;
-  token: CancellationToken;
-}
-
-export interface BuildOutcome {
-  status: ResourceStatus;
-  /** The build's summary when it completed. */
-  summary: BuildSummary | null;
-  cancelled: boolean;
-}
 
 class BuildCancelled extends Error {}
 

@@ -56,7 +56,7 @@ import {
   type TextEditLike,
   type WeighFileResult,
 } from './protocol.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
 import { PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';

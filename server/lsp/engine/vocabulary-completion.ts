@@ -8,7 +8,7 @@
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
 import { rangeInFile } from '../documents.js';
 import type { FeatureModule, QueryPosition } from '../features.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import type { EngineSession } from './session.js';
 
 /** Items returned per request: enough to pick from, small enough to send quickly. */

@@ -8,7 +8,7 @@
 import { InlayHintRequest, type CancellationToken, type Connection, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
 import { rangeInFile } from '../documents.js';
 import type { FeatureModule } from '../features.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import { runnable } from './ranking.js';
 import { modelLabel } from './weights-action.js';
 import type { BatcherStats } from '../../model/batcher.js';

@@ -15,7 +15,7 @@ import { StaleRequestError } from '../../model/batcher.js';
 import { buildWeightedQueryAst } from '../../model/weighted-query.js';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
-import type { EngineContext } from './provider.js';
+import type { EngineContext } from './context.js';
 import { runnable } from './ranking.js';
 import { modelQuery, weighCached, wordWeights, type LoadedModel } from './weights.js';
 
