@@ -12,6 +12,7 @@ export { parseText } from './text/index.js';
 export { printIndri } from './print/indri.js';
 export { printLucene } from './print/lucene.js';
 export { printTerrier, terrierTermText, type TerrierPrintResult } from './print/terrier.js';
+export { toQueryDsl, withBoost, type DslIntervalsRule, type DslOptions, type DslQuery, type DslResult } from './print/query-dsl.js';
 
 export { formatIndri } from './format/indri.js';
 export { formatLucene } from './format/lucene.js';

@@ -178,6 +178,25 @@ describe('querylens convert', () => {
     expect(r.stdout).toMatch(/^1\t#combine:0=2:3=0\.5\(#1\(similarity laws\) aeroelastic models #1\(heated high speed aircraft\)\)$/m);
   });
 
+  it('prints each query as a cluster _search request body, with located fidelity warnings', async () => {
+    const p = file('c.indri', '// x\n7\t#weight( 2 heat 1 #uw8(b c) )\n');
+    for (const to of ['opensearch', 'elasticsearch']) {
+      const r = await run('convert', '--to', to, '--search-fields', 'title,text', '-k', '20', p);
+      expect(r.code).toBe(0);
+      const [qid, json] = r.stdout.trim().split('\t');
+      expect(qid).toBe('7');
+      const body = JSON.parse(json);
+      expect(body.size).toBe(20);
+      expect(body.query.bool.should[0]).toEqual({ multi_match: { query: 'heat', fields: ['title', 'text'], type: 'most_fields', boost: 2 } });
+      expect(body.query.bool.should[1].bool.should[0]).toEqual({ intervals: { title: { match: { query: 'b c', ordered: false, max_gaps: 6 } } } });
+      const lines = r.stderr.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+      const uw = lines.map((l) => LINE.exec(l)!).find((m) => m[6].includes('interval'))!;
+      expect(Number(uw[2])).toBe(2);
+      expect(Number(uw[3])).toBe('7\t#weight( 2 heat 1 #uw8(b c) )'.indexOf('#uw8') + 1);
+      expectNoStackTrace(r.stderr);
+    }
+  });
+
   it('rejects an unknown target with exit 2', async () => {
     const r = await run('convert', '--to', 'solr', join(SAMPLES, 'queries.indri'));
     expect(r.code).toBe(2);
