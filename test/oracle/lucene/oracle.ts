@@ -18,7 +18,7 @@ function jar(prefix: string): string | undefined {
   return name ? join(JARS, name) : undefined;
 }
 
-const CLASSPATH_JARS = ['lucene-core', 'lucene-queryparser', 'lucene-analyzers-common'].map(jar);
+const CLASSPATH_JARS = ['lucene-core', 'lucene-queryparser', 'lucene-analyzers-common', 'lucene-queries'].map(jar);
 
 function whyUnavailable(): string | undefined {
   if (spawnSync('javac', ['-version'], { encoding: 'utf8' }).status !== 0) return 'no JDK (apt-get install default-jdk-headless)';
@@ -44,7 +44,7 @@ function compileOracles(): Promise<{ work: string; classpath: string }> {
   compiled ??= (async () => {
     const work = mkdtempSync(join(tmpdir(), 'querylens-lucene-oracle-'));
     const classpath = [work, ...(CLASSPATH_JARS as string[])].join(':');
-    const sources = ['ClassicParserOracle.java', 'Bm25Oracle.java'].map((f) => join(import.meta.dirname, f));
+    const sources = ['ClassicParserOracle.java', 'Bm25Oracle.java', 'IntervalsOracle.java'].map((f) => join(import.meta.dirname, f));
     await runChecked('javac', ['-d', work, '-cp', classpath, ...sources], { timeoutMs: 120_000 });
     return { work, classpath };
   })();
@@ -96,4 +96,29 @@ export async function luceneBm25(
       const [qid, docno, score] = line.split('\t');
       return { qid: qid!, docno: docno!, score: Number(score) };
     });
+}
+
+export interface IntervalsOracleQuery {
+  qid: string;
+  ordered: boolean;
+  /** null = no gap limit. */
+  maxGaps: number | null;
+  terms: string[];
+}
+
+/** The documents Lucene's interval queries (maxgaps over ordered/unordered terms) match, per qid. */
+export async function luceneIntervals(docs: { docno: string; tokens: string[] }[], queries: IntervalsOracleQuery[]): Promise<Map<string, Set<string>>> {
+  const { work, classpath } = await compileOracles();
+  const corpus = join(work, `intervals-corpus-${Date.now()}.tsv`);
+  const topics = join(work, `intervals-queries-${Date.now()}.tsv`);
+  writeFileSync(corpus, docs.map((d) => `${d.docno}\t${d.tokens.join(' ')}`).join('\n') + '\n');
+  writeFileSync(topics, queries.map((q) => `${q.qid}\t${q.ordered ? 1 : 0}\t${q.maxGaps ?? -1}\t${q.terms.join(' ')}`).join('\n') + '\n');
+  const out = await runChecked('java', ['-cp', classpath, 'IntervalsOracle', corpus, topics], { timeoutMs: 120_000 });
+  const hits = new Map<string, Set<string>>(queries.map((q) => [q.qid, new Set<string>()]));
+  for (const line of out.split('\n')) {
+    if (!line) continue;
+    const [qid, docno] = line.split('\t');
+    hits.get(qid!)!.add(docno!);
+  }
+  return hits;
 }
