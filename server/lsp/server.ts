@@ -17,6 +17,9 @@ import {
   CancellationToken,
   CodeActionKind,
   CodeLensRefreshRequest,
+  DiagnosticSeverity,
+  ErrorCodes,
+  ResponseError,
   DidChangeConfigurationNotification,
   DidChangeWatchedFilesNotification,
   MessageType,
@@ -24,6 +27,7 @@ import {
   TextDocumentSyncKind,
   TextDocuments,
   type CodeAction,
+  type CodeLens,
   type CompletionItem,
   type Connection,
   type Diagnostic,
@@ -82,6 +86,61 @@ export interface ServerOptions {
 
 const GRAMMAR_FEATURES: FeatureModule[] = [grammarDiagnosticsModule, operatorHoverModule, operatorCompletionModule, grammarCodeActionsModule];
 
+/**
+ * The most diagnostics one publish carries; the rest are counted in one summary diagnostic
+ * (`lsp/too-many-diagnostics`). A 1 MB file can hold 150,000 problems, which no editor shows
+ * usefully and which is 30 MB of JSON per publish.
+ */
+export const MAX_PUBLISHED_DIAGNOSTICS = 10_000;
+export const TOO_MANY_DIAGNOSTICS_CODE = 'lsp/too-many-diagnostics';
+
+/**
+ * Appends `items` to `target` one by one: `target.push(...items)` passes every item as an
+ * argument, and a list of ~120,000 overflows the call stack (issue 11 item 1).
+ */
+export function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
+}
+
+/** The first MAX_PUBLISHED_DIAGNOSTICS diagnostics, plus one that counts the others when there are more. */
+export function capDiagnostics(diagnostics: Diagnostic[], max = MAX_PUBLISHED_DIAGNOSTICS): Diagnostic[] {
+  if (diagnostics.length <= max) return diagnostics;
+  const hidden = diagnostics.length - max;
+  const kept = diagnostics.slice(0, max);
+  const at = diagnostics[max]!.range.start;
+  kept.push({
+    range: { start: at, end: at },
+    severity: DiagnosticSeverity.Warning,
+    code: TOO_MANY_DIAGNOSTICS_CODE,
+    source: 'querylens',
+    message: `${hidden.toLocaleString('en-US')} more problems not shown: querylens publishes at most ${max.toLocaleString('en-US')} per document (the first hidden one is here).`,
+  });
+  return kept;
+}
+
+function describeError(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Errors that escape every handler (a rejected promise nobody awaited, a throw in a timer)
+ * are logged instead of ending the process: one document must never take the server down.
+ * Installed once per process; `report` is the latest server's (one per process in practice).
+ */
+let reportEscaped: ((what: string, err: unknown) => void) | null = null;
+function installProcessGuard(report: (what: string, err: unknown) => void): void {
+  const first = reportEscaped === null;
+  reportEscaped = report;
+  if (!first) return;
+  process.on('unhandledRejection', (reason) => reportEscaped?.('an unhandled rejection', reason));
+  process.on('uncaughtException', (err) => {
+    // The client is gone (stdout closed): nothing can be reported to it, so end as the library would.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED') process.exit(1);
+    reportEscaped?.('an uncaught exception', err);
+  });
+}
+
 function rootOf(params: InitializeParams): string | null {
   const uri = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? null;
   if (uri?.startsWith('file:')) return fileURLToPath(uri);
@@ -105,6 +164,44 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   let config: ResolvedConfig = resolveConfig({}, null);
   let status: ServerStatus = { ...engine.status(), configFile: null, configProblems: [] };
   const shownMessages = new Set<string>();
+
+  /**
+   * A failure no handler expected: written to the client's log with its stack, and shown once
+   * as an error message, so that a bug is visible without taking the server down.
+   */
+  let reporting = false;
+  function reportFailure(what: string, err: unknown): void {
+    // A failure while reporting (e.g. the connection itself is broken) must not recurse.
+    if (reporting) return;
+    reporting = true;
+    try {
+      const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      process.stderr.write(`querylens: ${what} failed: ${detail}\n`);
+      connection.console.error(`querylens: ${what} failed: ${detail}`);
+      showOnce(MessageType.Error, `querylens: ${what} failed (${describeError(err)}); the server keeps running. Details are in the querylens output.`);
+    } catch {
+      // Nothing more can be done: stderr has the details.
+    } finally {
+      reporting = false;
+    }
+  }
+  installProcessGuard(reportFailure);
+
+  /**
+   * A request handler whose unexpected failures are reported (reportFailure) and answered with
+   * an InternalError; deliberate ResponseErrors (stale, cancelled, bad params) pass unchanged.
+   */
+  function guarded<P, R>(what: string, handler: (params: P, token: CancellationToken) => R | Promise<R>): (params: P, token: CancellationToken) => Promise<R> {
+    return async (params, token) => {
+      try {
+        return await handler(params, token);
+      } catch (err) {
+        if (err instanceof ResponseError) throw err;
+        reportFailure(what, err);
+        throw new ResponseError(ErrorCodes.InternalError, `querylens: ${what} failed: ${describeError(err)}`);
+      }
+    };
+  }
 
   /** Resolves once the configuration has been read for the first time (requests that need it wait for it). */
   let configRead!: () => void;
@@ -175,7 +272,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
       setImmediate(() => {
         if (scheduled.cancelled) return;
         pending.delete(document.uri);
-        void validate(document);
+        validate(document).catch((err) => reportFailure(`validating ${document.uri}`, err));
       }),
     );
   }
@@ -188,11 +285,11 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     for (const module of modules) {
       if (!module.diagnostics) continue;
       const found = await safely(module, 'diagnostics', () => module.diagnostics!(doc, token));
-      if (found) diagnostics.push(...found);
+      if (found) appendAll(diagnostics, found);
     }
     // A newer version may have arrived while engine modules were busy: publish only the latest.
     if (documents.get(document.uri)?.version !== document.version) return;
-    await connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics });
+    await connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics: capDiagnostics(diagnostics) });
   }
 
   // ---- Configuration and engine status ----
@@ -200,7 +297,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     if (shownMessages.has(message)) return;
     shownMessages.add(message);
     // The notification, not window/showMessageRequest: every client handles it and nothing waits on an answer.
-    void connection.sendNotification(ShowMessageNotification.type, { type, message });
+    connection.sendNotification(ShowMessageNotification.type, { type, message }).catch(() => undefined);
   }
 
   function explain(what: string, resource: ResourceStatus): void {
@@ -215,7 +312,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   /** Whether a configuration has finished once (its status was sent). */
   let configuredOnce = false;
   function reloadConfiguration(): Promise<void> {
-    reloading = reloading.then(reloadConfigurationNow).catch(() => undefined);
+    reloading = reloading.then(reloadConfigurationNow).catch((err) => reportFailure('reloading the configuration', err));
     return reloading;
   }
 
@@ -321,96 +418,115 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     if (change.changes.some((c) => c.uri.endsWith(`/${CONFIG_FILE_NAME}`))) void reloadConfiguration();
   });
 
-  connection.onRequest(STATUS_REQUEST, (): ServerStatus => liveStatus());
+  connection.onRequest(STATUS_REQUEST, guarded('querylens/status', (): ServerStatus => liveStatus()));
 
-  connection.onRequest(CONVERT_REQUEST, (params: ConvertParams): ConvertResult | null => {
-    const doc = parsedDocument(params.uri);
-    if (!doc) return null;
-    const to = params.to ?? otherDialect(doc.dialect);
-    return to ? convertDocument(doc, to) : null;
-  });
+  connection.onRequest(
+    CONVERT_REQUEST,
+    guarded('querylens/convert', (params: ConvertParams): ConvertResult | null => {
+      const doc = parsedDocument(params.uri);
+      if (!doc) return null;
+      const to = params.to ?? otherDialect(doc.dialect);
+      return to ? convertDocument(doc, to) : null;
+    }),
+  );
 
   // ---- Documents ----
   documents.onDidChangeContent((e) => scheduleValidation(e.document));
   documents.onDidClose((e) => {
     cancelValidation(e.document.uri);
     parsed.forget(e.document.uri);
-    void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+    connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }).catch((err) => reportFailure('clearing diagnostics', err));
   });
 
   // ---- Grammar-level requests ----
-  connection.onDocumentSymbol((params) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    return doc ? documentSymbols(doc) : [];
-  });
+  connection.onDocumentSymbol(
+    guarded('document symbols', (params) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      return doc ? documentSymbols(doc) : [];
+    }),
+  );
 
-  connection.onFoldingRanges((params) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    return doc ? foldingRanges(doc) : [];
-  });
+  connection.onFoldingRanges(
+    guarded('folding ranges', (params) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      return doc ? foldingRanges(doc) : [];
+    }),
+  );
 
-  connection.languages.semanticTokens.on((params) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    return doc ? semanticTokens(doc) : { data: [] };
-  });
+  connection.languages.semanticTokens.on(
+    guarded('semantic tokens', (params) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      return doc ? semanticTokens(doc) : { data: [] };
+    }),
+  );
 
-  connection.onDocumentFormatting((params) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    return doc ? formattingEdits(doc, config.formatting.width) : [];
-  });
+  connection.onDocumentFormatting(
+    guarded('formatting', (params) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      return doc ? formattingEdits(doc, config.formatting.width) : [];
+    }),
+  );
 
   // ---- Fan-out requests ----
-  connection.onHover(async (params, token) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    const located = doc && entryAt(doc, params.position);
-    if (!doc || !located) return null;
-    const sections: MarkupContent[] = [];
-    for (const module of modules) {
-      if (!module.hover) continue;
-      const section = await safely(module, 'hover', () => module.hover!({ doc, ...located }, token));
-      if (section) sections.push(section);
-    }
-    if (sections.length === 0) return null;
-    return { contents: { kind: 'markdown', value: sections.map((s) => s.value).join('\n\n---\n\n') } };
-  });
+  connection.onHover(
+    guarded('hover', async (params, token) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      const located = doc && entryAt(doc, params.position);
+      if (!doc || !located) return null;
+      const sections: MarkupContent[] = [];
+      for (const module of modules) {
+        if (!module.hover) continue;
+        const section = await safely(module, 'hover', () => module.hover!({ doc, ...located }, token));
+        if (section) sections.push(section);
+      }
+      if (sections.length === 0) return null;
+      return { contents: { kind: 'markdown', value: sections.map((s) => s.value).join('\n\n---\n\n') } };
+    }),
+  );
 
-  connection.onCompletion(async (params, token) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    const located = doc && entryAt(doc, params.position);
-    if (!doc || !located) return [];
-    const items: CompletionItem[] = [];
-    for (const module of modules) {
-      if (!module.completion) continue;
-      const found = await safely(module, 'completion', () => module.completion!({ doc, ...located }, token));
-      if (found) items.push(...found);
-    }
-    return items;
-  });
+  connection.onCompletion(
+    guarded('completion', async (params, token) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      const located = doc && entryAt(doc, params.position);
+      if (!doc || !located) return [];
+      const items: CompletionItem[] = [];
+      for (const module of modules) {
+        if (!module.completion) continue;
+        const found = await safely(module, 'completion', () => module.completion!({ doc, ...located }, token));
+        if (found) appendAll(items, found);
+      }
+      return items;
+    }),
+  );
 
-  connection.onCodeAction(async (params, token) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    if (!doc) return [];
-    const actions: CodeAction[] = [];
-    const request = { doc, range: params.range, context: params.context, clientCapabilities: { resourceOperations } };
-    for (const module of modules) {
-      if (!module.codeActions) continue;
-      const found = await safely(module, 'code actions', () => module.codeActions!(request, token));
-      if (found) actions.push(...found);
-    }
-    return actions;
-  });
+  connection.onCodeAction(
+    guarded('code actions', async (params, token) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      if (!doc) return [];
+      const actions: CodeAction[] = [];
+      const request = { doc, range: params.range, context: params.context, clientCapabilities: { resourceOperations } };
+      for (const module of modules) {
+        if (!module.codeActions) continue;
+        const found = await safely(module, 'code actions', () => module.codeActions!(request, token));
+        if (found) appendAll(actions, found);
+      }
+      return actions;
+    }),
+  );
 
-  connection.onCodeLens(async (params, token) => {
-    const doc = parsedDocument(params.textDocument.uri);
-    if (!doc) return [];
-    const lenses = [];
-    for (const module of modules) {
-      if (!module.codeLenses) continue;
-      const found = await safely(module, 'code lenses', () => module.codeLenses!(doc, token));
-      if (found) lenses.push(...found);
-    }
-    return lenses;
-  });
+  connection.onCodeLens(
+    guarded('code lenses', async (params, token) => {
+      const doc = parsedDocument(params.textDocument.uri);
+      if (!doc) return [];
+      const lenses: CodeLens[] = [];
+      for (const module of modules) {
+        if (!module.codeLenses) continue;
+        const found = await safely(module, 'code lenses', () => module.codeLenses!(doc, token));
+        if (found) appendAll(lenses, found);
+      }
+      return lenses;
+    }),
+  );
 
   connection.onShutdown(async () => {
     await engine.dispose();

@@ -12,9 +12,11 @@
  * JSON.stringify as before. Diagnostics are never mutated after they are published (nothing
  * in server/lsp does; a cached object that changed would be published with its old text).
  *
- * Transport: `--stdio` is set up like vscode-languageserver does it (stdin ends → exit, console
- * output goes to the client's log, never to stdout), only with this writer; `--node-ipc`,
- * `--socket` and `--pipe` keep the library's own setup.
+ * Transport: `--stdio` is set up like vscode-languageserver does it (stdin ends → exit, 0 after
+ * `shutdown` and 1 otherwise; console output goes to the client's log, never to stdout), only
+ * with this writer and with a reader that recovers from framing errors (framing.ts: it
+ * resynchronises on the next Content-Length header, logs what it dropped, and answers a lost
+ * request with a ParseError); `--node-ipc`, `--socket` and `--pipe` keep the library's own setup.
  */
 import { format } from 'node:util';
 import {
@@ -24,8 +26,8 @@ import {
   type Connection,
   type ContentTypeEncoder,
   type Message,
-  type MessageReader,
 } from 'vscode-languageserver/node';
+import { ResyncingMessageReader, type FrameProblem } from './framing.js';
 
 const encoded = new WeakMap<object, Buffer>();
 const COMMA = Buffer.from(',');
@@ -94,14 +96,22 @@ function redirectConsole(connection: Connection): void {
 /** The connection `querylens lsp` serves on, from the command line's transport argument. */
 export function createServerConnection(): Connection {
   if (!process.argv.slice(2).includes('--stdio')) return createConnection(ProposedFeatures.all);
-  // stdin as a stream, not a MessageReader: the library then exits when it ends (code 0 after
-  // shutdown, 1 otherwise), as with `--stdio`. vscode-jsonrpc takes a stream on either side
-  // (createMessageConnection wraps it); the typings only list all-stream or all-reader/writer.
-  const connection = createConnection(
-    ProposedFeatures.all,
-    process.stdin as unknown as MessageReader,
-    new StreamMessageWriter(process.stdout, { charset: 'utf-8', contentTypeEncoder: diagnosticsReusingEncoder }),
-  );
+  const writer = new StreamMessageWriter(process.stdout, { charset: 'utf-8', contentTypeEncoder: diagnosticsReusingEncoder });
+  let connection: Connection | null = null;
+  const onProblem = (problem: FrameProblem) => {
+    process.stderr.write(`${problem.message}\n`);
+    connection?.console.error(problem.message);
+    if (problem.answer) {
+      const { id, code, message } = problem.answer;
+      writer.write({ jsonrpc: '2.0', id, error: { code, message } } as never).catch(() => undefined);
+    }
+  };
+  const reader = new ResyncingMessageReader(process.stdin, { onProblem });
+  connection = createConnection(ProposedFeatures.all, reader, writer);
+  // What the library does for a stdin stream (it does not for a reader): the client is gone.
+  const exit = () => process.exit(reader.shutdownRequested ? 0 : 1);
+  process.stdin.on('end', exit);
+  process.stdin.on('close', exit);
   redirectConsole(connection);
   return connection;
 }
