@@ -5,6 +5,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands/index.js';
 import { CliError } from './errors.js';
+import { handleOutputFaults } from './output-faults.js';
+
+handleOutputFaults();
 
 const program = new Command();
 program

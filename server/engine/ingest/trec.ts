@@ -10,7 +10,13 @@ import { readChunks } from './files.js';
 import { IngestError, type IngestDocument } from './types.js';
 
 const DOC_OPEN = /<DOC(?:\s[^>]*)?>/i;
-const DOC_CLOSE = /<\/DOC>/i;
+/** What ends a document: its </DOC>, or (an error) the next <DOC>, whichever comes first. */
+const DOC_END = /<\/DOC>|<DOC(?:\s[^>]*)?>/i;
+/**
+ * A tag may straddle two chunks: the text from its '<' on is carried into the next search.
+ * Tags longer than this are not looked for across a chunk boundary.
+ */
+const MAX_TAG_CARRY = 1024;
 
 export async function* readTrec(
   file: string,
@@ -53,29 +59,49 @@ export async function* readTrec(
     strayReported = false;
     consume(open.index);
     const docLine = bufLine;
-    // Now buf starts with the <DOC> tag.
-    const afterOpen = buf.indexOf('>') + 1;
-    const close = DOC_CLOSE.exec(buf.slice(afterOpen));
-    const nextOpen = DOC_OPEN.exec(buf.slice(afterOpen));
-    if (nextOpen && (!close || nextOpen.index < close.index)) {
-      yield new IngestError(file, '<DOC> has no </DOC> before the next <DOC>', docLine);
-      consume(afterOpen + nextOpen.index);
-      continue;
-    }
-    if (!close) {
-      if (eof) {
-        yield new IngestError(file, '<DOC> has no </DOC> before the end of the file', docLine);
-        return;
-      }
+    // buf starts with the <DOC> tag. The document's text is collected in pieces and each new
+    // chunk is searched once (plus a possible partial tag carried over): re-searching or
+    // re-joining the whole document on every chunk made one large document quadratic.
+    const afterOpen = open[0].length;
+    let lines = countNewlines(buf, 0, afterOpen);
+    const pieces: string[] = [];
+    let window = buf.slice(afterOpen);
+    let end: RegExpExecArray | null;
+    for (;;) {
+      end = DOC_END.exec(window);
+      if (end || eof) break;
+      const carry = partialTagStart(window);
+      const piece = window.slice(0, carry);
+      lines += countNewlines(piece, 0, piece.length);
+      pieces.push(piece);
+      window = window.slice(carry);
       const more = await chunks.next();
       if (more.done) eof = true;
-      else buf += more.value;
+      else window += more.value;
+    }
+    if (!end) {
+      yield new IngestError(file, '<DOC> has no </DOC> before the end of the file', docLine);
+      return;
+    }
+    lines += countNewlines(window, 0, end.index);
+    if (end[0][1] !== '/') {
+      yield new IngestError(file, '<DOC> has no </DOC> before the next <DOC>', docLine);
+      buf = window.slice(end.index);
+      bufLine = docLine + lines;
       continue;
     }
-    const body = buf.slice(afterOpen, afterOpen + close.index);
-    yield parseDoc(body, file, docLine);
-    consume(afterOpen + close.index + close[0].length);
+    pieces.push(window.slice(0, end.index));
+    yield parseDoc(pieces.join(''), file, docLine);
+    buf = window.slice(end.index + end[0].length);
+    bufLine = docLine + lines;
   }
+}
+
+/** Where a tag that the next chunk may complete starts in `text` (text.length when none). */
+function partialTagStart(text: string): number {
+  const lt = text.lastIndexOf('<');
+  if (lt < 0 || text.length - lt > MAX_TAG_CARRY || text.indexOf('>', lt) >= 0) return text.length;
+  return lt;
 }
 
 function parseDoc(body: string, file: string, line: number): IngestDocument | IngestError {
@@ -98,10 +124,16 @@ function parseDoc(body: string, file: string, line: number): IngestDocument | In
   return { docno, fields, source: { file, line } };
 }
 
+/**
+ * Whitespace runs other than a single space: the same result as replacing every `\s+` by ' ',
+ * with one replacement a line instead of one a word (millions of them made a large document slow).
+ */
+const NON_SINGLE_SPACE = /[^\S ]\s*| \s+/g;
+
 /** Tags out, entities decoded, whitespace runs collapsed. */
 function clean(sgml: string): string {
   return decodeEntities(sgml.replace(/<[^>]*>/g, ' '))
-    .replace(/\s+/g, ' ')
+    .replace(NON_SINGLE_SPACE, ' ')
     .trim();
 }
 
