@@ -48,6 +48,20 @@ export class WeightModelError extends Error {
   }
 }
 
+/**
+ * Which collections (eval-model's names: cacm, scifact-train, cranfield, …) a model's training used,
+ * so that `eval-model` can say which of its figures are not held out.
+ */
+export interface ModelProvenance {
+  /** Collections whose queries and judgements trained the model. */
+  trainedOn: string[];
+  /** Collections on which knobs or checkpoints were chosen. */
+  selectedOn: string[];
+  /** Corpora whose documents (not queries) pre-training or features read. */
+  corporaRead?: string[];
+  note?: string;
+}
+
 export interface ModelEntryConfig {
   file: string;
   /** False for DeepCT: it weighs words only. */
@@ -61,6 +75,7 @@ export interface ModelEntryConfig {
    * training queries. Absent: 1 (the model's weights as they are).
    */
   expansionScale?: number;
+  provenance?: ModelProvenance;
 }
 
 export interface ModelConfig {
@@ -102,8 +117,11 @@ export interface WeightModelStats {
   queries: number;
 }
 
+/** A weigher's name: a trained model, or the fixed phrase rule (phrase-rule.ts). */
+export type WeigherName = WeightModelName | 'phrase';
+
 export interface WeightModel {
-  readonly name: WeightModelName;
+  readonly name: WeigherName;
   /** The execution provider actually used. */
   readonly device: 'cpu' | 'cuda';
   /** Human-readable notices from loading (e.g. the CUDA fallback), to show the user. */
@@ -164,7 +182,7 @@ function describe(err: unknown): string {
 
 /** The factor for the weights of Bo1 expansion words (config.json `expansionScale`; 1 when the model has none). */
 export function expansionScaleOf(model: Pick<WeightModel, 'name' | 'config'>): number {
-  return model.config.models[model.name]?.expansionScale ?? 1;
+  return model.name === 'phrase' ? 1 : (model.config.models[model.name]?.expansionScale ?? 1);
 }
 
 export function readModelConfig(dir: string): ModelConfig {
