@@ -13,6 +13,15 @@ import torch
 MODEL_DIR = Path(__file__).resolve().parent.parent
 WORK = MODEL_DIR / ".work"
 ARTIFACTS = MODEL_DIR / "artifacts"
+
+# What the `train all` recipe reads, in `querylens eval-model`'s collection names; export writes it to
+# config.json (`provenance`) so that eval-model can say which of its figures are not held out.
+RECIPE_PROVENANCE = {
+    "trainedOn": ["scifact-train", "cacm"],
+    "selectedOn": ["cranfield", "scifact-test"],
+    "corporaRead": ["cacm", "scifact"],
+    "note": "pseudo-queries and pre-training from the CACM and SciFact documents, genericity also from WordNet glosses",
+}
 PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID = 0, 100, 101, 102, 103
 SPECIAL_IDS = {PAD_ID, UNK_ID, CLS_ID, SEP_ID, MASK_ID}
 

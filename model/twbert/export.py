@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .common import ARTIFACTS, MODEL_DIR, WORK, pad_batch, read_jsonl
+from .common import ARTIFACTS, MODEL_DIR, RECIPE_PROVENANCE, WORK, pad_batch, read_jsonl
 from .model import DeepCT, EncoderConfig, TWBert
 
 INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask", "ngramOrder": "ngram_order"}
@@ -112,6 +112,7 @@ def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, descrip
     if expansion_scale is not None:
         # TW-BERT + Bo1: applied by the runtime to the expansion words' weights (server/model/weighted-query.ts).
         models[kind]["expansionScale"] = expansion_scale
+    models[kind]["provenance"] = RECIPE_PROVENANCE
     path.write_text(json.dumps(cfg, indent=2) + "\n")
 
 

@@ -17,7 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAnalyzer } from '../engine/analysis/index.js';
 import { segmentQuery, type SegmentedQuery, type WordAnalyzer } from './segment.js';
-import { encodeQuery, loadTokenizer, type EncodedQuery, type HfTokenizer } from './tokenize.js';
+import { encodeQueryWindows, loadTokenizer, type EncodedWindow, type HfTokenizer } from './tokenize.js';
 
 export type WeightModelName = 'twbert' | 'deepct';
 export const WEIGHT_MODEL_NAMES: readonly WeightModelName[] = ['twbert', 'deepct'];
@@ -48,6 +48,20 @@ export class WeightModelError extends Error {
   }
 }
 
+/**
+ * Which collections (eval-model's names: cacm, scifact-train, cranfield, …) a model's training used,
+ * so that `eval-model` can say which of its figures are not held out.
+ */
+export interface ModelProvenance {
+  /** Collections whose queries and judgements trained the model. */
+  trainedOn: string[];
+  /** Collections on which knobs or checkpoints were chosen. */
+  selectedOn: string[];
+  /** Corpora whose documents (not queries) pre-training or features read. */
+  corporaRead?: string[];
+  note?: string;
+}
+
 export interface ModelEntryConfig {
   file: string;
   /** False for DeepCT: it weighs words only. */
@@ -61,6 +75,7 @@ export interface ModelEntryConfig {
    * training queries. Absent: 1 (the model's weights as they are).
    */
   expansionScale?: number;
+  provenance?: ModelProvenance;
 }
 
 export interface ModelConfig {
@@ -83,9 +98,8 @@ export interface NgramWeight {
   surface: string;
   start: number;
   end: number;
-  /** The predicted weight (>= 0). For n-grams cut off by truncation: 1 (uniform), with `truncated`. */
+  /** The predicted weight (>= 0); every n-gram is read by the encoder, also in a long query (tokenize.ts encodeQueryWindows). */
   weight: number;
-  truncated?: boolean;
 }
 
 export interface NgramWeights {
@@ -102,8 +116,11 @@ export interface WeightModelStats {
   queries: number;
 }
 
+/** A weigher's name: a trained model, or the fixed phrase rule (phrase-rule.ts). */
+export type WeigherName = WeightModelName | 'phrase';
+
 export interface WeightModel {
-  readonly name: WeightModelName;
+  readonly name: WeigherName;
   /** The execution provider actually used. */
   readonly device: 'cpu' | 'cuda';
   /** Human-readable notices from loading (e.g. the CUDA fallback), to show the user. */
@@ -164,7 +181,7 @@ function describe(err: unknown): string {
 
 /** The factor for the weights of Bo1 expansion words (config.json `expansionScale`; 1 when the model has none). */
 export function expansionScaleOf(model: Pick<WeightModel, 'name' | 'config'>): number {
-  return model.config.models[model.name]?.expansionScale ?? 1;
+  return model.name === 'phrase' ? 1 : (model.config.models[model.name]?.expansionScale ?? 1);
 }
 
 export function readModelConfig(dir: string): ModelConfig {
@@ -283,7 +300,8 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
 
 interface Prepared {
   segmented: SegmentedQuery;
-  encoded: EncodedQuery;
+  /** One encoder input, or several overlapping ones for a query longer than the encoder's window. */
+  windows: EncodedWindow[];
 }
 
 class OnnxWeightModel implements WeightModel {
@@ -317,7 +335,7 @@ class OnnxWeightModel implements WeightModel {
     return Promise.all(
       queries.map(async (q) => {
         const segmented = segmentQuery(q, this.analyzer, { bigrams: this.entry.bigrams });
-        return { segmented, encoded: await encodeQuery(this.tokenizer, segmented, this.config.maxTokens) };
+        return { segmented, windows: await encodeQueryWindows(this.tokenizer, segmented, this.config.maxTokens) };
       }),
     );
   }
@@ -340,25 +358,28 @@ class OnnxWeightModel implements WeightModel {
     return out;
   }
 
-  /** One ONNX call: [B,T] ids and mask, [B,G,T] n-gram mask -> per query, one weight per n-gram. */
+  /**
+   * One ONNX call: every window of every query is a row ([B,T] ids and mask, [B,G,T] n-gram mask);
+   * per query, one weight per n-gram, each from the window that weighs it.
+   */
   private async runBatch(batch: Prepared[]): Promise<number[][]> {
-    const withNgrams = batch.filter((p) => p.segmented.ngrams.length > 0);
-    if (withNgrams.length === 0) return batch.map(() => []);
-    const B = withNgrams.length;
-    const T = Math.max(...withNgrams.map((p) => p.encoded.ids.length));
-    const G = Math.max(...withNgrams.map((p) => p.encoded.ngramTokens.length));
+    const rows = batch.flatMap((p) => p.windows.filter((w) => w.ngrams.length > 0).map((w) => ({ p, w })));
+    if (rows.length === 0) return batch.map(() => []);
+    const B = rows.length;
+    const T = Math.max(...rows.map((r) => r.w.ids.length));
+    const G = Math.max(...rows.map((r) => r.w.ngrams.length));
     const ids = new BigInt64Array(B * T);
     const mask = new BigInt64Array(B * T);
     const ngramMask = new Float32Array(B * G * T);
     const ngramOrder = new Float32Array(B * G);
-    withNgrams.forEach((p, b) => {
-      p.segmented.ngrams.forEach((g, i) => (ngramOrder[b * G + i] = g.terms.length === 2 ? 1 : 0));
-      p.encoded.ids.forEach((id, t) => {
+    rows.forEach(({ p, w }, b) => {
+      w.ngrams.forEach((g, i) => (ngramOrder[b * G + i] = p.segmented.ngrams[g].terms.length === 2 ? 1 : 0));
+      w.ids.forEach((id, t) => {
         ids[b * T + t] = BigInt(id);
         mask[b * T + t] = 1n;
       });
-      p.encoded.ngramTokens.forEach((toks, g) => {
-        for (const t of toks) ngramMask[(b * G + g) * T + t] = 1;
+      w.ngramTokens.forEach((toks, i) => {
+        for (const t of toks) ngramMask[(b * G + i) * T + t] = 1;
       });
     });
     let result: Record<string, OrtTensor>;
@@ -379,15 +400,15 @@ class OnnxWeightModel implements WeightModel {
       this.counters.runs++;
       result = await this.session.run(feeds);
     } catch (err) {
-      throw new WeightModelError('inference-failed', `The ${this.name} model failed on a batch of ${B} queries: ${describe(err)}`);
+      throw new WeightModelError('inference-failed', `The ${this.name} model failed on a batch of ${batch.length} queries: ${describe(err)}`);
     }
     const data = result[this.config.output]?.data;
     if (!data || data.length !== B * G) {
       throw new WeightModelError('inference-failed', `The ${this.name} model returned an output of unexpected shape.`);
     }
-    const rows = withNgrams.map((p, b) => Array.from(data.subarray(b * G, b * G + p.encoded.ngramTokens.length)));
-    let k = 0;
-    return batch.map((p) => (p.segmented.ngrams.length > 0 ? rows[k++] : []));
+    const out = new Map<Prepared, number[]>(batch.map((p) => [p, new Array<number>(p.segmented.ngrams.length).fill(Number.NaN)]));
+    rows.forEach(({ p, w }, b) => w.ngrams.forEach((g, i) => (out.get(p)![g] = data[b * G + i])));
+    return batch.map((p) => out.get(p)!);
   }
 
   async dispose(): Promise<void> {
@@ -398,23 +419,20 @@ class OnnxWeightModel implements WeightModel {
 }
 
 function toNgramWeights(p: Prepared, weights: number[]): NgramWeights {
-  const { segmented, encoded } = p;
+  const { segmented } = p;
   return {
     query: segmented.text,
     ngrams: segmented.ngrams.map((g, i) => {
       const first = segmented.words[g.wordIndices[0]];
       const last = segmented.words[g.wordIndices[g.wordIndices.length - 1]];
-      const truncated = encoded.ngramTokens[i].length === 0;
-      const item: NgramWeight = {
+      return {
         kind: g.terms.length === 1 ? 'unigram' : 'bigram',
         terms: g.terms,
         surface: segmented.text.slice(first.start, last.end),
         start: first.start,
         end: last.end,
-        weight: truncated ? 1 : weights[i],
+        weight: weights[i],
       };
-      if (truncated) item.truncated = true;
-      return item;
     }),
   };
 }

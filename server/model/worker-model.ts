@@ -22,13 +22,13 @@ import {
   type NgramWeights,
   type WeightModel,
   type WeightModelErrorKind,
-  type WeightModelName,
+  type WeigherName,
   type WeightModelStats,
 } from './runtime.js';
 
 export type ToWorker = { type: 'weigh'; id: number; texts: string[] } | { type: 'dispose' };
 export type FromWorker =
-  | { type: 'loaded'; ok: true; name: WeightModelName; device: 'cpu' | 'cuda'; notices: string[]; config: ModelConfig }
+  | { type: 'loaded'; ok: true; name: WeigherName; device: 'cpu' | 'cuda'; notices: string[]; config: ModelConfig }
   | { type: 'loaded'; ok: false; kind: WeightModelErrorKind; message: string; detail?: string }
   | { type: 'weighed'; id: number; ok: true; weights: NgramWeights[]; stats: WeightModelStats }
   | { type: 'weighed'; id: number; ok: false; kind: WeightModelErrorKind; message: string }
@@ -102,7 +102,7 @@ class WorkerWeightModel implements WeightModel {
 
   constructor(
     private readonly worker: Worker,
-    readonly name: WeightModelName,
+    readonly name: WeigherName,
     readonly device: 'cpu' | 'cuda',
     readonly notices: string[],
     readonly config: ModelConfig,

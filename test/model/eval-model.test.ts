@@ -1,8 +1,9 @@
 /**
- * `querylens eval-model` (`npm run eval:model`) on a small slice of Cranfield with the real shipped
- * models: the five rows of the paper's Tables 2–3 with MAP, nDCG@10, R@100 and R@1000, where every
- * row is what `querylens search` (+ `querylens eval`) gives for the same queries. The full run over
- * both collections is a script (README "Term weights"), not a test.
+ * `querylens eval-model` (`npm run eval:model`) on small slices (the first 12 queries of ADI and
+ * TIME) with the shipped model: the summary and per-collection tables' structure, wins/losses that
+ * add up, the provenance line from config.json, and every row equal to `querylens search` (+ `querylens
+ * eval`) for the same queries. The full run over all nine collections is a script (README
+ * "Measured effect"), not a test.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { ensureBuilt } from '../support/build.js';
 import { runChecked, runProcess } from '../support/process.js';
 import { DATA_DIR, hasCollection } from '../server/search/helpers/collections.js';
 import { REPO_ROOT } from './helpers.js';
+import { describeProvenance, formatModelTables, type CollectionResult } from '../../server/cli/commands/eval-model.js';
 
 const CLI = join(REPO_ROOT, 'bin', 'querylens.js');
 const QUERIES = 12;
@@ -19,77 +21,168 @@ const work = mkdtempSync(join(tmpdir(), 'ql-eval-model-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const ql = (...args: string[]) => runChecked(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, timeoutMs: 300_000 });
 
-interface Cell {
-  mean: number;
+interface Paired {
   changePercent: number | null;
+  p: number;
   significant: boolean;
+  wins: number;
+  losses: number;
+  ties: number;
+}
+interface System {
+  id: string;
+  label: string;
+  means: Record<string, number>;
+  vsBm25: Record<string, Paired> | null;
+  vsPhrase: Record<string, Paired> | null;
+}
+interface Result {
+  collection: { name: string; role: string };
+  uses: string[];
+  queries: number;
+  systems: System[];
 }
 
-describe.skipIf(!hasCollection('cranfield'))('querylens eval-model', () => {
-  let json: { collection: string; queries: number; comparison: { measures: string[]; runIds: string[]; cells: Cell[][]; queries: string[] } }[];
+describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval-model', () => {
+  let json: { header: string[]; results: Result[] };
   let markdown: string;
 
   beforeAll(async () => {
     ensureBuilt();
-    const common = ['eval-model', '--data', DATA_DIR, '--collections', 'cranfield', '--queries', String(QUERIES), '--cache', join(work, 'cache'), '--device', 'cpu'];
-    // JSON on stdout, the markdown table (what the README shows) in --out, every run in --runs.
+    const common = ['eval-model', '--data', DATA_DIR, '--collections', 'adi,time', '--queries', String(QUERIES), '--cache', join(work, 'cache'), '--device', 'cpu'];
+    // JSON on stdout, the markdown tables (what the README shows) in --out, every run in --runs.
     json = JSON.parse(await ql(...common, '--json', '--runs', join(work, 'runs'), '--out', join(work, 'table.md')));
     markdown = readFileSync(join(work, 'table.md'), 'utf8');
   }, 600_000);
 
-  it('compares the five systems on MAP, nDCG@10, R@100 and R@1000 over the chosen queries', () => {
-    expect(json).toHaveLength(1);
-    const c = json[0].comparison;
-    expect(json[0].queries).toBe(QUERIES);
-    expect(c.measures).toEqual(['map', 'ndcg_cut_10', 'recall_100', 'recall_1000']);
-    expect(c.runIds).toEqual(['bm25', 'deepct', 'twbert', 'bm25-bo1', 'twbert-bo1']);
-    for (const row of c.cells) {
-      expect(row[0].changePercent).toBeNull();
-      for (const cell of row.slice(1)) {
-        expect(cell.changePercent).toBeCloseTo(((cell.mean - row[0].mean) / row[0].mean) * 100, 9);
+  it('compares the five systems on MAP and nDCG@10, against uniform BM25 and against the phrase rule', () => {
+    expect(json.results.map((r) => r.collection.name)).toEqual(['adi', 'time']);
+    for (const r of json.results) {
+      expect(r.queries).toBe(QUERIES);
+      expect(r.collection.role).toBe('training');
+      expect(r.systems.map((s) => s.id)).toEqual(['bm25', 'phrase', 'bm25-bo1', 'model', 'model-bo1']);
+      const [bm25, phrase] = r.systems;
+      expect(bm25.vsBm25).toBeNull();
+      expect(bm25.vsPhrase).toBeNull();
+      expect(phrase.vsPhrase).toBeNull();
+      for (const s of r.systems.slice(1)) {
+        for (const [baseline, vs] of [[bm25, s.vsBm25], [phrase, s.vsPhrase]] as const) {
+          if (vs === null) continue;
+          for (const m of ['map', 'ndcg_cut_10']) {
+            expect(vs[m].changePercent).toBeCloseTo(((s.means[m] - baseline.means[m]) / baseline.means[m]) * 100, 9);
+            expect(vs[m].wins + vs[m].losses + vs[m].ties).toBe(QUERIES);
+            expect(vs[m].p).toBeGreaterThanOrEqual(0);
+            expect(vs[m].p).toBeLessThanOrEqual(1);
+            expect(vs[m].significant).toBe(vs[m].p < 0.05);
+          }
+        }
       }
     }
-    const rows = markdown.split('\n').filter((l) => l.startsWith('| '));
-    expect(rows[0]).toBe(`| Cranfield (${QUERIES} q) | MAP | nDCG@10 | R@100 | R@1000 |`);
-    expect(rows.slice(1).map((r) => r.split(' | ')[0].slice(2))).toEqual(['Uniform BM25', 'DeepCT-Query', 'TW-BERT', 'BM25 + Bo1', 'TW-BERT + Bo1']);
-    expect(rows[1]).toBe(`| Uniform BM25 | ${c.cells.map((m) => m[0].mean.toFixed(4)).join(' | ')} |`);
-    // Other rows: mean (±change%) with † where the paired test says p < 0.05.
-    for (const r of rows.slice(2)) expect(r).toMatch(/^\| [^|]+( \| \d\.\d{4} \([+−]\d+\.\d%\)†?){4} \|$/);
+  });
+
+  it('says which collections trained and selected the model, from config.json', () => {
+    const config = JSON.parse(readFileSync(join(REPO_ROOT, 'model', 'artifacts', 'config.json'), 'utf8'));
+    const provenance = config.models.twbert.provenance;
+    expect(provenance.trainedOn.length).toBeGreaterThan(0);
+    expect(json.header.some((h) => h.startsWith('The model was trained on '))).toBe(true);
+    expect(markdown).toContain('The model was trained on ');
+    expect(describeProvenance(undefined, {})).toMatch(/does not say which collections/);
+    expect(describeProvenance({ trainedOn: ['cacm'], selectedOn: ['lisa'] }, { cacm: 'CACM', lisa: 'LISA' })).toBe(
+      'The model was trained on CACM; its knobs and checkpoint were selected on LISA. A figure on such a collection is not a held-out figure.',
+    );
+  });
+
+  it('prints a summary with the mean of the training collections, then one table per collection', () => {
+    const lines = markdown.split('\n');
+    const rows = lines.filter((l) => l.startsWith('| '));
+    expect(rows[0]).toBe('| MAP change vs uniform BM25 | BM25 MAP | Phrase rule | BM25 + Bo1 | TW-BERT | TW-BERT + Bo1 |');
+    expect(rows[1]).toMatch(new RegExp(`^\\| ADI \\(${QUERIES} q, training\\) \\| \\d\\.\\d{4}( \\| [+−]\\d+\\.\\d%†?){4} \\|$`));
+    expect(rows[2]).toMatch(/^\| TIME /);
+    // The mean row is the mean of the two collections' changes.
+    const change = (row: string, col: number) => Number(row.split(' | ')[col].replace('−', '-').replace(/[%†| ]/g, ''));
+    expect(rows[3]).toMatch(/^\| \*\*mean of the 2 training collections\*\* \| — \|/);
+    for (let col = 2; col <= 5; col++) expect(change(rows[3], col)).toBeCloseTo((change(rows[1], col) + change(rows[2], col)) / 2, 0);
+    const adi = rows.findIndex((r, i) => i > 3 && r.startsWith('| ADI'));
+    expect(rows[adi]).toBe(`| ADI (${QUERIES} q, training) | MAP | nDCG@10 | vs BM25: W/L, MAP test | vs phrase rule: MAP change, W/L, test |`);
+    expect(rows.slice(adi + 1, adi + 6).map((r) => r.split(' | ')[0].slice(2))).toEqual(['Uniform BM25', 'Phrase rule', 'BM25 + Bo1', 'TW-BERT', 'TW-BERT + Bo1']);
+    expect(rows[adi + 3]).toMatch(/^\| BM25 \+ Bo1 \| \d\.\d{4} \([+−]\d+\.\d%\)†? \| \d\.\d{4} \([+−]\d+\.\d%\)†? \| \d+\/\d+, p[=<]\d\.\d{3} \| [+−]\d+\.\d%†?, \d+\/\d+, p[=<]\d\.\d{3} \|$/);
+  });
+
+  it('formats a reporting set apart from the training mean', () => {
+    const fake = (name: string, role: 'training' | 'reporting', change: number): CollectionResult => {
+      const paired = { changePercent: change, p: 0.5, significant: false, wins: 1, losses: 1, ties: 0 };
+      const vs = { map: paired, ndcg_cut_10: paired };
+      return {
+        collection: { name, label: name, role, corpusName: name, corpus: '', queries: '', qrels: '' },
+        uses: role === 'reporting' ? [] : ['trained'],
+        queries: 2,
+        testDescription: 'two-sided paired t-test',
+        seconds: {},
+        systems: (['bm25', 'phrase', 'bm25-bo1', 'model', 'model-bo1'] as const).map((id, i) => ({
+          id,
+          label: id,
+          means: { map: 0.5, ndcg_cut_10: 0.5 },
+          vsBm25: i === 0 ? null : vs,
+          vsPhrase: i <= 1 ? null : vs,
+        })),
+      };
+    };
+    const text = formatModelTables([fake('a', 'training', 2), fake('b', 'training', 4), fake('r', 'reporting', -1)], []);
+    const rows = text.split('\n').filter((l) => l.startsWith('| '));
+    expect(rows.slice(1, 5)).toEqual([
+      '| a (2 q, training; model trained on) | 0.5000 | +2.0% | +2.0% | +2.0% | +2.0% |',
+      '| b (2 q, training; model trained on) | 0.5000 | +4.0% | +4.0% | +4.0% | +4.0% |',
+      '| **mean of the 2 training collections** | — | +3.0% | +3.0% | +3.0% | +3.0% |',
+      '| r (2 q, reporting) | 0.5000 | −1.0% | −1.0% | −1.0% | −1.0% |',
+    ]);
   });
 
   it('the uniform row equals `querylens eval` of a plain `querylens search`', async () => {
     const queries = join(work, 'first.tsv');
-    writeFileSync(queries, readFileSync(join(DATA_DIR, 'cranfield', 'queries.tsv'), 'utf8').split('\n').slice(0, QUERIES).join('\n') + '\n');
+    writeFileSync(queries, readFileSync(join(DATA_DIR, 'adi', 'queries.tsv'), 'utf8').split('\n').slice(0, QUERIES).join('\n') + '\n');
     const run = join(work, 'plain.run');
-    writeFileSync(run, await ql('search', '--index', join(work, 'cache', 'cranfield'), queries));
-    const evaluated = JSON.parse(await ql('eval', join(DATA_DIR, 'cranfield', 'qrels.txt'), run, '-m', 'map,ndcg_cut_10,recall_100,recall_1000', '--json'));
+    writeFileSync(run, await ql('search', '--index', join(work, 'cache', 'adi'), queries));
+    const evaluated = JSON.parse(await ql('eval', join(DATA_DIR, 'adi', 'qrels.txt'), run, '-m', 'map,ndcg_cut_10', '--json'));
     expect(evaluated.numQueries).toBe(QUERIES);
-    const c = json[0].comparison;
-    c.measures.forEach((m, i) => expect(c.cells[i][0].mean, m).toBe(evaluated.mean[m]));
+    const bm25 = json.results[0].systems[0];
+    for (const m of ['map', 'ndcg_cut_10']) expect(bm25.means[m], m).toBe(evaluated.mean[m]);
   }, 300_000);
 
   it.each([
     ['bm25', ''],
-    ['deepct', '--weights deepct'],
-    ['twbert', '--weights twbert'],
+    ['phrase', '--weights phrase'],
     ['bm25-bo1', '--expand bo1'],
-    ['twbert-bo1', '--weights twbert --expand bo1'],
+    ['model', '--weights twbert'],
+    ['model-bo1', '--weights twbert --expand bo1'],
   ])('row %s ranks exactly as `querylens search %s`', async (id, flagText) => {
     const flags = flagText.split(' ').filter(Boolean);
-    const queries = join(work, 'first.tsv');
-    writeFileSync(queries, readFileSync(join(DATA_DIR, 'cranfield', 'queries.tsv'), 'utf8').split('\n').slice(0, QUERIES).join('\n') + '\n');
-    const device = flags.includes('--weights') ? ['--device', 'cpu'] : [];
-    const searched = await ql('search', '--index', join(work, 'cache', 'cranfield'), queries, '--run-id', id, ...flags, ...device);
-    expect(readFileSync(join(work, 'runs', `cranfield.${id}.run`), 'utf8')).toBe(searched);
+    const queries = join(work, 'first-time.tsv');
+    writeFileSync(queries, readFileSync(join(DATA_DIR, 'time', 'queries.tsv'), 'utf8').split('\n').slice(0, QUERIES).join('\n') + '\n');
+    const device = flags.includes('twbert') ? ['--device', 'cpu'] : [];
+    const searched = await ql('search', '--index', join(work, 'cache', 'time'), queries, '--run-id', id, ...flags, ...device);
+    expect(readFileSync(join(work, 'runs', `time.${id}.run`), 'utf8')).toBe(searched);
   }, 300_000);
 
-  it('a missing collection or model is one clear line and a non-zero exit', async () => {
+  it('`search --weights phrase` ranks the rule written out by hand: #weight(1 a 1 b 0.25 #1(a b))', async () => {
+    const q = join(work, 'phrase.tsv');
+    writeFileSync(q, '1\tthe Kennedy administration of Vietnam\n');
+    const byRule = await ql('search', '--index', join(work, 'cache', 'time'), q, '--weights', 'phrase', '-k', '20');
+    const hand = join(work, 'phrase.indri');
+    writeFileSync(hand, '#weight( 1 kennedy 1 administration 1 vietnam 0.25 #1(kennedy administration) 0.25 #1(administration vietnam) )\n');
+    const byHand = await ql('search', '--index', join(work, 'cache', 'time'), hand, '-k', '20');
+    expect(byRule.length).toBeGreaterThan(0);
+    expect(byRule).toBe(byHand);
+  }, 120_000);
+
+  it('a missing collection or model, or a phrase rule with expansion, is one clear line and a non-zero exit', async () => {
     for (const args of [
-      ['--data', join(work, 'nowhere'), '--collections', 'cranfield'],
-      ['--collections', 'msmarco'],
-      ['--model-dir', join(work, 'no-model')],
+      ['eval-model', '--data', join(work, 'nowhere'), '--collections', 'adi'],
+      ['eval-model', '--collections', 'msmarco'],
+      ['eval-model', '--model-dir', join(work, 'no-model')],
+      ['search', '--index', join(work, 'cache', 'time'), join(work, 'phrase.tsv'), '--weights', 'phrase', '--expand', 'bo1'],
     ]) {
-      const r = await runProcess(process.execPath, [CLI, 'eval-model', '--cache', join(work, 'cache'), '--device', 'cpu', ...args], { cwd: REPO_ROOT });
+      const extra = args[0] === 'eval-model' ? ['--cache', join(work, 'cache'), '--device', 'cpu'] : [];
+      const r = await runProcess(process.execPath, [CLI, ...args, ...extra], { cwd: REPO_ROOT });
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
     }

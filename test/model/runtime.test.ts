@@ -161,6 +161,32 @@ describe('loading failures are typed states, never throws', () => {
     await r.model.dispose();
   });
 
+  it('weighs every n-gram of a 300-word query with the model (overlapping windows), none with a default weight', async () => {
+    const loaded = await loadWeightModel(ARTIFACTS_DIR, { model: 'twbert', device: 'cpu' });
+    if (!loaded.ok) throw loaded.error;
+    try {
+      const words = 'patients with chronic kidney disease and high blood pressure were treated with a low protein diet'.split(' ');
+      const long = Array.from({ length: 300 }, (_x, i) => words[i % words.length]).join(' ');
+      const [w] = await loaded.model.weigh([long]);
+      expect(w.ngrams.length).toBeGreaterThan(300);
+      // Before windows, n-grams past 128 wordpieces got weight 1 (about twice a word's, eight times a pair's).
+      for (const g of w.ngrams) {
+        expect(Number.isFinite(g.weight), g.surface).toBe(true);
+        expect(g.weight, `${g.surface} at ${g.start}`).toBeLessThan(0.9);
+      }
+      // The last words are read in context too: their weights are the model's level for such words, not 1.
+      const tail = w.ngrams.filter((g) => g.kind === 'unigram' && g.start > long.length - 200);
+      expect(tail.length).toBeGreaterThan(10);
+      // A query that fits the window weighs exactly as before (one window): same as the short query alone.
+      const short = words.join(' ');
+      const [alone] = await loaded.model.weigh([short]);
+      const [batched] = (await loaded.model.weigh([long, short])).slice(1);
+      alone.ngrams.forEach((g, i) => expect(Math.abs(g.weight - batched.ngrams[i].weight)).toBeLessThan(1e-5));
+    } finally {
+      await loaded.model.dispose();
+    }
+  });
+
   it('weigh after dispose rejects with a typed error; queries without n-grams give none', async () => {
     const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
     if (!r.ok) throw r.error;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { createAnalyzer } from '../../server/engine/analysis/index.js';
 import { codePointToUtf16Offsets, segmentQuery, wordTokenIndices } from '../../server/model/segment.js';
-import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
+import { encodeQuery, encodeQueryWindows, loadTokenizer } from '../../server/model/tokenize.js';
 import { buildWeightedQueryAst, mergeNgrams, queryTextForWeighing } from '../../server/model/weighted-query.js';
 import { printIndri } from '../../grammar/print/indri.js';
 import type { NgramWeights } from '../../server/model/runtime.js';
@@ -56,6 +56,51 @@ describe('wordpiece alignment', () => {
     expect(enc.ids[4]).toBe(102);
     expect(enc.ngramTokens.slice(0, 3).every((t) => t.length > 0)).toBe(true);
     expect(enc.ngramTokens[5]).toEqual([]);
+  });
+
+  it('reads a query longer than the window in overlapping windows: every n-gram once, over exactly its own pieces', async () => {
+    const tokenizer = loadTokenizer(tokenizerFile);
+    // 300 words, many of several pieces: far past 128 wordpieces.
+    const vocabulary = ['aeroelastic', 'flutter', 'of', 'hypersonic', 'boundary', 'layers', 'the', 'unaffable', 'transition', 'heat'];
+    const text = Array.from({ length: 300 }, (_x, i) => vocabulary[(i * 7) % vocabulary.length] + (i % 13 === 0 ? 's' : '')).join(' ');
+    const q = segmentQuery(text, analyzer);
+    const full = await encodeQuery(tokenizer, q, 100_000);
+    expect(full.ids.length).toBeGreaterThan(400);
+    const windows = await encodeQueryWindows(tokenizer, q, 128);
+    expect(windows.length).toBeGreaterThan(3);
+    const seen = new Array(q.ngrams.length).fill(0);
+    for (const w of windows) {
+      expect(w.ids.length).toBeLessThanOrEqual(128);
+      expect(w.ids[0]).toBe(101);
+      expect(w.ids[w.ids.length - 1]).toBe(102);
+      w.ngrams.forEach((g, i) => {
+        seen[g]++;
+        // The pooled tokens are this n-gram's pieces, the same ids as in the whole query's encoding.
+        expect(w.ngramTokens[i].map((t) => w.ids[t])).toEqual(full.ngramTokens[g].map((t) => full.ids[t]));
+        expect(w.ngramTokens[i].every((t) => t > 0 && t < w.ids.length - 1)).toBe(true);
+      });
+    }
+    expect(seen.every((n) => n === 1)).toBe(true);
+    // Each n-gram is read away from its window's edges: at least a quarter window of context on both sides
+    // except at the query's own start and end.
+    const last = windows.length - 1;
+    windows.forEach((w, wi) =>
+      w.ngramTokens.forEach((toks) => {
+        if (wi > 0) expect(toks[0]).toBeGreaterThan(25);
+        if (wi < last) expect(toks[toks.length - 1]).toBeLessThan(128 - 25);
+      }),
+    );
+  });
+
+  it('a query that fits is one window, the same input as encodeQuery', async () => {
+    const tokenizer = loadTokenizer(tokenizerFile);
+    const q = segmentQuery('flutter of aeroelastic models in hypersonic flow', analyzer);
+    const [one, ...rest] = await encodeQueryWindows(tokenizer, q, 128);
+    expect(rest).toEqual([]);
+    const enc = await encodeQuery(tokenizer, q, 128);
+    expect(one.ids).toEqual(enc.ids);
+    expect(one.ngramTokens).toEqual(enc.ngramTokens);
+    expect(one.ngrams).toEqual(q.ngrams.map((_g, i) => i));
   });
 
   it('does not assign special tokens to any word', () => {

@@ -1,66 +1,86 @@
 /**
- * `querylens eval-model` (`npm run eval:model`): the measured effect of the term-weighting models,
- * laid out like the TW-BERT paper's Tables 2–3 (Samel et al., KDD 2023, §5): Uniform BM25,
- * DeepCT-Query, TW-BERT, BM25 + Bo1 and TW-BERT + Bo1 (§5.3) on Cranfield (225 queries) and
- * SciFact test (300 queries); MAP, nDCG@10, R@100 and R@1000, each with its relative change
- * against Uniform BM25 and a paired significance test (server/engine/eval/compare.ts).
+ * `querylens eval-model` (`npm run eval:model`): the measured effect of the weighting model, honestly
+ * (issue 16 item 3). For each of the seven training collections (CACM, SciFact train, Cranfield, ADI,
+ * LISA, TIME, NFCorpus dev) and the two reporting sets (SciFact test, NFCorpus test) it ranks every
+ * query with five systems: uniform BM25, the fixed phrase rule (every word 1, every adjacent pair `#1`
+ * at 0.25: phrase-rule.ts), BM25 + Bo1, the model, and the model + Bo1 (paper §5.3); it prints MAP and
+ * nDCG@10, and for each system per-query wins/losses and a paired test (t or randomisation, as
+ * `querylens compare`) against uniform BM25 and against the phrase rule.
  *
- * Every row is ranked by `rankQueries` (server/model/weighted-query.ts), the code behind `querylens search` (Terrier BM25, k1 1.2,
- * b 0.75, k3 8, top 1000; Bo1 3 feedback documents, 10 terms), so a row equals
- * `querylens search [--weights …] [--expand bo1]` followed by `querylens eval`. The runs pass
- * through their TREC text (formatRunLines → parseRun) as `eval` reads them. Indexes are built once
- * into a git-ignored cache (.cache/eval-model/ by default) and rebuilt when the corpus changes.
+ * Every row is ranked by `rankQueries` (server/model/weighted-query.ts), the code behind `querylens
+ * search` (Terrier BM25, k1 1.2, b 0.75, k3 8, top 1000; Bo1 3 feedback documents, 10 terms), so a row
+ * equals `querylens search [--weights …] [--expand bo1]` followed by `querylens eval`. The runs pass
+ * through their TREC text (formatRunLines → parseRun) as `eval` reads them. Indexes are built once per
+ * corpus into a cache outside the checkout (~/.cache/querylens/eval-model by default) and rebuilt when
+ * the corpus file changes.
+ *
+ * Which collections trained the model and which chose its knobs is read from config.json
+ * (`provenance`) and printed with the table: a figure on such a collection is not a held-out figure.
  */
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { cpus, hostname } from 'node:os';
+import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { SIGNIFICANCE_LEVEL, type Comparison } from '../../engine/eval/compare.js';
-import type { WeightModel } from '../../model/runtime.js';
+import type { Run } from '../../engine/eval/trec-files.js';
+import type { ModelProvenance, WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
 import type { QueryToRank } from '../../model/weighted-query.js';
 import { loadModelForCli, rankQueriesForCli } from './search.js';
 
+export type CollectionRole = 'training' | 'reporting';
+
 export interface CollectionSpec {
   name: string;
   label: string;
+  role: CollectionRole;
+  /** The corpus folder: collections that share a corpus (SciFact train and test) share one index. */
+  corpusName: string;
   corpus: string;
   queries: string;
   qrels: string;
 }
 
-/** The dev collections of the model (MODEL_CARD.md): never used for training. */
+/**
+ * The seven training collections (leave-one-collection-out rotates over them) and the two reporting
+ * sets, which never train or select anything (issue 16; model/MODEL_CARD.md).
+ */
 export function collectionSpecs(dataDir: string): Record<string, CollectionSpec> {
+  const spec = (name: string, label: string, role: CollectionRole, folder: string, queries: string, qrels: string): CollectionSpec => ({
+    name,
+    label,
+    role,
+    corpusName: folder,
+    corpus: join(dataDir, folder, 'corpus.jsonl'),
+    queries: join(dataDir, folder, queries),
+    qrels: join(dataDir, folder, qrels),
+  });
   return {
-    cranfield: {
-      name: 'cranfield',
-      label: 'Cranfield',
-      corpus: join(dataDir, 'cranfield', 'corpus.jsonl'),
-      queries: join(dataDir, 'cranfield', 'queries.tsv'),
-      qrels: join(dataDir, 'cranfield', 'qrels.txt'),
-    },
-    scifact: {
-      name: 'scifact',
-      label: 'SciFact test',
-      corpus: join(dataDir, 'scifact', 'corpus.jsonl'),
-      queries: join(dataDir, 'scifact', 'queries.test.tsv'),
-      qrels: join(dataDir, 'scifact', 'qrels.test.txt'),
-    },
+    cacm: spec('cacm', 'CACM', 'training', 'cacm', 'queries.tsv', 'qrels.txt'),
+    'scifact-train': spec('scifact-train', 'SciFact train', 'training', 'scifact', 'queries.train.tsv', 'qrels.train.txt'),
+    cranfield: spec('cranfield', 'Cranfield', 'training', 'cranfield', 'queries.tsv', 'qrels.txt'),
+    adi: spec('adi', 'ADI', 'training', 'adi', 'queries.tsv', 'qrels.txt'),
+    lisa: spec('lisa', 'LISA', 'training', 'lisa', 'queries.tsv', 'qrels.txt'),
+    time: spec('time', 'TIME', 'training', 'time', 'queries.tsv', 'qrels.txt'),
+    'nfcorpus-dev': spec('nfcorpus-dev', 'NFCorpus dev', 'training', 'nfcorpus-dev', 'queries.tsv', 'qrels.txt'),
+    'scifact-test': spec('scifact-test', 'SciFact test', 'reporting', 'scifact', 'queries.test.tsv', 'qrels.test.txt'),
+    'nfcorpus-test': spec('nfcorpus-test', 'NFCorpus test', 'reporting', 'nfcorpus', 'queries.tsv', 'qrels.txt'),
   };
 }
 
-/** The rows of Tables 2–3, in the paper's order. */
+/** The table's rows, baselines first. `weights` null = the query as written. */
 export const SYSTEMS = [
   { id: 'bm25', label: 'Uniform BM25', weights: null, bo1: false },
-  { id: 'deepct', label: 'DeepCT-Query', weights: 'deepct', bo1: false },
-  { id: 'twbert', label: 'TW-BERT', weights: 'twbert', bo1: false },
+  { id: 'phrase', label: 'Phrase rule', weights: 'phrase', bo1: false },
   { id: 'bm25-bo1', label: 'BM25 + Bo1', weights: null, bo1: true },
-  { id: 'twbert-bo1', label: 'TW-BERT + Bo1', weights: 'twbert', bo1: true },
+  { id: 'model', label: 'TW-BERT', weights: 'model', bo1: false },
+  { id: 'model-bo1', label: 'TW-BERT + Bo1', weights: 'model', bo1: true },
 ] as const;
+export type SystemId = (typeof SYSTEMS)[number]['id'];
 
-export const EVAL_MEASURES = ['map', 'ndcg_cut_10', 'recall_100', 'recall_1000'] as const;
-const MEASURE_LABELS: Record<string, string> = { map: 'MAP', ndcg_cut_10: 'nDCG@10', recall_100: 'R@100', recall_1000: 'R@1000' };
+export const EVAL_MEASURES = ['map', 'ndcg_cut_10'] as const;
+const MEASURE_LABELS: Record<string, string> = { map: 'MAP', ndcg_cut_10: 'nDCG@10' };
 
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -78,11 +98,17 @@ export function defaultDataDir(): string {
   return [join(root, '..', 'shared', 'data'), join(root, 'shared', 'data')].find((d) => existsSync(d)) ?? join(root, '..', 'shared', 'data');
 }
 
+/** Outside the checkout, so worktrees share the indexes: $XDG_CACHE_HOME (else ~/.cache)/querylens/eval-model. */
+export function defaultCacheDir(): string {
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'querylens', 'eval-model');
+}
+
 /** Opens the cached index of a corpus, building it first when missing or built from another corpus file. */
 export async function cachedIndex(spec: CollectionSpec, cacheDir: string, log: (s: string) => void) {
   const { buildIndex, openIndex, IndexError } = await import('../../engine/index/disk.js');
-  const dir = join(cacheDir, spec.name);
-  const stamp = join(cacheDir, `${spec.name}.source.json`);
+  const dir = join(cacheDir, spec.corpusName);
+  const stamp = join(cacheDir, `${spec.corpusName}.source.json`);
   const st = statSync(spec.corpus);
   const source = JSON.stringify({ corpus: resolve(spec.corpus), size: st.size, mtimeMs: st.mtimeMs });
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === source) {
@@ -96,14 +122,51 @@ export async function cachedIndex(spec: CollectionSpec, cacheDir: string, log: (
   mkdirSync(cacheDir, { recursive: true });
   const summary = await buildIndex([spec.corpus], dir, { profile: 'terrier' });
   writeFileSync(stamp, source);
-  log(`indexed ${spec.label}: ${summary.docs} documents in ${summary.seconds.toFixed(1)} s (${dir})`);
+  log(`indexed ${spec.corpusName}: ${summary.docs} documents in ${summary.seconds.toFixed(1)} s (${dir})`);
   return openIndex(dir);
+}
+
+/** How the evaluated model used a collection, from config.json `provenance`. */
+export type ModelUse = 'trained' | 'selected' | 'corpus';
+
+export function modelUses(spec: CollectionSpec, provenance: ModelProvenance | undefined): ModelUse[] {
+  if (!provenance) return [];
+  const uses: ModelUse[] = [];
+  if (provenance.trainedOn.includes(spec.name)) uses.push('trained');
+  if (provenance.selectedOn.includes(spec.name)) uses.push('selected');
+  if (!uses.length && (provenance.corporaRead ?? []).includes(spec.corpusName)) uses.push('corpus');
+  return uses;
+}
+
+/** One system against one baseline on one measure. */
+export interface PairedResult {
+  /** Relative change of the mean in percent; null when the baseline's mean is 0. */
+  changePercent: number | null;
+  p: number;
+  significant: boolean;
+  /** Queries where the system scores above / below / the same as the baseline. */
+  wins: number;
+  losses: number;
+  ties: number;
+}
+
+export interface SystemResult {
+  id: SystemId;
+  label: string;
+  /** Mean over the collection's judged queries, per measure. */
+  means: Record<string, number>;
+  /** Against uniform BM25 (null for BM25 itself) and against the phrase rule (null for BM25 and the rule). */
+  vsBm25: Record<string, PairedResult> | null;
+  vsPhrase: Record<string, PairedResult> | null;
 }
 
 export interface CollectionResult {
   collection: CollectionSpec;
+  /** How the evaluated model used this collection (empty: held out from everything). */
+  uses: ModelUse[];
   queries: number;
-  comparison: Comparison;
+  systems: SystemResult[];
+  testDescription: string;
   /** Seconds spent ranking each system's queries (model inference included). */
   seconds: Record<string, number>;
 }
@@ -115,7 +178,8 @@ export interface EvalModelOptions {
   /** Only the first n queries of each collection (a quick check); undefined = all. */
   limit?: number;
   test: 't' | 'randomization';
-  models: { twbert: WeightModel; deepct: WeightModel };
+  model: WeightModel;
+  phraseRule: WeightModel;
   log: (s: string) => void;
   /** Write each system's TREC run here (for `querylens eval`/`compare` by hand). */
   runsDir?: string;
@@ -124,8 +188,9 @@ export interface EvalModelOptions {
 export async function evaluateModels(options: EvalModelOptions): Promise<CollectionResult[]> {
   const { readQuerySource } = await import('../../../grammar/sources/index.js');
   const { formatRunLines } = await import('../../engine/search.js');
-  const { parseRun, readQrelsFile, compareRuns } = await import('../../engine/eval/index.js');
+  const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
   const specs = collectionSpecs(options.dataDir);
+  const provenance = options.model.config.models[options.model.name as 'twbert']?.provenance;
   const results: CollectionResult[] = [];
   for (const name of options.collections) {
     const spec = specs[name]!;
@@ -136,14 +201,14 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
     const source = readQuerySource(spec.queries);
     const entries = options.limit === undefined ? source.entries : source.entries.slice(0, options.limit);
     const queries: QueryToRank[] = entries.map((e) => ({ qid: e.qid, ast: e.result.ast, text: e.text }));
-    const runs = [];
+    const runs: Run[] = [];
     const seconds: Record<string, number> = {};
     for (const system of SYSTEMS) {
       const started = performance.now();
       const ranked = await rankQueriesForCli(reader, queries, {
         search: { scorer: 'bm25', k1: 1.2, b: 0.75, k3: 8, k: 1000 },
         expand: system.bo1 ? { method: 'bo1', fbDocs: 3, fbTerms: 10 } : undefined,
-        model: system.weights ? options.models[system.weights] : null,
+        model: system.weights === 'model' ? options.model : system.weights === 'phrase' ? options.phraseRule : null,
       });
       seconds[system.id] = (performance.now() - started) / 1000;
       const text = ranked.map((r) => formatRunLines(r.qid, r.hits, system.id)).join('');
@@ -156,37 +221,121 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
       runs.push(run);
       options.log(`${spec.label}: ${system.label} ranked ${queries.length} queries in ${seconds[system.id].toFixed(1)} s`);
     }
-    const comparison = compareRuns(runs, readQrelsFile(spec.qrels), { measures: [...EVAL_MEASURES], test: options.test });
-    results.push({ collection: spec, queries: comparison.queries.length, comparison, seconds });
+    const qrels = readQrelsFile(spec.qrels);
+    const measures = [...EVAL_MEASURES];
+    const compare = (baseline: number) => compareRuns([runs[baseline], ...runs.filter((_r, i) => i !== baseline)], qrels, { measures, test: options.test });
+    const byBm25 = compare(0);
+    const byPhrase = compare(1);
+    const qids = byBm25.queries;
+    const evaluated = runs.map((run) => evaluate(run, qrels, { measures }));
+    const paired = (c: Comparison, baseline: number, system: number): Record<string, PairedResult> => {
+      const col = c.runIds.indexOf(SYSTEMS[system].id);
+      return Object.fromEntries(
+        measures.map((m, mi) => {
+          const base = perQueryValues(evaluated[baseline], m, qids);
+          const mine = perQueryValues(evaluated[system], m, qids);
+          let wins = 0;
+          let losses = 0;
+          mine.forEach((v, q) => (v > base[q] ? wins++ : v < base[q] ? losses++ : 0));
+          const cell = c.cells[mi][col];
+          return [m, { changePercent: cell.changePercent, p: cell.p!, significant: cell.significant, wins, losses, ties: qids.length - wins - losses }];
+        }),
+      );
+    };
+    const systems = SYSTEMS.map((system, si): SystemResult => ({
+      id: system.id,
+      label: system.id.startsWith('model') ? system.label.replace('TW-BERT', modelLabel(options.model)) : system.label,
+      means: Object.fromEntries(measures.map((m, mi) => [m, byBm25.cells[mi][byBm25.runIds.indexOf(system.id)].mean])),
+      vsBm25: si === 0 ? null : paired(byBm25, 0, si),
+      vsPhrase: si <= 1 ? null : paired(byPhrase, 1, si),
+    }));
+    results.push({ collection: spec, uses: modelUses(spec, provenance), queries: qids.length, systems, testDescription: byBm25.testDescription, seconds });
   }
   return results;
 }
 
-function fixed4(x: number): string {
-  return x.toFixed(4);
+function modelLabel(model: WeightModel): string {
+  return model.name === 'deepct' ? 'DeepCT-Query' : 'TW-BERT';
 }
 
-/** The tables as markdown: one per collection, rows = systems, cells `mean (±change%)†`. */
+function signedPercent(x: number | null): string {
+  if (x === null) return 'n/a';
+  return `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}%`;
+}
+
+function formatP(p: number): string {
+  if (Number.isNaN(p)) return 'p n/a';
+  return p < 0.001 ? 'p<0.001' : `p=${p.toFixed(3)}`;
+}
+
+const USE_WORDS: Record<ModelUse, string> = { trained: 'trained on', selected: 'selected on', corpus: 'corpus read' };
+
+function collectionTitle(r: CollectionResult): string {
+  const uses = r.uses.map((u) => USE_WORDS[u]).join(', ');
+  return `${r.collection.label} (${r.queries} q, ${r.collection.role}${uses ? `; model ${uses}` : ''})`;
+}
+
+/**
+ * The tables as markdown: first one line per collection with each system's MAP change against uniform
+ * BM25 (and the mean over the training collections present), then per collection every system's MAP
+ * and nDCG@10 with wins/losses and the paired test against uniform BM25 and against the phrase rule.
+ */
 export function formatModelTables(results: readonly CollectionResult[], header: string[]): string {
   const out = [...header];
-  const test = results[0]?.comparison.testDescription ?? '';
-  out.push(`Relative change against Uniform BM25 in brackets; † = ${test}, p < ${SIGNIFICANCE_LEVEL}.`, '');
-  for (const r of results) {
-    const c = r.comparison;
-    out.push(`| ${r.collection.label} (${r.queries} q) | ${c.measures.map((m) => MEASURE_LABELS[m] ?? m).join(' | ')} |`);
-    out.push(`|---|${c.measures.map(() => '---').join('|')}|`);
-    SYSTEMS.forEach((system, si) => {
-      const cells = c.measures.map((_m, mi) => {
-        const cell = c.cells[mi][si];
-        if (si === 0) return fixed4(cell.mean);
-        const change = cell.changePercent === null ? 'n/a' : `${cell.changePercent >= 0 ? '+' : '−'}${Math.abs(cell.changePercent).toFixed(1)}%`;
-        return `${fixed4(cell.mean)} (${change})${cell.significant ? '†' : ''}`;
-      });
-      out.push(`| ${system.label} | ${cells.join(' | ')} |`);
+  const test = results[0]?.testDescription ?? '';
+  out.push(`† = ${test}, p < ${SIGNIFICANCE_LEVEL}. W/L = queries better / worse than the baseline (MAP).`, '');
+  if (!results.length) return out.join('\n');
+  const labels = results[0].systems.map((s) => s.label);
+
+  out.push(`| MAP change vs uniform BM25 | BM25 MAP | ${labels.slice(1).join(' | ')} |`);
+  out.push(`|---|---|${labels.slice(1).map(() => '---').join('|')}|`);
+  const summaryRow = (r: CollectionResult) =>
+    `| ${collectionTitle(r)} | ${r.systems[0].means.map.toFixed(4)} | ${r.systems
+      .slice(1)
+      .map((s) => `${signedPercent(s.vsBm25!.map.changePercent)}${s.vsBm25!.map.significant ? '†' : ''}`)
+      .join(' | ')} |`;
+  const training = results.filter((r) => r.collection.role === 'training');
+  for (const r of training) out.push(summaryRow(r));
+  if (training.length > 1) {
+    const means = labels.slice(1).map((_l, i) => {
+      const changes = training.map((r) => r.systems[i + 1].vsBm25!.map.changePercent ?? 0);
+      return signedPercent(changes.reduce((a, b) => a + b, 0) / changes.length);
     });
+    out.push(`| **mean of the ${training.length} training collections** | — | ${means.join(' | ')} |`);
+  }
+  for (const r of results.filter((x) => x.collection.role === 'reporting')) out.push(summaryRow(r));
+  out.push('');
+
+  for (const r of results) {
+    out.push(`| ${collectionTitle(r)} | ${EVAL_MEASURES.map((m) => MEASURE_LABELS[m]).join(' | ')} | vs BM25: W/L, MAP test | vs phrase rule: MAP change, W/L, test |`);
+    out.push(`|---|${EVAL_MEASURES.map(() => '---').join('|')}|---|---|`);
+    for (const s of r.systems) {
+      const cells = EVAL_MEASURES.map((m) => {
+        const v = s.means[m].toFixed(4);
+        const vs = s.vsBm25?.[m];
+        return vs ? `${v} (${signedPercent(vs.changePercent)})${vs.significant ? '†' : ''}` : v;
+      });
+      const b = s.vsBm25?.map;
+      const ph = s.vsPhrase?.map;
+      const vsBm25 = b ? `${b.wins}/${b.losses}, ${formatP(b.p)}` : '';
+      const vsPhrase = ph ? `${signedPercent(ph.changePercent)}${ph.significant ? '†' : ''}, ${ph.wins}/${ph.losses}, ${formatP(ph.p)}` : '';
+      out.push(`| ${s.label} | ${cells.join(' | ')} | ${vsBm25} | ${vsPhrase} |`);
+    }
     out.push('');
   }
   return out.join('\n');
+}
+
+/** What the header says about the evaluated model's data, from config.json `provenance`. */
+export function describeProvenance(provenance: ModelProvenance | undefined, labels: Record<string, string>): string {
+  if (!provenance) return 'config.json does not say which collections trained or selected this model: no figure below can be called held out.';
+  const names = (xs: string[]) => (xs.length ? xs.map((x) => labels[x] ?? x).join(', ') : 'none');
+  return (
+    `The model was trained on ${names(provenance.trainedOn)}; its knobs and checkpoint were selected on ${names(provenance.selectedOn)}` +
+    (provenance.corporaRead?.length ? `; its pre-training and features read the documents of ${provenance.corporaRead.join(', ')}` : '') +
+    (provenance.note ? ` (${provenance.note})` : '') +
+    '. A figure on such a collection is not a held-out figure.'
+  );
 }
 
 interface EvalModelCliOptions {
@@ -198,30 +347,33 @@ interface EvalModelCliOptions {
   out?: string;
   json?: boolean;
   runs?: string;
+  model: string;
   modelDir?: string;
   device: string;
 }
 
 export function registerEvalModel(program: Command): void {
+  const all = Object.keys(collectionSpecs(''));
   program
     .command('eval-model')
-    .description("The term-weighting models against uniform BM25 and Bo1 on the dev collections, as the TW-BERT paper's Tables 2–3 (markdown)")
-    .option('--data <dir>', 'folder with cranfield/ and scifact/ (default: QUERYLENS_DATA, else ../shared/data)')
-    .option('--cache <dir>', 'where the indexes are built and kept (default: .cache/eval-model in the checkout)')
-    .option('--collections <list>', 'comma-separated: cranfield, scifact', 'cranfield,scifact')
+    .description('The weighting model against uniform BM25, the phrase rule and Bo1 on the training and reporting collections (markdown)')
+    .option('--data <dir>', 'folder with the collections (default: QUERYLENS_DATA, else ../shared/data)')
+    .option('--cache <dir>', 'where the indexes are built and kept (default: $XDG_CACHE_HOME or ~/.cache, then querylens/eval-model)')
+    .option('--collections <list>', `comma-separated, of: ${all.join(', ')}`, all.join(','))
     .option('--queries <n>', 'only the first n queries of each collection (a quick check)')
     .option('-t, --test <name>', 'paired significance test: t or randomization', 't')
-    .option('-o, --out <file>', 'also write the markdown table to this file')
-    .option('--json', 'print the comparisons as JSON instead of markdown')
-    .option('--runs <dir>', 'also write every system\'s TREC run here')
+    .option('-o, --out <file>', 'also write the markdown tables to this file')
+    .option('--json', 'print the results as JSON instead of markdown')
+    .option('--runs <dir>', "also write every system's TREC run here")
+    .option('--model <name>', 'the model to evaluate: twbert or deepct', 'twbert')
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'model device: auto, cpu or cuda', 'auto')
     .action(async (opts: EvalModelCliOptions) => {
       const dataDir = opts.data ?? defaultDataDir();
-      const known = Object.keys(collectionSpecs(dataDir));
+      const specs = collectionSpecs(dataDir);
       const collections = opts.collections.split(',').map((s) => s.trim()).filter(Boolean);
-      if (!collections.length) throw new CliError('--collections needs at least one of cranfield, scifact');
-      for (const c of collections) if (!known.includes(c)) throw new CliError(`unknown collection '${c}' (expected ${known.join(', ')})`);
+      if (!collections.length) throw new CliError(`--collections needs at least one of ${all.join(', ')}`);
+      for (const c of collections) if (!specs[c]) throw new CliError(`unknown collection '${c}' (expected ${all.join(', ')})`);
       let limit: number | undefined;
       if (opts.queries !== undefined) {
         if (!/^\d+$/.test(opts.queries) || Number(opts.queries) === 0) throw new CliError(`--queries must be a positive integer, got '${opts.queries}'`);
@@ -229,39 +381,44 @@ export function registerEvalModel(program: Command): void {
       }
       const test = opts.test === 'randomisation' ? 'randomization' : opts.test;
       if (test !== 't' && test !== 'randomization') throw new CliError(`unknown --test '${opts.test}': use t or randomization`);
+      if (opts.model !== 'twbert' && opts.model !== 'deepct') throw new CliError(`unknown --model '${opts.model}' (expected twbert or deepct)`);
       const started = performance.now();
-      const twbert = await loadModelForCli('twbert', opts.modelDir, opts.device);
-      const deepct = await loadModelForCli('deepct', opts.modelDir, opts.device);
-      const log = (s: string) => console.error(`querylens: ${s}`);
+      const loaded = await loadModelForCli(opts.model, opts.modelDir, opts.device);
+      const { createPhraseRule } = await import('../../model/phrase-rule.js');
       const { expansionScaleOf } = await import('../../model/runtime.js');
-      const expansionScale = expansionScaleOf(twbert.model);
+      const log = (s: string) => console.error(`querylens: ${s}`);
+      const expansionScale = expansionScaleOf(loaded.model);
+      const provenance = loaded.model.config.models[opts.model]?.provenance;
       let results: CollectionResult[];
       try {
         results = await evaluateModels({
           dataDir,
-          cacheDir: opts.cache ?? join(repoRoot(), '.cache', 'eval-model'),
+          cacheDir: opts.cache ?? defaultCacheDir(),
           collections,
           limit,
           test,
-          models: { twbert: twbert.model, deepct: deepct.model },
+          model: loaded.model,
+          phraseRule: createPhraseRule(),
           log,
           runsDir: opts.runs,
         });
       } finally {
-        await twbert.model.dispose();
-        await deepct.model.dispose();
+        await loaded.model.dispose();
       }
       const wall = (performance.now() - started) / 1000;
       log(`done in ${wall.toFixed(1)} s`);
       const cpu = cpus();
+      const labels = Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]));
       const header = [
-        `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), model ${twbert.model.device}, ` +
-          `${twbert.dir}; ${wall.toFixed(0)} s in all.`,
-        'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; Bo1: 3 feedback documents, 10 terms; TW-BERT + Bo1: the model weighs the original and the Bo1 terms (paper §5.3)' +
+        `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), model ${opts.model} on ${loaded.model.device}, ` +
+          `${loaded.dir}; ${wall.toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
+        describeProvenance(provenance, labels),
+        'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; phrase rule: every word 1, every adjacent pair #1 at 0.25; Bo1: 3 feedback documents, 10 terms; ' +
+          'model + Bo1: the model weighs the original and the Bo1 terms (paper §5.3)' +
           (expansionScale === 1 ? '.' : `, the Bo1 terms' weights times its learned expansion factor ${expansionScale}.`),
       ];
       const text = opts.json
-        ? JSON.stringify(results.map((r) => ({ collection: r.collection.name, queries: r.queries, seconds: r.seconds, comparison: r.comparison })), (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n'
+        ? JSON.stringify({ header, results }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n'
         : formatModelTables(results, header);
       process.stdout.write(text);
       // --out is always the markdown table (also with --json on stdout): it is what goes into the README.

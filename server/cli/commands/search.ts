@@ -32,8 +32,8 @@ interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   queriesOut?: string;
 }
 
-export type WeightsChoice = 'none' | WeightModelName;
-export const WEIGHTS_CHOICES: readonly WeightsChoice[] = ['none', 'twbert', 'deepct'];
+export type WeightsChoice = 'none' | 'phrase' | WeightModelName;
+export const WEIGHTS_CHOICES: readonly WeightsChoice[] = ['none', 'phrase', 'twbert', 'deepct'];
 
 /**
  * rankQueries (server/model/weighted-query.ts) with the model's failures as one-line CLI errors.
@@ -77,7 +77,7 @@ export function registerSearch(program: Command): void {
     .option('--expand <method>', 'pseudo-relevance feedback before the final ranking: bo1 or rm3')
     .option('--fb-docs <n>', 'feedback documents (default 3 for bo1, 10 for rm3)')
     .option('--fb-terms <n>', 'expansion terms (default 10)')
-    .option('--weights <model>', 'term weights: none (the query as written), twbert or deepct (the model weighs the query\'s words; with --expand bo1 also the expansion terms)', 'none')
+    .option('--weights <model>', 'term weights: none (the query as written), phrase (the fixed rule: every word 1, every adjacent pair #1 at 0.25), twbert or deepct (the model weighs the query\'s words; with --expand bo1 also the expansion terms)', 'none')
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines');
@@ -88,7 +88,8 @@ export function registerSearch(program: Command): void {
     if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1|rm3');
     const weights = parseWeightsOption(opts.weights);
     if (weights !== 'none' && opts.expand === 'rm3') throw new CliError(`--weights ${weights} combines with --expand bo1 only (paper §5.3), not rm3`);
-    if (weights === 'none' && (opts.modelDir !== undefined || opts.device !== 'auto')) throw new CliError('--model-dir and --device need --weights twbert|deepct');
+    if (weights === 'phrase' && opts.expand !== undefined) throw new CliError('--weights phrase is a fixed rule for the query\'s own words; it does not combine with --expand');
+    if ((weights === 'none' || weights === 'phrase') && (opts.modelDir !== undefined || opts.device !== 'auto')) throw new CliError('--model-dir and --device need --weights twbert|deepct');
     const expand = opts.expand
       ? { method: opts.expand as 'bo1' | 'rm3', fbDocs: countOption('--fb-docs', opts.fbDocs, false), fbTerms: countOption('--fb-terms', opts.fbTerms, true) }
       : undefined;
@@ -103,7 +104,8 @@ export function registerSearch(program: Command): void {
     if (problems.length) process.stderr.write(problems.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
     if (problems.some((d) => d.severity === 'error')) process.exitCode = 1;
 
-    const loaded = weights === 'none' ? null : await loadModelForCli(weights, opts.modelDir, opts.device);
+    const loaded =
+      weights === 'none' ? null : weights === 'phrase' ? { model: (await import('../../model/phrase-rule.js')).createPhraseRule() } : await loadModelForCli(weights, opts.modelDir, opts.device);
     const queryLines: string[] = [];
     try {
       const queries = source.entries.map((e) => ({ qid: e.qid, ast: e.result.ast, text: e.text }));

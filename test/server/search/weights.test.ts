@@ -133,7 +133,7 @@ describe('querylens search --weights', () => {
 
   it('bad choices and a missing model are one clear line and a non-zero exit', async () => {
     const cases: [string[], RegExp][] = [
-      [['--weights', 'bert'], /unknown --weights 'bert' \(expected none, twbert, deepct\)/],
+      [['--weights', 'bert'], /unknown --weights 'bert' \(expected none, phrase, twbert, deepct\)/],
       [['--weights', 'twbert', '--expand', 'rm3'], /--weights twbert combines with --expand bo1 only/],
       [['--weights', 'twbert', '--device', 'tpu'], /unknown --device 'tpu'/],
       [['--model-dir', work], /--model-dir and --device need --weights/],
