@@ -28,6 +28,8 @@ export interface DiagnosticDataByCode {
   'indri/needs-base64': { encoded: string; quote: boolean };
   /** Lucene `and` / `or` / `not` between two clauses: replace `range` by `replacement` (AND / OR / NOT). */
   'lucene/lowercase-operator': { replacement: string };
+  /** A line `12   query` (spaces where a TAB was meant): replace the file range `spaces` by a TAB to make `qid` the query id. */
+  'source/spaces-after-qid': { qid: string; spaces: SourceRange };
 }
 
 /** Result of every parse: total, never throws. */

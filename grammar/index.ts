@@ -34,6 +34,7 @@ export {
   parseQuerySafely,
   positionAt,
   QuerySourceError,
+  readLineFile,
   readQuerySource,
   sourceDiagnostics,
   type IndriParameters,

@@ -1,5 +1,5 @@
 import type { Dialect, SourceRange } from '../ast.js';
-import type { QueryDiagnostic, Severity } from '../diagnostics.js';
+import type { ParseResult, QueryDiagnostic, Severity } from '../diagnostics.js';
 import { parseQuerySafely } from './parse-query.js';
 import { mapEndToFile, mapToFile, positionAt, type OffsetMap } from './positions.js';
 import type { QueryEntry, SourceDiagnostic } from './types.js';
@@ -8,11 +8,22 @@ import type { QueryEntry, SourceDiagnostic } from './types.js';
  * Parses `text` and records where it sits in the file. `lineHint`: the line the caller
  * expects the text to start on (checked, so a wrong hint only costs the binary search).
  */
-export function makeEntry(qid: string, text: string, map: OffsetMap, dialect: Dialect, starts: readonly number[], lineHint = -1): QueryEntry {
+export function makeEntry(
+  qid: string,
+  text: string,
+  map: OffsetMap,
+  dialect: Dialect,
+  starts: readonly number[],
+  lineHint = -1,
+  parse: QueryParser = parseQuerySafely,
+): QueryEntry {
   const offset = mapToFile(map, 0);
   const line = lineOf(starts, offset, lineHint);
-  return { qid, text, dialect, line, column: offset - starts[line], offset, map, result: parseQuerySafely(text, dialect) };
+  return { qid, text, dialect, line, column: offset - starts[line], offset, map, result: parse(text, dialect) };
 }
+
+/** How a query text becomes a parse result: `parseQuerySafely`, or a caller's cache of it (the editor's). */
+export type QueryParser = (text: string, dialect: Dialect) => ParseResult;
 
 /** A diagnostic at file offsets [start, end). */
 export function fileDiagnostic(
@@ -91,8 +102,11 @@ export function duplicateQidDiagnostics(
   // array indices there, without hashing (half the time of a Map for 10,000 qids).
   const first: Record<string, QueryEntry | undefined> = Object.create(null);
   const out: SourceDiagnostic[] = [];
+  // Written ids first: only they can be "used again"; an implied id (a line number) is never
+  // reported as a duplicate of anything, but one that collides with a written id is pointed out.
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
+    if (entry.implicitQid) continue;
     const seen = first[entry.qid];
     if (!seen) {
       first[entry.qid] = entry;
@@ -110,5 +124,21 @@ export function duplicateQidDiagnostics(
       ),
     );
   }
+  for (const entry of entries) {
+    if (!entry.implicitQid) continue;
+    const written = first[entry.qid];
+    if (!written) continue;
+    out.push(
+      fileDiagnostic(
+        starts,
+        'source/implied-qid-clash',
+        'warning',
+        `This query has no id, so it is numbered ${entry.qid} after its line, which line ${written.line + 1} uses as its written id; runs would mix the two. Give it an id of its own ('qid<TAB>query').`,
+        { start: entry.offset, end: entry.offset + entry.text.length },
+        entry.qid,
+      ),
+    );
+  }
+  out.sort((a, b) => a.range.start - b.range.start);
   return out;
 }

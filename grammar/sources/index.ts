@@ -27,7 +27,8 @@ import type { QueryDiagnostic } from '../diagnostics.js';
 import type { QueryEntry, QuerySourceResult, SourceDiagnostic, SourceFormat, TopicField } from './types.js';
 
 export type { IndriParameters, QueryEntry, QuerySourceResult, SourceDiagnostic, SourceFormat, TopicField } from './types.js';
-export { COMMENT_PREFIX, isCommentLine } from './line-file.js';
+export { COMMENT_PREFIX, isCommentLine, readLineFile } from './line-file.js';
+export type { QueryParser } from './entries.js';
 export { mapEndToFile, mapToFile, positionAt, lineStarts, type OffsetMap } from './positions.js';
 export { parseQuery, parseQuerySafely, type ParseQueryOptions } from './parse-query.js';
 

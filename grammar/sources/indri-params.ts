@@ -203,6 +203,7 @@ export function readIndriParameters(
       return;
     }
     const entry = makeEntry(qid, body.text, body.map, 'indri', starts);
+    if (!number || !plainText(number)) entry.implicitQid = true;
     const extra: NonNullable<QueryEntry['extra']> = {};
     if (kind) extra.type = kind;
     const ws = q.children.filter((c) => c.name === 'workingSetDocno').map(plainText);

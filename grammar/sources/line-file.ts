@@ -13,7 +13,9 @@
  *   line is a topic.
  */
 import type { Dialect, SourceRange } from '../ast.js';
-import { duplicateQidDiagnostics, fileDiagnostic, makeEntry } from './entries.js';
+import type { DiagnosticDataByCode } from '../diagnostics.js';
+import { duplicateQidDiagnostics, fileDiagnostic, makeEntry, type QueryParser } from './entries.js';
+import { parseQuerySafely } from './parse-query.js';
 import { identityMap, type OffsetMap } from './positions.js';
 import type { QueryEntry, SourceDiagnostic } from './types.js';
 
@@ -45,11 +47,20 @@ function simpleQidTab(text: string, lineStart: number, lineEnd: number): number 
   return i;
 }
 
+/** A number, then spaces, then the query: what `qid<TAB>query` becomes in an editor that inserts spaces for TAB. */
+const SPACED_QID = /^([0-9]+)( +)(?=\S)/;
+
+/**
+ * Reads a one-query-per-line file. `parse` turns each query text into its parse result
+ * (`parseQuerySafely` by default; the language server passes its cache so an edit re-parses
+ * only the queries whose text changed).
+ */
 export function readLineFile(
   text: string,
   dialect: Dialect,
   starts: readonly number[],
   allowComments: boolean,
+  parse: QueryParser = parseQuerySafely,
 ): { entries: QueryEntry[]; diagnostics: SourceDiagnostic[] } {
   const entries: QueryEntry[] = [];
   const diagnostics: SourceDiagnostic[] = [];
@@ -101,7 +112,20 @@ export function readLineFile(
       );
       continue;
     }
-    if (qidStart < 0 && dialect === 'text') {
+    const spaced = qidStart < 0 ? SPACED_QID.exec(query) : null;
+    if (spaced) {
+      const spaces = { start: queryOffset + spaced[1].length, end: queryOffset + spaced[1].length + spaced[2].length };
+      const d = fileDiagnostic(
+        starts,
+        'source/spaces-after-qid',
+        'warning',
+        `'${spaced[1]}' followed by spaces is read as part of the query, and the line is numbered ${qid}; if '${spaced[1]}' is the query id, separate it with a TAB.`,
+        { start: queryOffset, end: spaces.end },
+        qid,
+      );
+      d.data = { qid: spaced[1], spaces } satisfies DiagnosticDataByCode['source/spaces-after-qid'];
+      diagnostics.push(d);
+    } else if (qidStart < 0 && dialect === 'text') {
       diagnostics.push(
         fileDiagnostic(
           starts,
@@ -114,7 +138,9 @@ export function readLineFile(
       );
     }
     const map: OffsetMap = identityMap(queryOffset);
-    entries.push(makeEntry(qid, query, map, dialect, starts, lineNo));
+    const entry = makeEntry(qid, query, map, dialect, starts, lineNo, parse);
+    if (qidStart < 0) entry.implicitQid = true;
+    entries.push(entry);
     qidStarts.push(qidStart);
   }
   const qidRangeOf = (entry: QueryEntry, i: number): SourceRange | undefined =>

@@ -10,6 +10,12 @@ export type TopicField = 'title' | 'desc' | 'narr';
 /** One query read from a file. */
 export interface QueryEntry {
   qid: string;
+  /**
+   * True when the file gives this query no id and `qid` is implied (its line number, or its position in
+   * a parameter file). Such a query is never judged against a topic of that number unless the user
+   * binds it explicitly, and its id is never reported as a duplicate.
+   */
+  implicitQid?: true;
   /** The query text handed to the parser (entities decoded, topic fields joined). */
   text: string;
   dialect: Dialect;

@@ -32,6 +32,14 @@ const DATA_GUARDS: { [C in FixableCode]: (d: unknown) => d is DiagnosticDataByCo
     isRecord(d) && typeof d.encoded === 'string' && typeof d.quote === 'boolean',
   'lucene/lowercase-operator': (d): d is DiagnosticDataByCode['lucene/lowercase-operator'] =>
     isRecord(d) && typeof d.replacement === 'string' && /^(AND|OR|NOT)$/.test(d.replacement),
+  'source/spaces-after-qid': (d): d is DiagnosticDataByCode['source/spaces-after-qid'] =>
+    isRecord(d) &&
+    typeof d.qid === 'string' &&
+    /^[0-9]+$/.test(d.qid) &&
+    isRecord(d.spaces) &&
+    Number.isInteger(d.spaces.start) &&
+    Number.isInteger(d.spaces.end) &&
+    (d.spaces.start as number) < (d.spaces.end as number),
 };
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -91,6 +99,16 @@ export function quickFixFor(doc: QueryDocument, diagnostic: Diagnostic): CodeAct
       edit = { range: diagnostic.range, newText: data.replacement };
       break;
     }
+    case 'source/spaces-after-qid': {
+      const data = diagnostic.data;
+      if (!DATA_GUARDS[code](data)) return null;
+      // The spaces must still be spaces (the data comes back from the client, maybe after edits).
+      const spaces = doc.document.getText().slice(data.spaces.start, data.spaces.end);
+      if (!/^ +$/.test(spaces)) return null;
+      title = `Make '${data.qid}' the query id (a TAB instead of the spaces)`;
+      edit = { range: { start: doc.document.positionAt(data.spaces.start), end: doc.document.positionAt(data.spaces.end) }, newText: '\t' };
+      break;
+    }
     default: {
       // A new code in DiagnosticDataByCode without a case here fails to compile.
       const unhandled: never = code;
@@ -101,7 +119,10 @@ export function quickFixFor(doc: QueryDocument, diagnostic: Diagnostic): CodeAct
   return { title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: workspaceEdit };
 }
 
-/** "Convert to <other dialect>": writes (or overwrites) the sibling file with the conversion. */
+/**
+ * "Convert to <other dialect>": creates a new sibling file with the conversion. It never replaces a
+ * file: the name is one that does not exist yet, and the create refuses if one appears meanwhile.
+ */
 export function convertAction(doc: QueryDocument, resourceOperations: boolean): CodeAction | null {
   const to = otherDialect(doc.dialect);
   if (!to || !resourceOperations || doc.source.entries.length === 0) return null;
@@ -115,7 +136,7 @@ export function convertAction(doc: QueryDocument, resourceOperations: boolean): 
     kind: CONVERT_ACTION_KIND,
     edit: {
       documentChanges: [
-        { kind: 'create', uri: target, options: { overwrite: true } },
+        { kind: 'create', uri: target, options: { overwrite: false, ignoreIfExists: false } },
         { textDocument: { uri: target, version: null }, edits: [{ range: everything, newText: result.text }] },
       ],
     },

@@ -4,6 +4,8 @@
  * the target dialect; every approximation the translator reports is written as a `//`
  * comment line above its query, so the user sees what changed in meaning.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { type Dialect, hasErrors, COMMENT_PREFIX, translate } from '../../grammar/index.js';
 import { fileNameOf, type QueryDocument } from './documents.js';
 
@@ -60,14 +62,20 @@ export function convertDocument(doc: QueryDocument, to: ConvertTarget): ConvertR
 }
 
 /** The sibling file the conversion is written to: same name, target extension. */
-export function siblingUri(uri: string, to: ConvertTarget): string | null {
+export function siblingUri(uri: string, to: ConvertTarget, exists: (path: string) => boolean = existsSync): string | null {
   if (!uri.startsWith('file:')) return null;
   const url = new URL(uri);
   const name = url.pathname.split('/').pop() ?? '';
   const dot = name.lastIndexOf('.');
   const stem = dot > 0 ? name.slice(0, dot) : name;
-  url.pathname = url.pathname.slice(0, url.pathname.length - name.length) + `${stem}.${to}`;
-  return url.toString();
+  const folder = url.pathname.slice(0, url.pathname.length - name.length);
+  // Never over a file that exists: `queries.lucene`, else `queries.converted.lucene`, `queries.converted-2.lucene`, …
+  for (let n = 1; n <= 1000; n++) {
+    const candidate = n === 1 ? `${stem}.${to}` : n === 2 ? `${stem}.converted.${to}` : `${stem}.converted-${n - 1}.${to}`;
+    url.pathname = folder + candidate;
+    if (!exists(fileURLToPath(url))) return url.toString();
+  }
+  return null;
 }
 
 /** Short human summary used in action titles and notifications. */

@@ -9,20 +9,16 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
   childrenOf,
   detectFormat,
-  isCommentLine,
   lineStarts,
   mapToFile,
   parseQueryFile,
   parseQuerySafely,
-  positionAt,
+  readLineFile,
   type Dialect,
   type ParseResult,
   type QueryEntry,
   type QueryNode,
   type QuerySourceResult,
-  type Severity,
-  type SourceDiagnostic,
-  type SourceRange,
 } from '../../grammar/index.js';
 
 /** The LSP language ids the server handles, one per dialect. */
@@ -82,8 +78,6 @@ export class QueryDocuments {
  */
 export type ParseMemo = Map<string, ParseResult>;
 
-const WHITESPACE = /\s/;
-
 function memoKey(dialect: Dialect, text: string): string {
   return `${dialect}\0${text}`;
 }
@@ -93,13 +87,6 @@ export function memoOf(source: QuerySourceResult): ParseMemo {
   const memo: ParseMemo = new Map();
   for (const entry of source.entries) memo.set(memoKey(entry.dialect, entry.text), entry.result);
   return memo;
-}
-
-/** A file-level diagnostic at file offsets [start, end), placed like grammar/sources places its own. */
-function placedDiagnostic(starts: readonly number[], code: string, message: string, range: SourceRange, severity: Severity, qid: string): SourceDiagnostic {
-  const s = positionAt(starts, range.start);
-  const e = positionAt(starts, range.end);
-  return { code, severity, message, range, line: s.line, column: s.column, endLine: e.line, endColumn: e.column, qid };
 }
 
 /**
@@ -124,85 +111,20 @@ export function parseQueryFileIncremental(
     const source = parseQueryFile(text, dialect, fileName);
     return { source, memo: new Map(), reparsed: source.entries.length };
   }
-  const allowComments = format === 'lines';
-  const starts = lineStarts(body);
   const memo: ParseMemo = new Map();
   let reparsed = 0;
-  const entries: QueryEntry[] = [];
-  const diagnostics: SourceDiagnostic[] = [];
-  const qidRanges = new Map<QueryEntry, SourceRange>();
-  for (let lineNo = 0; lineNo < starts.length; lineNo++) {
-    const lineStart = starts[lineNo]!;
-    let lineEnd = lineNo + 1 < starts.length ? starts[lineNo + 1]! - 1 : body.length;
-    if (lineEnd > lineStart && body.charCodeAt(lineEnd - 1) === 13) lineEnd--; // CRLF
-    const line = body.slice(lineStart, lineEnd);
-    if (line.trim() === '') continue;
-    if (allowComments && isCommentLine(line)) continue;
-
-    let qid = String(lineNo + 1);
-    let qidRange: SourceRange | undefined;
-    let queryStart = 0;
-    const tab = line.indexOf('\t');
-    if (tab !== -1) {
-      const head = line.slice(0, tab).trim();
-      if (head !== '' && !WHITESPACE.test(head)) {
-        qid = head;
-        const lead = line.indexOf(head);
-        qidRange = { start: lineStart + lead, end: lineStart + lead + head.length };
-        queryStart = tab + 1;
-      }
-    }
-    const rest = line.slice(queryStart);
-    const lead = rest.length - rest.trimStart().length;
-    const query = rest.trim();
-    const queryOffset = lineStart + queryStart + lead;
-    if (query === '') {
-      diagnostics.push(placedDiagnostic(starts, 'source/empty-query', `Query '${qid}' has an id but no text.`, qidRange ?? { start: lineStart, end: lineEnd }, 'warning', qid));
-      continue;
-    }
-    if (qidRange === undefined && dialect === 'text') {
-      diagnostics.push(
-        placedDiagnostic(
-          starts,
-          'source/missing-qid',
-          `This line has no 'qid<TAB>' prefix; it is numbered ${qid} after its line.`,
-          { start: queryOffset, end: queryOffset + query.length },
-          'warning',
-          qid,
-        ),
-      );
-    }
-    const key = memoKey(dialect, query);
+  // The grammar's own line-file reader, with this document's cache as its parser.
+  const parse = (query: string, queryDialect: Dialect): ParseResult => {
+    const key = memoKey(queryDialect, query);
     let result = memo.get(key) ?? previous?.get(key);
     if (!result) {
-      result = parseQuerySafely(query, dialect);
+      result = parseQuerySafely(query, queryDialect);
       reparsed++;
     }
     memo.set(key, result);
-    // The line is known, so the column is a subtraction (no search over line starts).
-    const entry: QueryEntry = { qid, text: query, dialect, line: lineNo, column: queryOffset - lineStart, offset: queryOffset, map: { text: [0], file: [queryOffset] }, result };
-    if (qidRange) qidRanges.set(entry, qidRange);
-    entries.push(entry);
-  }
-  // Duplicate qids: reported at the second and later occurrences (grammar/sources entries.ts).
-  const first = new Map<string, QueryEntry>();
-  for (const entry of entries) {
-    const seen = first.get(entry.qid);
-    if (!seen) {
-      first.set(entry.qid, entry);
-      continue;
-    }
-    diagnostics.push(
-      placedDiagnostic(
-        starts,
-        'source/duplicate-qid',
-        `Query id '${entry.qid}' is used again (first on line ${seen.line + 1}); runs and trec_eval key results by query id.`,
-        qidRanges.get(entry) ?? { start: entry.offset, end: entry.offset },
-        'error',
-        entry.qid,
-      ),
-    );
-  }
+    return result;
+  };
+  const { entries, diagnostics } = readLineFile(body, dialect, lineStarts(body), format === 'lines', parse);
   return { source: { file: fileName, format, text: body, dialect, entries, diagnostics }, memo, reparsed };
 }
 

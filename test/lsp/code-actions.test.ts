@@ -3,6 +3,9 @@
  * diagnostic's typed data), and the Indri ↔ Lucene conversion.
  */
 import type { CodeAction, Diagnostic, TextDocumentEdit, TextEdit, WorkspaceEdit } from 'vscode-languageserver';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyEdits, freshUri, TestClient } from './harness.js';
 
@@ -59,6 +62,10 @@ describe('quick fixes', () => {
     await check('lucene', '1\tcat and dog', 'lucene/lowercase-operator', '1\tcat AND dog', /Use the operator AND/);
   });
 
+  it('turns the spaces after a leading number into a TAB, making the number the query id', async () => {
+    await check('indri', '// c\n12   #combine( heat flow )', 'source/spaces-after-qid', '// c\n12\t#combine( heat flow )', /Make '12' the query id/);
+  });
+
   it('builds the fix from data alone: a diagnostic with unusable data gets no fix', async () => {
     const uri = freshUri('indri');
     const text = '1\t#combine( a';
@@ -85,6 +92,25 @@ describe('convert', () => {
     expect(written).toMatch(/^1\twhite\^2 house$/m);
     expect(written).toMatch(/^\/\/ 2: /m);
     expect(written).toMatch(/^2\t/m);
+  });
+
+  it('never replaces an existing file: it creates the next free name, and the create refuses to overwrite', async () => {
+    const uri = freshUri('indri', 'file');
+    const existing = fileURLToPath(uri.replace(/\.indri$/, '.lucene'));
+    mkdirSync(dirname(existing), { recursive: true });
+    writeFileSync(existing, '// hand-written, must survive\n1\t+keep -me\n');
+    try {
+      const text = '1\t#weight( 2.0 white 1.0 house )';
+      client.open(uri, 'indri', text);
+      await client.diagnosticsFor(uri);
+      const [convert] = await actionsFor(uri, text, [], ['source.convert']);
+      const create = (convert.edit as WorkspaceEdit).documentChanges![0] as { kind: string; uri: string; options: Record<string, boolean> };
+      expect(create.uri).toBe(uri.replace(/\.indri$/, '.converted.lucene'));
+      expect(create.options).toEqual({ overwrite: false, ignoreIfExists: false });
+      expect(convert.title).toContain('.converted.lucene');
+    } finally {
+      rmSync(existing, { force: true });
+    }
   });
 
   it('answers querylens/convert with the whole file for clients without file creation', async () => {

@@ -134,6 +134,58 @@ describe('diagnostic positions', () => {
   });
 });
 
+describe('implied query ids', () => {
+  it('a line without an id is numbered after its line, marked implied, and never a duplicate', () => {
+    // Line 2 has no id and is numbered 2; line 3's written id 2 is not "used again".
+    const source = parseQueryFile('1\ta\nb\n2\tc\n', 'indri', 'q.indri');
+    expect(source.entries.map((e) => [e.qid, e.implicitQid ?? false])).toEqual([
+      ['1', false],
+      ['2', true],
+      ['2', false],
+    ]);
+    expect(source.diagnostics.filter((d) => d.code === 'source/duplicate-qid')).toEqual([]);
+    const clash = source.diagnostics.filter((d) => d.code === 'source/implied-qid-clash');
+    expect(clash).toHaveLength(1);
+    expect(clash[0]).toMatchObject({ line: 1, column: 0, qid: '2' });
+    expect(clash[0].message).toContain('line 3');
+  });
+
+  it('two lines without ids never clash, and written ids still do', () => {
+    const source = parseQueryFile('a\nb\n7\tc\n7\td\n', 'lucene', 'q.lucene');
+    expect(source.diagnostics.map((d) => d.code)).toEqual(['source/duplicate-qid']);
+    expect(source.diagnostics[0].line).toBe(3);
+  });
+
+  it('an Indri parameter query without <number> has an implied id', () => {
+    const source = parseQueryFile('<parameters><query><text>a</text></query><query><number>9</number><text>b</text></query></parameters>', 'indri', 'p.xml');
+    expect(source.entries.map((e) => [e.qid, e.implicitQid ?? false])).toEqual([
+      ['0', true],
+      ['9', false],
+    ]);
+  });
+});
+
+describe('a number followed by spaces (an editor that inserts spaces for TAB)', () => {
+  it('is a warning with the spaces to replace by a TAB as typed data', () => {
+    const text = '// c\n12   heat transfer\n13\tok\n';
+    const source = parseQueryFile(text, 'indri', 'q.indri');
+    const [d] = source.diagnostics.filter((x) => x.code === 'source/spaces-after-qid');
+    expect(d).toMatchObject({ severity: 'warning', line: 1, column: 0, data: { qid: '12' } });
+    const { spaces } = d.data as { spaces: { start: number; end: number } };
+    expect(text.slice(spaces.start, spaces.end)).toBe('   ');
+    // After the fix the line has a written id.
+    const fixed = text.slice(0, spaces.start) + '\t' + text.slice(spaces.end);
+    const after = parseQueryFile(fixed, 'indri', 'q.indri');
+    expect(after.entries.map((e) => e.qid)).toEqual(['12', '13']);
+    expect(after.diagnostics).toEqual([]);
+  });
+
+  it('is not reported for a written id, a query that starts with a word, or a lone number', () => {
+    const source = parseQueryFile('5\t12 heat\nheat 12\n42\n', 'indri', 'q.indri');
+    expect(source.diagnostics.filter((x) => x.code === 'source/spaces-after-qid')).toEqual([]);
+  });
+});
+
 describe('comment lines', () => {
   it('are skipped in .indri and .lucene files but are topics in .tsv', () => {
     const text = '// note\n1\tx\n';
