@@ -21,7 +21,7 @@ import { SHOW_RESULTS_COMMAND } from './protocol.js';
 import type { IndexActivity } from '../engine.js';
 import type { EngineContext } from './context.js';
 import { runnable, runQueryAst } from './ranking.js';
-import type { EngineSession } from './session.js';
+import { judgedQid, type EngineSession } from './session.js';
 
 const TITLE_CHARS = 60;
 
@@ -31,7 +31,7 @@ function shorten(text: string, n: number): string {
 }
 
 /** The lens title of one query (without the qid-specific metric when no qrels judge it). */
-export function lensTitle(session: EngineSession, qid: string, entryAst: Parameters<typeof runQueryAst>[1]): string {
+export function lensTitle(session: EngineSession, qid: string | null, entryAst: Parameters<typeof runQueryAst>[1]): string {
   const result = runQueryAst(session, entryAst, 10);
   const parts = [`▶ ${result.matchedDocs.toLocaleString('en-US')} result${result.matchedDocs === 1 ? '' : 's'}`];
   const metrics = session.metrics(qid, result.hits, ['ndcg_cut_10']);
@@ -48,10 +48,10 @@ export async function previewLenses(session: EngineSession, doc: QueryDocument, 
     if (token.isCancellationRequested) return [];
     if (!runnable(entry)) continue;
     // The qid is part of the key: the same text under another qid has other judgements.
-    const key = `${entry.qid}\0${entry.dialect}\0${entry.text}`;
+    const key = `${judgedQid(entry) ?? '\0implied'}\0${entry.dialect}\0${entry.text}`;
     let title = cache.get(key);
     if (title === undefined) {
-      title = lensTitle(session, entry.qid, entry.result.ast);
+      title = lensTitle(session, judgedQid(entry), entry.result.ast);
       cache.set(key, title);
     }
     const start = rangeInFile(doc, entry, 0, 0).start;

@@ -58,7 +58,7 @@ import {
 } from './protocol.js';
 import type { EngineContext } from './context.js';
 import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
-import { PREVIEW_MEASURES, type EngineSession } from './session.js';
+import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
 import { modelQuery, weighCached } from './weights.js';
 
@@ -111,7 +111,7 @@ export async function preview(context: EngineContext, params: PreviewParams, tok
       snippet: snippetOf(session, documentText(session, h.doc), terms),
       score: h.score,
       ...(params.explain === false ? {} : { explanation: explain(session.reader, ast, h.doc, session.options) }),
-      relevance: session.relevance(entry.qid, h.docno),
+      relevance: session.relevance(judgedQid(entry), h.docno),
     });
   }
   await step(context.documents, doc, token);
@@ -122,7 +122,7 @@ export async function preview(context: EngineContext, params: PreviewParams, tok
     version: doc.version,
     matchedDocs: result.matchedDocs,
     hits,
-    metrics: session.metrics(entry.qid, result.hits),
+    metrics: session.metrics(judgedQid(entry), result.hits),
     warnings: result.warnings.map((w) => ({ code: w.code, message: w.message })),
     scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
   };
@@ -145,11 +145,11 @@ export async function explainDocument(context: EngineContext, params: ExplainPar
     rank: at >= 0 ? at + 1 : null,
     score: explanation.matched === false ? null : explanation.value,
     explanation,
-    relevance: session.relevance(entry.qid, params.docno),
+    relevance: session.relevance(judgedQid(entry), params.docno),
   };
 }
 
-function variant(session: EngineSession, qid: string, name: string, query: string, hits: readonly SearchHit[], k: number): RankedVariant {
+function variant(session: EngineSession, qid: string | null, name: string, query: string, hits: readonly SearchHit[], k: number): RankedVariant {
   return {
     name,
     query,
@@ -194,7 +194,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
       if (loaded.model.notices.length) notes.push(...loaded.model.notices);
     }
   }
-  const variants = lists.map((l) => variant(session, entry.qid, l.name, l.query, l.hits, k));
+  const variants = lists.map((l) => variant(session, judgedQid(entry), l.name, l.query, l.hits, k));
 
   const rankMaps = lists.map((l) => new Map(l.hits.map((h, i) => [h.docno, i + 1])));
   const docOf = new Map<string, number>();
@@ -208,12 +208,13 @@ export async function compare(context: EngineContext, params: CompareParams, tok
       const after = ranks[l.name];
       change[l.name] = before != null && after != null ? before - after : null;
     }
-    return { docno, title: session.title(d), relevance: session.relevance(entry.qid, docno), ranks, change };
+    return { docno, title: session.title(d), relevance: session.relevance(judgedQid(entry), docno), ranks, change };
   });
   const best = (r: CompareRow) => Math.min(...Object.values(r.ranks).map((x) => x ?? Infinity));
   rows.sort((a, b) => best(a) - best(b) || (a.ranks.original ?? Infinity) - (b.ranks.original ?? Infinity));
 
-  const deltas = session.qrels?.has(entry.qid)
+  const judged = judgedQid(entry);
+  const deltas = judged !== null && session.qrels?.has(judged)
     ? Object.fromEntries(variants.slice(1).map((v) => [v.name, delta(variants[0]!.metrics, v.metrics)!]))
     : null;
   return {
@@ -284,7 +285,8 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
     lines += result.hits.length;
     queries++;
     // A run file has no line for a query that retrieves nothing; trec_eval then ignores the query.
-    if (result.hits.length) run.set(entry.qid, result.hits.map((h) => ({ docno: h.docno, score: h.score })));
+    // Only queries with a written id are evaluated (an implied id is a line number, not a topic).
+    if (result.hits.length && judgedQid(entry) !== null) run.set(entry.qid, result.hits.map((h) => ({ docno: h.docno, score: h.score })));
     await step(context.documents, doc, token);
   }
 

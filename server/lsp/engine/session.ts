@@ -42,13 +42,15 @@ export class EngineSession {
     return c as Map<string, T>;
   }
 
-  /** Qrels relevance of a document for a query; null when not judged or no qrels. */
-  relevance(qid: string, docno: string): number | null {
+  /** Qrels relevance of a document for a query; null when not judged, no qrels, or the query has no written id (qid null). */
+  relevance(qid: string | null, docno: string): number | null {
+    if (qid === null) return null;
     return this.qrels?.get(qid)?.get(docno) ?? null;
   }
 
-  /** trec_eval measures of one ranked list; null when the qrels do not judge the query. */
-  metrics(qid: string, hits: readonly SearchHit[], measures = PREVIEW_MEASURES): Record<string, number> | null {
+  /** trec_eval measures of one ranked list; null when the qrels do not judge the query or it has no written id (qid null). */
+  metrics(qid: string | null, hits: readonly SearchHit[], measures = PREVIEW_MEASURES): Record<string, number> | null {
+    if (qid === null) return null;
     const judged = this.qrels?.get(qid);
     if (!judged) return null;
     const run = { runId: 'preview', queries: new Map([[qid, hits.map((h) => ({ docno: h.docno, score: h.score }))]]) };
@@ -65,4 +67,12 @@ export class EngineSession {
 function firstWords(text: string, n: number): string {
   const words = text.trim().split(/\s+/);
   return words.length > n ? `${words.slice(0, n).join(' ')} …` : words.join(' ');
+}
+
+/**
+ * The topic a query is judged against: its written id. A query without one (its id implied by its
+ * line) is never judged against the topic that happens to have that number.
+ */
+export function judgedQid(entry: { qid: string; implicitQid?: true }): string | null {
+  return entry.implicitQid ? null : entry.qid;
 }

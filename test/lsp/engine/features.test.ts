@@ -174,6 +174,19 @@ describe('result-preview code lens', () => {
   });
 });
 
+describe('queries without a written id are never judged', () => {
+  it('a line numbered 2 by its position gets no nDCG against topic 2; the same query with the written id 2 does', async () => {
+    // Line 2 has no id: its implied id is 2, which topic 2 of the qrels judges.
+    const text = ['// comment', '#combine( heat conduction )', '2\t#combine( heat conduction )'].join('\n');
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', text);
+    const lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
+    expect(lenses.map((l) => l.range.start.line)).toEqual([1, 2]);
+    expect(lenses[0]!.command!.title).toMatch(/^▶ 2 results · top: Heat conduction in slabs$/);
+    expect(lenses[1]!.command!.title).toMatch(/^▶ 2 results · nDCG@10 1\.00 · top: /);
+  });
+});
+
 describe('Bo1 expansion action', () => {
   async function actionsAt(languageId: string, input: string): Promise<{ text: string; uri: string; actions: CodeAction[] }> {
     const { text, cursor } = parseMarkers(input);
