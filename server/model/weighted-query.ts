@@ -13,6 +13,7 @@ import { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs, type ExpansionR
 import type { IndexReader } from '../engine/index/reader.js';
 import { prepareQuery, runQuery, type FeedbackOptions, type SearchHit, type SearchOptions } from '../engine/search.js';
 import { expansionScaleOf, type NgramWeight, type NgramWeights, type WeightModel } from './runtime.js';
+import { planWeighing, weighInsideStructure, type WeighPlanResult } from './structured-weights.js';
 
 export interface MergedNgram {
   kind: 'unigram' | 'bigram';
@@ -295,6 +296,11 @@ export interface RankedQuery {
   asWritten: boolean;
   /** The text the model read, when a model weighed the query. */
   modelInput?: string;
+  /**
+   * Why the model's weights could not be put into the query as written (structured-weights.ts), at
+   * the node's range; the query is then ranked as written, and the message is also in `warnings`.
+   */
+  refusal?: QueryDiagnostic;
 }
 
 export interface RankQueriesOptions {
@@ -307,8 +313,10 @@ export interface RankQueriesOptions {
 }
 
 /**
- * Ranks every query: as written (model null), or with the model's weights for the query's words
- * (the text `queryTextForWeighing` gives, exactly what `querylens weigh` weighs), optionally after
+ * Ranks every query: as written (model null), or with the model's weights under the one rule of
+ * structured-weights.ts (exactly what `querylens weigh` writes: a flat bag of words becomes the model's
+ * #weight, a structured query keeps its structure with the weights inside, a query that cannot be
+ * weighed is ranked as written with a located `refusal`), optionally, for flat queries, after
  * Bo1 as the paper's §5.3 does it: a first uniform pass (the query as written) selects the feedback
  * documents, Bo1 picks the expansion terms, the model weighs the query and the expansion words
  * together (bo1ModelInput), the expansion words' weights are multiplied by the model's learned
@@ -327,17 +335,51 @@ export async function rankQueries(reader: IndexReader, queries: readonly QueryTo
   }
   if (expand && expand.method !== 'bo1') throw new RangeError(`${model.name} weights combine with Bo1 expansion only (paper §5.3), not ${expand.method}`);
 
-  const inputs = queries.map((q): ExpandedModelInput => {
-    const text = queryTextForWeighing(q.ast, q.text);
+  // One rule for every query (structured-weights.ts): a flat bag of words gets the model's #weight of
+  // uni-grams and bi-grams, a structured query the model's weights inside its own structure, and a
+  // query that cannot be weighed is ranked as written with the reason.
+  const plans = queries.map((q): WeighPlanResult => {
+    const planned = planWeighing(q.ast, q.text);
+    if (planned.ok && !planned.plan.flat && expand) {
+      return {
+        ok: false,
+        refusal: {
+          message: `cannot weigh this query with --expand ${expand.method}: the model's expansion (paper §5.3) reads a plain query followed by the expansion words, and this query has structure of its own to keep`,
+          range: q.ast.root?.range ?? q.ast.range,
+        },
+      };
+    }
+    return planned;
+  });
+  const inputs = queries.map((q, i): ExpandedModelInput | null => {
+    const planned = plans[i];
+    if (!planned.ok) return null;
+    const text = planned.plan.text;
     if (!expand) return { text, queryEnd: text.length };
     return bo1ModelInput(reader, q.ast, text, expand, search);
   });
 
-  const weights = await model.weigh(inputs.map((i) => i.text));
+  const asked = inputs.filter((x): x is ExpandedModelInput => x !== null);
+  const answers = await model.weigh(asked.map((i) => i.text));
+  const weights: (NgramWeights | null)[] = [];
+  let k = 0;
+  for (const input of inputs) weights.push(input ? answers[k++] : null);
   const scale = expansionScaleOf(model);
   return queries.map((q, i) => {
-    const kept = scaleExpansionWeights(restrictBigramsToQuery(weights[i], inputs[i].queryEnd), inputs[i].queryEnd, scale);
-    const weighted = buildWeightedQueryAst(kept, { digits: options.digits ?? 4 });
+    const planned = plans[i];
+    const input = inputs[i];
+    if (!planned.ok || !input) {
+      const refusal: QueryDiagnostic = { code: 'model/cannot-weigh', severity: 'error', message: planned.ok ? '' : planned.refusal.message, range: planned.ok ? q.ast.range : planned.refusal.range };
+      const r = runQuery(reader, q.ast, search);
+      return { qid: q.qid, hits: r.hits, warnings: [...r.warnings, refusal], finalAst: q.ast, asWritten: true, refusal };
+    }
+    let weighted: QueryAst;
+    if (planned.plan.flat) {
+      const kept = scaleExpansionWeights(restrictBigramsToQuery(weights[i]!, input.queryEnd), input.queryEnd, scale);
+      weighted = buildWeightedQueryAst(kept, { digits: options.digits ?? 4 });
+    } else {
+      weighted = weighInsideStructure(q.ast, planned.plan, weights[i]!, options.digits ?? 4);
+    }
     // A query with nothing to weigh (only stopwords) is ranked as written, as `weigh` keeps it.
     const finalAst = weighted.root ? weighted : q.ast;
     const r = runQuery(reader, finalAst, search);
@@ -347,7 +389,7 @@ export async function rankQueries(reader: IndexReader, queries: readonly QueryTo
       warnings: prepareQuery(reader, q.ast, search).warnings,
       finalAst,
       asWritten: !weighted.root,
-      modelInput: inputs[i].text,
+      modelInput: input.text,
     };
   });
 }

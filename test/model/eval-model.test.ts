@@ -112,7 +112,7 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
     const fake = (name: string, role: 'training' | 'reporting', change: number): CollectionResult => {
       const paired = { changePercent: change, p: 0.5, significant: false, wins: 1, losses: 1, ties: 0 };
       const vs = { map: paired, ndcg_cut_10: paired };
-      return {
+      const r: CollectionResult = {
         collection: { name, label: name, role, corpusName: name, corpus: '', queries: '', qrels: '' },
         uses: role === 'reporting' ? [] : ['trained'],
         queries: 2,
@@ -126,6 +126,7 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
           vsPhrase: i <= 1 ? null : vs,
         })),
       };
+      return r;
     };
     const text = formatModelTables([fake('a', 'training', 2), fake('b', 'training', 4), fake('r', 'reporting', -1)], []);
     const rows = text.split('\n').filter((l) => l.startsWith('| '));
@@ -134,6 +135,13 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
       '| b (2 q, training; model trained on) | 0.5000 | +4.0% | +4.0% | +4.0% | +4.0% |',
       '| **mean of the 2 training collections** | — | +3.0% | +3.0% | +3.0% | +3.0% |',
       '| r (2 q, reporting) | 0.5000 | −1.0% | −1.0% | −1.0% | −1.0% |',
+    ]);
+    // With collections the model never used among the training ones, their own mean follows.
+    const held = (name: string, change: number) => ({ ...fake(name, 'training', change), uses: [] });
+    const mixed = formatModelTables([fake('a', 'training', 2), held('c', 1), held('d', -4)], []).split('\n').filter((l) => l.startsWith('| '));
+    expect(mixed.slice(4, 6)).toEqual([
+      '| **mean of the 3 training collections** | — | −0.3% | −0.3% | −0.3% | −0.3% |',
+      '| **mean of the 2 training collections the model never used** | — | −1.5% | −1.5% | −1.5% | −1.5% |',
     ]);
   });
 

@@ -296,13 +296,17 @@ export function formatModelTables(results: readonly CollectionResult[], header: 
       .join(' | ')} |`;
   const training = results.filter((r) => r.collection.role === 'training');
   for (const r of training) out.push(summaryRow(r));
-  if (training.length > 1) {
+  const meanRow = (rows: CollectionResult[], what: string) => {
     const means = labels.slice(1).map((_l, i) => {
-      const changes = training.map((r) => r.systems[i + 1].vsBm25!.map.changePercent ?? 0);
+      const changes = rows.map((r) => r.systems[i + 1].vsBm25!.map.changePercent ?? 0);
       return signedPercent(changes.reduce((a, b) => a + b, 0) / changes.length);
     });
-    out.push(`| **mean of the ${training.length} training collections** | — | ${means.join(' | ')} |`);
-  }
+    out.push(`| **mean of the ${rows.length} ${what}** | — | ${means.join(' | ')} |`);
+  };
+  if (training.length > 1) meanRow(training, 'training collections');
+  // The collections the evaluated model never touched: the only held-out figures of a model not trained by rotation.
+  const heldOut = training.filter((r) => r.uses.length === 0);
+  if (heldOut.length > 1 && heldOut.length < training.length) meanRow(heldOut, 'training collections the model never used');
   for (const r of results.filter((x) => x.collection.role === 'reporting')) out.push(summaryRow(r));
   out.push('');
 

@@ -5,7 +5,9 @@
  *
  * `--weights twbert|deepct` ranks with the model's weights instead of the query as written: the
  * query's words are weighed exactly as `querylens weigh` does (same text, same 4-digit weights),
- * so `search --weights twbert` equals `weigh` followed by `search` of the weighted file.
+ * so `search --weights twbert` equals `weigh` followed by `search` of the weighted file. A structured
+ * query keeps its structure with the weights inside, or is refused at its place and ranked as written,
+ * with exit code 1 (server/model/structured-weights.ts).
  * With `--expand bo1` as well, the paper's §5.3 recipe: a first uniform pass (the query as written)
  * selects the feedback documents, Bo1 picks the expansion terms from them, and the model weighs the
  * original and the expansion terms together; the final ranking uses the model's weights, not Bo1's
@@ -120,6 +122,8 @@ export function registerSearch(program: Command): void {
           const entry = source.entries[at++];
           const warnings = entryDiagnosticsInFile(source, entry, r.warnings);
           if (warnings.length) process.stderr.write(warnings.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
+          // The model's weights could not go into this query as written: said above, ranked as written.
+          if (r.refusal) process.exitCode = 1;
           if (opts.queriesOut) queryLines.push(`${r.qid}\t${r.asWritten ? entry.text : printIndri(r.finalAst)}`);
           const lines = formatRunLines(r.qid, r.hits, opts.runId);
           if (lines && !process.stdout.write(lines)) await new Promise((res) => process.stdout.once('drain', res));

@@ -3,6 +3,9 @@
  * for TW-BERT, bi-gram) of each query and prints the weighted queries as an `.indri` line file:
  *   qid<TAB>#weight( w t … w #1(a b) … )
  * which `querylens search`/`eval` read back. Repeated n-grams are merged by summing their weights.
+ * A query with structure of its own (fields, #syn, windows, weights) keeps it, with the model's weights
+ * inside; one that cannot be weighed is written as it is, with a file:line:col error saying why, and
+ * the exit code is 1 (server/model/structured-weights.ts: the rule `search --weights` follows too).
  * `--show` draws the weights as bars instead (the paper's Figure 4).
  */
 import { createWriteStream } from 'node:fs';
@@ -33,7 +36,11 @@ export function registerWeigh(program: Command): void {
     .option('--digits <n>', 'significant digits of the printed weights', '4')
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
-      const { buildWeightedQueryAst, queryTextForWeighing, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
+      const { buildWeightedQueryAst, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
+      const { planWeighing, weighInsideStructure } = await import('../../model/structured-weights.js');
+      const { translate } = await import('../../../grammar/translate.js');
+      const { entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
+      const { formatDiagnostic } = await import('./check.js');
       const { printIndri } = await import('../../../grammar/print/indri.js');
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
@@ -54,10 +61,21 @@ export function registerWeigh(program: Command): void {
       const model = loaded.model;
       for (const notice of model.notices) console.error(`querylens: ${notice}`);
       try {
-        const texts = source.entries.map((e) => queryTextForWeighing(e.result.ast, e.text));
+        const plans = source.entries.map((e) => planWeighing(e.result.ast, e.text));
+        plans.forEach((p, i) => {
+          if (p.ok) return;
+          const entry = source.entries[i];
+          const [located] = entryDiagnosticsInFile(source, entry, [{ code: 'model/cannot-weigh', severity: 'error', message: p.refusal.message, range: p.refusal.range }]);
+          console.error(formatDiagnostic(queryFile, located));
+          process.exitCode = 1;
+        });
+        // A refused query is not read by the model; it is written back as it is.
+        const texts = plans.map((p, i) => (p.ok ? p.plan.text : source.entries[i].text));
         let weights;
         try {
-          weights = await model.weigh(texts);
+          const asked = await model.weigh(texts.filter((_t, i) => plans[i].ok));
+          let k = 0;
+          weights = plans.map((p) => (p.ok ? asked[k++] : { query: '', ngrams: [] }));
         } catch (err) {
           if (err instanceof WeightModelError) throw new CliError(err.message);
           throw err;
@@ -77,9 +95,16 @@ export function registerWeigh(program: Command): void {
         } else {
           lines.push(`// weighted by ${model.name} (${dir}, ${model.device})`);
           source.entries.forEach((e, i) => {
-            const ast = buildWeightedQueryAst(weights[i], { digits });
-            // A query with nothing to weigh (only stopwords) is kept as written, so qids stay aligned.
-            lines.push(`${e.qid}\t${ast.root ? printIndri(ast) : texts[i]}`);
+            const p = plans[i];
+            if (!p.ok) return lines.push(`${e.qid}\t${e.text}`);
+            if (p.plan.flat) {
+              const ast = buildWeightedQueryAst(weights[i], { digits });
+              // A query with nothing to weigh (only stopwords) is kept as written, so qids stay aligned.
+              return lines.push(`${e.qid}\t${ast.root ? printIndri(ast) : texts[i]}`);
+            }
+            // The output is an .indri file: a Lucene query's weighed structure is written in Indri.
+            const ast = weighInsideStructure(e.result.ast, p.plan, weights[i], digits);
+            lines.push(`${e.qid}\t${ast.dialect === 'indri' ? printIndri(ast) : translate(ast, 'indri').text}`);
           });
         }
         const text = lines.join('\n') + '\n';
