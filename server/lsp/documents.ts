@@ -48,12 +48,41 @@ export function fileNameOf(uri: string): string | undefined {
   }
 }
 
+/**
+ * Documents longer than this are not parsed, and get no per-document feature but a notice
+ * (docs/LSP_EXTENSIONS.md, "Limits"): parsing runs at a few MB a second on the request thread,
+ * so a 50 MB file would hold every request (of every document) for tens of seconds (issue 11
+ * item 2). The CLI reads files of any size.
+ */
+export const MAX_DOCUMENT_CHARS = 4_000_000;
+
+/** Per-request caps for documents under MAX_DOCUMENT_CHARS with very many queries (docs/LSP_EXTENSIONS.md, "Limits"). */
+export const MAX_OUTLINE_QUERIES = 20_000;
+
+export function isTooLarge(document: TextDocument): boolean {
+  return document.getText().length > MAX_DOCUMENT_CHARS;
+}
+
+/** What the user is told about a document over the limit. */
+export function tooLargeMessage(document: TextDocument): string {
+  const chars = document.getText().length.toLocaleString('en-US');
+  return (
+    `This document has ${chars} characters, more than the ${MAX_DOCUMENT_CHARS.toLocaleString('en-US')} querylens checks in the editor: ` +
+    'diagnostics, highlighting, outline, folding, hover, completion and result previews are off for it. ' +
+    'Split it into smaller files, or use the command line (`querylens search`, `querylens format`), which reads files of any size.'
+  );
+}
+
 export class QueryDocuments {
   private readonly cache = new Map<string, { doc: QueryDocument; memo: ParseMemo }>();
 
   /** The parsed document for this exact version (parsed now if not cached; only changed queries are re-parsed). */
   get(document: TextDocument): QueryDocument | undefined {
     if (!isLanguageId(document.languageId)) return undefined;
+    if (isTooLarge(document)) {
+      this.cache.delete(document.uri);
+      return undefined;
+    }
     const cached = this.cache.get(document.uri);
     if (cached && cached.doc.version === document.version && cached.doc.dialect === document.languageId) return cached.doc;
     const dialect: Dialect = document.languageId;

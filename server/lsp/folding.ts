@@ -5,12 +5,13 @@
  */
 import { FoldingRangeKind, type FoldingRange } from 'vscode-languageserver';
 import { walk, isCommentLine } from '../../grammar/index.js';
-import { fileOffset, type QueryDocument } from './documents.js';
+import { fileOffset, MAX_OUTLINE_QUERIES, type QueryDocument } from './documents.js';
 
 /** Formats whose files may hold `//` comment lines (grammar/sources/line-file.ts). */
 const COMMENTED_FORMATS = new Set(['lines']);
 
-export function foldingRanges(doc: QueryDocument): FoldingRange[] {
+/** Folds of the first `maxQueries` queries (MAX_OUTLINE_QUERIES: a request must answer in a few seconds) and of comment blocks. */
+export function foldingRanges(doc: QueryDocument, maxQueries = MAX_OUTLINE_QUERIES): FoldingRange[] {
   const out: FoldingRange[] = [];
   const seen = new Set<string>();
   const add = (startLine: number, endLine: number, kind?: FoldingRangeKind): void => {
@@ -22,7 +23,7 @@ export function foldingRanges(doc: QueryDocument): FoldingRange[] {
     seen.add(key);
     out.push(kind ? { startLine, endLine: end, kind } : { startLine, endLine: end });
   };
-  for (const entry of doc.source.entries) {
+  for (const entry of doc.source.entries.slice(0, maxQueries)) {
     const lineOf = (queryOffset: number): number => doc.document.positionAt(fileOffset(entry, queryOffset)).line;
     walk(entry.result.ast.root, (node) => {
       if (node.range.end <= node.range.start) return;

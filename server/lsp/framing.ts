@@ -34,7 +34,7 @@ export const QUIET_MS = 500;
 const HEADER_END = Buffer.from('\r\n\r\n');
 const CONTENT_LENGTH_LINE = /^content-length[ \t]*:[ \t]*(\d+)[ \t]*$/i;
 /** A header that cannot be part of a JSON text (see above). */
-const EMBEDDED_HEADER = /content-length[ \t]*:[ \t]*\d+[ \t]*\r\n/i;
+const EMBEDDED_HEADER = /^content-length[ \t]*:[ \t]*\d+[ \t]*\r\n/i;
 /** The id of a request, when it comes before any nested object or array. */
 const LEADING_ID = /^\s*\{[^{}[\]]*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")/;
 
@@ -62,6 +62,25 @@ function nextHeaderStart(buf: Buffer, from: number): number {
   re.lastIndex = from;
   const m = re.exec(text);
   return m ? m.index : -1;
+}
+
+const HEADER_NAMES = [Buffer.from('Content-Length'), Buffer.from('content-length'), Buffer.from('CONTENT-LENGTH')];
+
+/**
+ * Where a complete `Content-Length: <digits>\r\n` header starts in `bytes`, or -1. Searched
+ * bytewise (a body may be 50 MB; decoding every chunk to a string cost 4× the JSON.parse).
+ */
+function embeddedHeader(bytes: Buffer): number {
+  let best = -1;
+  for (const name of HEADER_NAMES) {
+    for (let at = bytes.indexOf(name); at >= 0; at = bytes.indexOf(name, at + 1)) {
+      if (EMBEDDED_HEADER.test(bytes.subarray(at, at + 64).toString('latin1'))) {
+        if (best < 0 || at < best) best = at;
+        break;
+      }
+    }
+  }
+  return best;
 }
 
 function preview(bytes: Buffer): string {
@@ -206,9 +225,9 @@ export class FrameParser {
     // the new bytes with a little of the previous chunk, in case the header straddles them.
     const overlap = body.chunks.length ? body.chunks[body.chunks.length - 1]!.subarray(-40) : Buffer.alloc(0);
     const window = overlap.length ? Buffer.concat([overlap, part]) : part;
-    const embedded = EMBEDDED_HEADER.exec(window.toString('latin1'));
-    if (embedded) {
-      const cut = body.have - overlap.length + embedded.index;
+    const embedded = embeddedHeader(window);
+    if (embedded >= 0) {
+      const cut = body.have - overlap.length + embedded;
       const all = Buffer.concat([...body.chunks, part]);
       this.body = null;
       this.finish(all.subarray(0, cut), `its Content-Length ${body.length} is larger than the message (${cut} bytes)`);

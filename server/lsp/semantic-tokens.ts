@@ -6,7 +6,7 @@
  */
 import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend } from 'vscode-languageserver';
 import { walk, type QueryNode, isCommentLine, type QueryEntry } from '../../grammar/index.js';
-import { fileOffset, type QueryDocument } from './documents.js';
+import { fileOffset, MAX_OUTLINE_QUERIES, type QueryDocument } from './documents.js';
 
 export const TOKEN_TYPES = ['operator', 'weight', 'field', 'term', 'string', 'number', 'regexp', 'comment', 'keyword'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
@@ -149,10 +149,14 @@ interface FileToken {
   type: TokenType;
 }
 
-/** Tokens of the whole document in file offsets, sorted, without overlaps. */
-export function documentTokens(doc: QueryDocument): FileToken[] {
+/**
+ * Tokens of the document in file offsets, sorted, without overlaps: of its first `maxQueries`
+ * queries (MAX_OUTLINE_QUERIES; past them the client's TextMate grammar still colours the text)
+ * and of its comment lines.
+ */
+export function documentTokens(doc: QueryDocument, maxQueries = MAX_OUTLINE_QUERIES): FileToken[] {
   const tokens: FileToken[] = [];
-  for (const entry of doc.source.entries) {
+  for (const entry of doc.source.entries.slice(0, maxQueries)) {
     for (const t of queryTokens(entry)) {
       if (t.end <= t.start) continue;
       tokens.push({ start: fileOffset(entry, t.start), end: fileOffset(entry, t.end - 1) + 1, type: t.type });

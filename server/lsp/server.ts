@@ -49,7 +49,7 @@ import {
 } from './config.js';
 import { convertDocument, otherDialect, type ConvertResult, type ConvertTarget } from './convert.js';
 import { grammarDiagnosticsModule } from './diagnostics.js';
-import { LANGUAGE_IDS, QueryDocuments, entryAt, type QueryDocument } from './documents.js';
+import { LANGUAGE_IDS, QueryDocuments, entryAt, isLanguageId, isTooLarge, tooLargeMessage, type QueryDocument } from './documents.js';
 import { type EngineProvider, type EngineStatus, type ResourceStatus } from './engine.js';
 import type { FeatureHost, FeatureModule } from './features.js';
 import { LocalEngineProvider } from './engine/provider.js';
@@ -93,6 +93,8 @@ const GRAMMAR_FEATURES: FeatureModule[] = [grammarDiagnosticsModule, operatorHov
  */
 export const MAX_PUBLISHED_DIAGNOSTICS = 10_000;
 export const TOO_MANY_DIAGNOSTICS_CODE = 'lsp/too-many-diagnostics';
+/** The one diagnostic of a document over MAX_DOCUMENT_CHARS (documents.ts). */
+export const TOO_LARGE_CODE = 'lsp/document-too-large';
 
 /**
  * Appends `items` to `target` one by one: `target.push(...items)` passes every item as an
@@ -278,6 +280,15 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   }
 
   async function validate(document: TextDocument): Promise<void> {
+    if (isLanguageId(document.languageId) && isTooLarge(document)) {
+      // Not parsed (documents.ts): say so where diagnostics go, and once as a message.
+      const message = tooLargeMessage(document);
+      showOnce(MessageType.Warning, `querylens: ${document.uri}: ${message}`);
+      const at = { line: 0, character: 0 };
+      const notice: Diagnostic = { range: { start: at, end: at }, severity: DiagnosticSeverity.Warning, code: TOO_LARGE_CODE, source: 'querylens', message };
+      await connection.sendDiagnostics({ uri: document.uri, version: document.version, diagnostics: [notice] });
+      return;
+    }
     const doc = parsed.get(document);
     if (!doc) return;
     const token = CancellationToken.None;
@@ -516,6 +527,11 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
 
   connection.onCodeLens(
     guarded('code lenses', async (params, token) => {
+      const document = documents.get(params.textDocument.uri);
+      if (document && isLanguageId(document.languageId) && isTooLarge(document)) {
+        const at = { line: 0, character: 0 };
+        return [{ range: { start: at, end: at }, command: { title: '▷ querylens: this document is too large for result previews (see its diagnostic)', command: '' } }];
+      }
       const doc = parsedDocument(params.textDocument.uri);
       if (!doc) return [];
       const lenses: CodeLens[] = [];

@@ -8,7 +8,7 @@
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver';
 import type { QueryEntry } from '../../../grammar/index.js';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { fileNameOf, memoOf, parseQueryFileIncremental, type QueryDocument } from '../documents.js';
+import { fileNameOf, isTooLarge, memoOf, parseQueryFileIncremental, tooLargeMessage, type QueryDocument } from '../documents.js';
 
 /** Documents remembered at most (a session rarely has more open). */
 const MAX_DOCUMENTS = 256;
@@ -35,6 +35,8 @@ export class LiveDocuments {
   current(uri: string): QueryDocument | undefined {
     const text = this.texts.get(uri);
     if (!text) return undefined;
+    // A document that grew past the limit after it was seen is not parsed either (documents.ts).
+    if (isTooLarge(text)) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${uri}: ${tooLargeMessage(text)}`);
     const known = this.parsed.get(uri);
     if (known && known.version === text.version) return known;
     const dialect = known?.dialect ?? (text.languageId === 'lucene' ? 'lucene' : 'indri');

@@ -15,6 +15,7 @@
  * once the index is ready (`workspace/codeLens/refresh`, server.ts).
  */
 import type { CancellationToken, CodeLens } from 'vscode-languageserver';
+import type { QueryEntry } from '../../../grammar/index.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import { SHOW_RESULTS_COMMAND } from './protocol.js';
@@ -24,6 +25,20 @@ import { runnable, runQueryAst } from './ranking.js';
 import { judgedQid, type EngineSession } from './session.js';
 
 const TITLE_CHARS = 60;
+
+/**
+ * Queries of one document that get a result preview: each lens runs a search, so a file of
+ * 100,000 queries would keep the request (and every other request behind it) busy for minutes
+ * (issue 11 item 2). Past them one lens says how many were left out (docs/LSP_EXTENSIONS.md, "Limits").
+ */
+export const MAX_PREVIEW_LENSES = 1_000;
+
+/** The lens on the first query past the cap, saying how many queries have no preview. */
+function moreLens(doc: QueryDocument, entry: QueryEntry, more: number, max: number): CodeLens {
+  const start = rangeInFile(doc, entry, 0, 0).start;
+  const title = `▷ ${more.toLocaleString('en-US')} more queries have no preview: querylens previews the first ${max.toLocaleString('en-US')} of a file (use \`querylens search\` for all)`;
+  return { range: { start, end: start }, command: { title, command: '' } };
+}
 
 function shorten(text: string, n: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -40,13 +55,20 @@ export function lensTitle(session: EngineSession, qid: string | null, entryAst: 
   return parts.join(' · ');
 }
 
-export async function previewLenses(session: EngineSession, doc: QueryDocument, token: CancellationToken, note = ''): Promise<CodeLens[]> {
+export async function previewLenses(session: EngineSession, doc: QueryDocument, token: CancellationToken, note = '', max = MAX_PREVIEW_LENSES): Promise<CodeLens[]> {
   const cache = session.cache<string>('lens');
   const lenses: CodeLens[] = [];
   let sinceYield = performance.now();
-  for (const entry of doc.source.entries) {
+  const entries = doc.source.entries;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
     if (token.isCancellationRequested) return [];
     if (!runnable(entry)) continue;
+    if (lenses.length === max) {
+      const more = entries.slice(i).filter(runnable).length;
+      lenses.push(moreLens(doc, entry, more, max));
+      break;
+    }
     // The qid is part of the key: the same text under another qid has other judgements.
     const key = `${judgedQid(entry) ?? '\0implied'}\0${entry.dialect}\0${entry.text}`;
     let title = cache.get(key);
@@ -66,13 +88,16 @@ export async function previewLenses(session: EngineSession, doc: QueryDocument, 
 }
 
 /** One lens per runnable query saying what the index is doing; no command (nothing to open yet). */
-export function busyLenses(doc: QueryDocument, activity: IndexActivity): CodeLens[] {
+export function busyLenses(doc: QueryDocument, activity: IndexActivity, max = MAX_PREVIEW_LENSES): CodeLens[] {
   const title = `▷ ${activity.message.replace(/^the/, 'The')}: results appear when it is ready`;
-  return doc.source.entries.filter(runnable).map((entry) => {
+  const queries = doc.source.entries.filter(runnable);
+  const lenses = queries.slice(0, max).map((entry): CodeLens => {
     const start = rangeInFile(doc, entry, 0, 0).start;
     // An empty command id: clients show the title as plain text.
     return { range: { start, end: start }, command: { title, command: '' } };
   });
+  if (queries.length > max) lenses.push(moreLens(doc, queries[max]!, queries.length - max, max));
+  return lenses;
 }
 
 export function previewLensModule(context: EngineContext): FeatureModule {
