@@ -99,6 +99,7 @@ const NO_DOCS = new Int32Array(0);
 export class ConceptEvaluator {
   private readonly postingCache = new Map<string, PostingList | null>();
   private readonly materialized = new Map<string, ConceptPostings>();
+  private readonly synGroups = new WeakMap<ConceptSpec, SynGroup[] | null>();
 
   constructor(readonly reader: IndexReader) {}
 
@@ -167,6 +168,15 @@ export class ConceptEvaluator {
   tfInDocument(spec: ConceptSpec, doc: number): number {
     if (spec.kind === 'term' && !spec.fields?.length) return this.termPositions(spec.term, doc).length;
     if (spec.kind === 'sloppy') return this.sloppyFreq(spec, doc);
+    const groups = spec.kind === 'syn' ? this.groupsOf(spec) : null;
+    if (groups) {
+      let tf = 0;
+      for (const g of groups) {
+        const t = this.tfInDocument(g.item, doc);
+        if (t !== 0) tf += g.weight * t;
+      }
+      return tf;
+    }
     const plain = plainTermWindow(spec);
     if (plain) {
       const positions = plain.terms.map((t) => this.termPositions(t, doc));
@@ -207,9 +217,12 @@ export class ConceptEvaluator {
     if (cached) return cached;
     let result: ConceptPostings;
     const p = spec.kind === 'term' && !spec.fields?.length ? this.postings(spec.term) : null;
+    const groups = spec.kind === 'syn' ? this.groupsOf(spec) : null;
     if (p) {
       const stats = this.reader.termStats((spec as { term: string }).term);
       result = { docs: p.docs, tfs: Float64Array.from(p.tfs), df: stats?.df ?? p.docs.length, cf: stats?.cf ?? sum(p.tfs) };
+    } else if (groups) {
+      result = this.materializeSynonym(groups);
     } else {
       const docs: number[] = [];
       const tfs: number[] = [];
@@ -227,6 +240,65 @@ export class ConceptEvaluator {
     this.materialized.set(key, result);
     return result;
   }
+
+  /**
+   * A synonym set's frequency is Σ weight × tf over its items, because the union of extents
+   * keeps every item's extents with its weight (unionExtents) and a field restriction filters
+   * each extent alone. Counting it per distinct item, rather than building the union per
+   * document, keeps a set of N items linear in N (a 1 MB `#syn(…)` line was quadratic: every
+   * candidate document walked every item). Null when an item's fields could not be merged
+   * with the set's (a sloppy phrase or field extents restrict differently), which keeps the
+   * extent path.
+   */
+  private groupsOf(spec: Extract<ConceptSpec, { kind: 'syn' }>): SynGroup[] | null {
+    let groups = this.synGroups.get(spec);
+    if (groups !== undefined) return groups;
+    groups = [];
+    const byKey = new Map<string, SynGroup>();
+    for (let i = 0; i < spec.items.length; i++) {
+      let item = spec.items[i]!;
+      if (item.kind === 'missing') continue;
+      if (spec.fields?.length) {
+        if (item.kind === 'sloppy' || item.kind === 'any') {
+          groups = null;
+          break;
+        }
+        item = { ...item, fields: [...(item.fields ?? []), ...spec.fields] };
+      }
+      const weight = spec.weights ? spec.weights[i]! : 1;
+      const key = conceptKey(item);
+      const g = byKey.get(key);
+      if (g) g.weight += weight;
+      else {
+        const created = { item, weight };
+        byKey.set(key, created);
+        groups.push(created);
+      }
+    }
+    this.synGroups.set(spec, groups);
+    return groups;
+  }
+
+  /** Sums the items' posting lists in item order, the order tfInDocument adds them in. */
+  private materializeSynonym(groups: readonly SynGroup[]): ConceptPostings {
+    const tfByDoc = new Map<number, number>();
+    for (const g of groups) {
+      const m = this.materialize(g.item);
+      for (let i = 0; i < m.docs.length; i++) {
+        const d = m.docs[i]!;
+        tfByDoc.set(d, (tfByDoc.get(d) ?? 0) + g.weight * m.tfs[i]!);
+      }
+    }
+    const docs = Int32Array.from([...tfByDoc.keys()].filter((d) => tfByDoc.get(d)! > 0)).sort();
+    const tfs = Float64Array.from(docs, (d) => tfByDoc.get(d)!);
+    return { docs, tfs, df: docs.length, cf: sum(tfs) };
+  }
+}
+
+/** Identical synonym items merged: their summed weight, and the item (with the set's fields). */
+interface SynGroup {
+  item: ConceptSpec;
+  weight: number;
 }
 
 /**
