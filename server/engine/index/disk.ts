@@ -32,12 +32,18 @@ import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 
 /** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 
 const MAGIC = 'QLIX';
 /** Names of a build's temp folder and of a previous index renamed aside (see buildIndex). */
 const BUILD_FOLDER = /^\..+\.(tmp|old)-\d+-[0-9a-f]+$/;
-const HEADER_BYTES = 32;
+/** Header bytes 0–31 are laid out alike in every format version, so any version is recognised. */
+const COMMON_HEADER_BYTES = 32;
+/** Format 2 adds the build id (bytes 32–47). */
+const HEADER_BYTES = 48;
+const BUILD_ID_BYTES = 16;
+/** How long openIndex waits for another process's build to finish swapping in (see openIndex). */
+const OPEN_RETRY_MS = 5000;
 
 /** Index files and the 4-byte kind tag in each header. meta.bin is written last. */
 const FILE_KINDS = {
@@ -53,7 +59,11 @@ export const INDEX_FILES = Object.keys(FILE_KINDS) as IndexFileName[];
 
 /** A problem with an index on disk: missing, corrupt, or from another format version. */
 export class IndexError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** Also what an open sees while another process swaps a new build in (openIndex retries). */
+    readonly mayBeSwap = false,
+  ) {
     super(message);
     this.name = 'IndexError';
   }
@@ -94,9 +104,19 @@ export interface BuildSummary {
   files: Record<string, number>;
 }
 
+/** What meta.bin lists for each other file: its whole length and the CRC-32 in its header. */
+interface FileManifestEntry {
+  bytes: number;
+  crc32: number;
+}
+
 interface MetaJson {
   format: 'querylens-index';
   formatVersion: number;
+  /** Random id of the build, also in the header of every file (hex). */
+  buildId: string;
+  /** Every file but meta.bin, as written by this build. */
+  files: Record<string, FileManifestEntry>;
   profile: AnalyzerProfile;
   numDocs: number;
   numTerms: number;
@@ -121,6 +141,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   checkReplaceable(target);
   const tmp = join(parent, `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   mkdirSync(tmp);
+  const buildId = randomBytes(BUILD_ID_BYTES);
 
   const totalBytes = await inputBytes(inputs);
   let bytesRead = 0;
@@ -128,7 +149,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const skippedExamples: string[] = [];
   const bar = options.progress && process.stderr.isTTY ? new ProgressBar(totalBytes) : undefined;
   try {
-    const store = new StoreFileWriter(join(tmp, 'store.bin'));
+    const store = new StoreFileWriter(join(tmp, 'store.bin'), buildId);
     const acc = new IndexAccumulator(profile, (_doc, s) => store.add(s));
     const corpus = readCorpus(inputs, {
       skipBad: options.skipBad,
@@ -151,9 +172,9 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     // which is synchronous and is not interrupted once started.
     await new Promise((r) => setImmediate(r));
     options.onProgress?.({ docs: acc.numDocs, bytesRead, totalBytes });
-    store.finish();
+    const storeEntry = store.finish();
     const inv = acc.finish();
-    writeIndexFiles(tmp, inv, store.recordLengths(), inputs);
+    writeIndexFiles(tmp, buildId, inv, store.recordLengths(), storeEntry, inputs);
     fsyncDir(tmp);
     swapIntoPlace(tmp, target);
   } catch (err) {
@@ -331,15 +352,19 @@ class ProgressBar {
 /** store.bin is written while documents stream in, so their text is never all in memory. */
 class StoreFileWriter {
   private readonly fd: number;
-  private crc = 0;
+  private crc: number;
   private payloadBytes = 0;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private readonly lengths = new GrowableInt32(1024);
 
-  constructor(private readonly path: string) {
+  constructor(
+    private readonly path: string,
+    private readonly buildId: Buffer,
+  ) {
     this.fd = openSync(path, 'w');
     writeAll(this.fd, Buffer.alloc(HEADER_BYTES), 0);
+    this.crc = crc32(buildId);
   }
 
   add(doc: StoredDocument): void {
@@ -360,11 +385,12 @@ class StoreFileWriter {
     this.pendingBytes = 0;
   }
 
-  finish(): void {
+  finish(): FileManifestEntry {
     this.flush();
-    writeAll(this.fd, fileHeader(FILE_KINDS['store.bin'], this.payloadBytes, this.crc), 0);
+    writeAll(this.fd, fileHeader(FILE_KINDS['store.bin'], this.payloadBytes, this.crc, this.buildId), 0);
     fsyncSync(this.fd);
     closeSync(this.fd);
+    return { bytes: HEADER_BYTES + this.payloadBytes, crc32: this.crc >>> 0 };
   }
 
   recordLengths(): Int32Array {
@@ -377,29 +403,41 @@ function writeAll(fd: number, data: Uint8Array, position: number): void {
   while (done < data.length) done += writeSync(fd, data, done, data.length - done, position + done);
 }
 
-function fileHeader(kind: string, payloadLength: number, payloadCrc: number): Buffer {
+/** `bodyCrc` is the CRC-32 of everything after the common header: the build id, then the payload. */
+function fileHeader(kind: string, payloadLength: number, bodyCrc: number, buildId: Buffer): Buffer {
   const h = Buffer.alloc(HEADER_BYTES);
   h.write(MAGIC, 0, 'ascii');
   h.writeUInt32LE(FORMAT_VERSION, 4);
   h.write(kind, 8, 'ascii');
   h.writeBigUInt64LE(BigInt(payloadLength), 12);
-  h.writeUInt32LE(payloadCrc >>> 0, 20);
+  h.writeUInt32LE(bodyCrc >>> 0, 20);
   h.writeUInt32LE(crc32(h.subarray(0, 24)) >>> 0, 24);
+  buildId.copy(h, COMMON_HEADER_BYTES);
   return h;
 }
 
-function writeIndexFile(dir: string, name: IndexFileName, payload: Uint8Array): void {
+function writeIndexFile(dir: string, buildId: Buffer, name: IndexFileName, payload: Uint8Array): FileManifestEntry {
+  const bodyCrc = crc32(payload, crc32(buildId)) >>> 0;
   const fd = openSync(join(dir, name), 'w');
   try {
-    writeAll(fd, fileHeader(FILE_KINDS[name], payload.length, crc32(payload)), 0);
+    writeAll(fd, fileHeader(FILE_KINDS[name], payload.length, bodyCrc, buildId), 0);
     writeAll(fd, payload, HEADER_BYTES);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
+  return { bytes: HEADER_BYTES + payload.length, crc32: bodyCrc };
 }
 
-function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Array, inputs: string[]): void {
+function writeIndexFiles(
+  dir: string,
+  buildId: Buffer,
+  inv: InvertedIndex,
+  storeLengths: Int32Array,
+  storeEntry: FileManifestEntry,
+  inputs: string[],
+): void {
+  const files: Record<string, FileManifestEntry> = { 'store.bin': storeEntry };
   const numTerms = inv.terms.length;
   const numDocs = inv.docnos.length;
 
@@ -426,7 +464,7 @@ function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Arr
     }
     blockBytes[t] = postings.length - before;
   }
-  writeIndexFile(dir, 'postings.bin', postings.view());
+  files['postings.bin'] = writeIndexFile(dir, buildId, 'postings.bin', postings.view());
 
   // lexicon.bin: front-coded sorted terms with df, cf and postings block length.
   const lexicon = new ByteWriter(1 << 16);
@@ -446,7 +484,7 @@ function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Arr
     lexicon.varint(blockBytes[t]!);
     prev = term;
   }
-  writeIndexFile(dir, 'lexicon.bin', lexicon.view());
+  files['lexicon.bin'] = writeIndexFile(dir, buildId, 'lexicon.bin', lexicon.view());
 
   // direct.bin: per document, term-id gaps and tfs.
   const direct = new ByteWriter(1 << 20);
@@ -464,7 +502,7 @@ function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Arr
     }
     directBytes[d] = direct.length - before;
   }
-  writeIndexFile(dir, 'direct.bin', direct.view());
+  files['direct.bin'] = writeIndexFile(dir, buildId, 'direct.bin', direct.view());
 
   // docs.bin: the document table.
   const docs = new ByteWriter(1 << 16);
@@ -485,12 +523,14 @@ function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Arr
     docs.varint(directBytes[d]!);
     docs.varint(storeLengths[d]!);
   }
-  writeIndexFile(dir, 'docs.bin', docs.view());
+  files['docs.bin'] = writeIndexFile(dir, buildId, 'docs.bin', docs.view());
 
   // meta.bin last: an index is only complete once it exists.
   const meta: MetaJson = {
     format: 'querylens-index',
     formatVersion: FORMAT_VERSION,
+    buildId: buildId.toString('hex'),
+    files,
     profile: inv.profile,
     numDocs,
     numTerms,
@@ -500,7 +540,7 @@ function writeIndexFiles(dir: string, inv: InvertedIndex, storeLengths: Int32Arr
     createdAt: new Date().toISOString(),
     inputs: inputs.map((p) => resolve(p)),
   };
-  writeIndexFile(dir, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
+  writeIndexFile(dir, buildId, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -510,31 +550,73 @@ function isHighSurrogate(code: number): boolean {
 // ---------------------------------------------------------------------------------------
 // Open
 
-/** Opens an index folder written by buildIndex. Throws IndexError with a message to act on. */
+/**
+ * Opens an index folder written by buildIndex. Throws IndexError with a message to act on.
+ *
+ * Every file must carry the build id that meta.bin names, with the length and checksum meta.bin
+ * lists for it, so files of two builds are never used together. Another process may swap a new
+ * build in while this one reads (buildIndex renames folders, it never rewrites a file in
+ * place): the files read may then come from both builds, or the folder may be missing for
+ * the instant between the two renames. Both are retried — at once, and for up to
+ * OPEN_RETRY_MS while another live process has a build of this folder in progress — so an open
+ * gives one whole build or a clear error, never a mix.
+ */
 export function openIndex(dir: string): IndexReader {
   const root = resolve(dir);
+  const deadline = performance.now() + OPEN_RETRY_MS;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return openIndexOnce(dir, root);
+    } catch (err) {
+      if (!(err instanceof IndexError) || !err.mayBeSwap) throw err;
+      const building = otherProcessBuilding(root);
+      if (attempt > 0 && (!building || performance.now() > deadline)) throw err;
+      if (attempt > 0) sleepMs(10);
+    }
+  }
+}
+
+function openIndexOnce(dir: string, root: string): IndexReader {
   const rebuild = `rebuild with \`querylens index CORPUS… --out ${dir}\``;
-  if (!existsSync(root)) throw new IndexError(`no index at ${dir}: build one with \`querylens index CORPUS… --out ${dir}\``);
+  if (!existsSync(root)) {
+    throw new IndexError(`no index at ${dir}: build one with \`querylens index CORPUS… --out ${dir}\``, true);
+  }
   if (!statSync(root).isDirectory()) throw new IndexError(`${dir} is not an index folder`);
   if (BUILD_FOLDER.test(basename(root))) {
     // Complete or not, a build's working folder is never an index (docs/INDEX_FORMAT.md "Building").
     throw new IndexError(`${dir} is the working folder of an interrupted index build, not an index: delete it`);
   }
   if (!existsSync(join(root, 'meta.bin'))) {
-    throw new IndexError(`${dir} is not a querylens index (no meta.bin): build one with \`querylens index CORPUS… --out ${dir}\``);
+    throw new IndexError(`${dir} is not a querylens index (no meta.bin): build one with \`querylens index CORPUS… --out ${dir}\``, true);
   }
 
-  const payloads = {} as Record<IndexFileName, Uint8Array>;
   // meta.bin first, so that a version mismatch is reported as such rather than as damage elsewhere.
-  for (const name of ['meta.bin', ...INDEX_FILES.filter((n) => n !== 'meta.bin')] as IndexFileName[]) {
-    payloads[name] = readIndexFile(root, name, rebuild);
+  const metaFile = readIndexFile(root, 'meta.bin', rebuild);
+  let meta: MetaJson;
+  try {
+    meta = JSON.parse(decodeUtf8(metaFile.payload)) as MetaJson;
+  } catch (err) {
+    throw new IndexError(`index at ${dir} is inconsistent (meta.bin: ${(err as Error).message}): ${rebuild}`);
+  }
+  if (meta.formatVersion !== FORMAT_VERSION) {
+    throw new IndexError(`index built with format ${meta.formatVersion}, this querylens reads format ${FORMAT_VERSION}: ${rebuild}`);
+  }
+  if (meta.buildId !== metaFile.buildId) throw new IndexError(`index file meta.bin is corrupt (its build id differs from its header): ${rebuild}`);
+
+  const payloads = { 'meta.bin': metaFile.payload } as Record<IndexFileName, Uint8Array>;
+  for (const name of INDEX_FILES.filter((n) => n !== 'meta.bin')) {
+    const file = readIndexFile(root, name, rebuild);
+    const listed = meta.files?.[name];
+    if (file.buildId !== meta.buildId) {
+      throw new IndexError(`index file ${name} is from another build than meta.bin (files of two builds mixed): ${rebuild}`, true);
+    }
+    if (!listed || listed.bytes !== file.bytes || listed.crc32 !== file.crc32) {
+      throw new IndexError(`index file ${name} does not match the length and checksum meta.bin lists for it: ${rebuild}`, true);
+    }
+    payloads[name] = file.payload;
   }
 
   try {
-    const meta = JSON.parse(decodeUtf8(payloads['meta.bin'])) as MetaJson;
-    if (meta.formatVersion !== FORMAT_VERSION) {
-      throw new IndexError(`index built with format ${meta.formatVersion}, this querylens reads format ${FORMAT_VERSION}: ${rebuild}`);
-    }
     if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
     return new SourceIndexReader(decodeSource(meta, payloads));
   } catch (err) {
@@ -545,22 +627,59 @@ export function openIndex(dir: string): IndexReader {
   }
 }
 
-function readIndexFile(root: string, name: IndexFileName, rebuild: string): Uint8Array {
+/** True when a process other than this one has a build of `target` in progress (its temp or aside folder). */
+function otherProcessBuilding(target: string): boolean {
+  const parent = dirname(target);
+  const prefixes = [`.${basename(target)}.tmp-`, `.${basename(target)}.old-`];
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return false;
+  }
+  return names.some((name) => {
+    const prefix = prefixes.find((p) => name.startsWith(p));
+    if (!prefix) return false;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    return Number.isInteger(pid) && pid !== process.pid && processAlive(pid);
+  });
+}
+
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+/** openIndex is synchronous (its callers are); a short blocking wait between retries. */
+function sleepMs(ms: number): void {
+  Atomics.wait(sleepCell, 0, 0, ms);
+}
+
+interface VerifiedFile {
+  payload: Uint8Array;
+  /** Hex build id from the header. */
+  buildId: string;
+  /** Whole file length. */
+  bytes: number;
+  /** CRC-32 of build id and payload, as in the header. */
+  crc32: number;
+}
+
+function readIndexFile(root: string, name: IndexFileName, rebuild: string): VerifiedFile {
   const path = join(root, name);
   const corrupt = (why: string) => new IndexError(`index file ${name} is corrupt (${why}): ${rebuild}`);
   let data: Buffer;
   try {
     data = readFileSync(path);
   } catch {
-    throw new IndexError(`index file ${name} is missing: ${rebuild}`);
+    throw new IndexError(`index file ${name} is missing: ${rebuild}`, true);
   }
-  if (data.length < HEADER_BYTES) throw corrupt(`truncated: ${data.length} bytes, shorter than its header`);
+  // The common header first: it is the same in every version, so another version is named as such.
+  if (data.length < COMMON_HEADER_BYTES) throw corrupt(`truncated: ${data.length} bytes, shorter than its header`);
   if (data.toString('ascii', 0, 4) !== MAGIC) throw corrupt('not a querylens index file');
   if (data.readUInt32LE(24) !== crc32(data.subarray(0, 24)) >>> 0) throw corrupt('header checksum mismatch');
   const version = data.readUInt32LE(4);
   if (version !== FORMAT_VERSION) {
     throw new IndexError(`index built with format ${version}, this querylens reads format ${FORMAT_VERSION}: ${rebuild}`);
   }
+  if (data.length < HEADER_BYTES) throw corrupt(`truncated: ${data.length} bytes, shorter than its header`);
+  if (data.readUInt32LE(28) !== 0) throw corrupt('reserved header bytes are not zero');
   if (data.toString('ascii', 8, 12) !== FILE_KINDS[name]) throw corrupt('wrong file kind');
   const length = Number(data.readBigUInt64LE(12));
   if (data.length !== HEADER_BYTES + length) {
@@ -570,9 +689,14 @@ function readIndexFile(root: string, name: IndexFileName, rebuild: string): Uint
         : `${data.length - HEADER_BYTES - length} unexpected bytes at the end`,
     );
   }
-  const payload = data.subarray(HEADER_BYTES);
-  if (crc32(payload) >>> 0 !== data.readUInt32LE(20)) throw corrupt('checksum mismatch');
-  return payload;
+  const bodyCrc = crc32(data.subarray(COMMON_HEADER_BYTES)) >>> 0;
+  if (bodyCrc !== data.readUInt32LE(20)) throw corrupt('checksum mismatch');
+  return {
+    payload: data.subarray(HEADER_BYTES),
+    buildId: data.toString('hex', COMMON_HEADER_BYTES, HEADER_BYTES),
+    bytes: data.length,
+    crc32: bodyCrc,
+  };
 }
 
 function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>): IndexSource {
