@@ -12,6 +12,7 @@ interface ExplainCliOptions extends ScorerCliOptions {
   dialect: string;
   doc: string;
   json?: boolean;
+  recover?: boolean;
 }
 
 export function registerExplain(program: Command): void {
@@ -21,6 +22,7 @@ export function registerExplain(program: Command): void {
     .option('--dialect <dialect>', 'indri, lucene or text', 'indri')
     .requiredOption('--doc <docno>', 'the document (its docno)')
     .option('--json', 'print the explanation tree as JSON')
+    .option('--recover', 'explain a query with syntax errors as the parser recovered it (by default it is refused)')
     .action(async (opts: ExplainCliOptions) => {
       const dialects = ['indri', 'lucene', 'text'];
       if (!dialects.includes(opts.dialect)) throw new CliError(`unknown dialect '${opts.dialect}' (expected ${dialects.join(', ')})`);
@@ -33,6 +35,9 @@ export function registerExplain(program: Command): void {
       const { explain, prepareQuery, renderExplain } = await import('../../engine/search.js');
       const parsed = parseQuery(opts.query, opts.dialect as Dialect);
       for (const d of parsed.diagnostics) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
+      if (!opts.recover && parsed.diagnostics.some((d) => d.severity === 'error')) {
+        throw new CliError('the query has syntax errors (above); fix it, or explain the recovered query with --recover');
+      }
       const prepared = prepareQuery(reader, parsed.ast, options);
       for (const d of prepared.warnings) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
       const tree = explain(reader, parsed.ast, doc, options);

@@ -23,6 +23,7 @@ import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions }
 import { addScorerOptions, checkParameters, countOption, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
+  recover?: boolean;
   k: string;
   runId: string;
   expand?: string;
@@ -82,7 +83,8 @@ export function registerSearch(program: Command): void {
     .option('--weights <model>', 'term weights: none (the query as written), phrase (the fixed rule: every word 1, every adjacent pair #1 at 0.25), twbert or deepct (the model weighs the query\'s words; with --expand bo1 also the expansion terms)', 'none')
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
-    .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines');
+    .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines')
+    .option('--recover', 'also rank queries with syntax errors, as the parser recovered them (by default they are reported and skipped)');
   addSourceOptions(cmd).action(async (file: string, opts: SearchCliOptions) => {
     const k = countOption('-k', opts.k, true)!;
     if (/\s/.test(opts.runId) || opts.runId === '') throw new CliError(`--run-id must be one word without spaces, got '${opts.runId}'`);
@@ -110,7 +112,18 @@ export function registerSearch(program: Command): void {
       weights === 'none' ? null : weights === 'phrase' ? { model: (await import('../../model/phrase-rule.js')).createPhraseRule() } : await loadModelForCli(weights, opts.modelDir, opts.device);
     const queryLines: string[] = [];
     try {
-      const queries = source.entries.map((e) => ({ qid: e.qid, ast: e.result.ast, text: e.text }));
+      // A query with syntax errors is not ranked unless asked for (--recover): its recovered tree
+      // is a guess, and a run built on it would be scored as if the user had written it.
+      const { hasErrors } = await import('../../../grammar/diagnostics.js');
+      const toRank = opts.recover ? source.entries : source.entries.filter((e) => !hasErrors(e.result.diagnostics));
+      const skipped = source.entries.filter((e) => !toRank.includes(e));
+      if (skipped.length) {
+        process.stderr.write(
+          `querylens: ${skipped.length} quer${skipped.length === 1 ? 'y' : 'ies'} with syntax errors not ranked (${skipped.map((e) => e.qid).join(', ')}); fix them, or rank the recovered queries with --recover\n`,
+        );
+        process.exitCode = 1;
+      }
+      const queries = toRank.map((e) => ({ qid: e.qid, ast: e.result.ast, text: e.text }));
       // Without a model, rank and print one query at a time (a long file streams); with one, the
       // model weighs every query in one batched call first.
       const batches = loaded ? [queries] : queries.map((q) => [q]);
@@ -119,7 +132,7 @@ export function registerSearch(program: Command): void {
       for (const batch of batches) {
         const ranked = await rankQueriesForCli(reader, batch, { search: { ...options, k }, expand, model: loaded?.model ?? null });
         for (const r of ranked) {
-          const entry = source.entries[at++];
+          const entry = toRank[at++];
           const warnings = entryDiagnosticsInFile(source, entry, r.warnings);
           if (warnings.length) process.stderr.write(warnings.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
           // The model's weights could not go into this query as written: said above, ranked as written.

@@ -66,6 +66,24 @@ describe.skipIf(!hasCollection('cranfield'))('querylens search / explain', () =>
     expect(r.stdout).toMatch(/not retrieved/);
   });
 
+  it('a query with syntax errors is reported and not ranked (exit 1) unless --recover asks for the recovered query', () => {
+    const file = join(dir, 'broken.indri');
+    writeFileSync(file, '1\t#combine( boundary layer\n2\t#combine( heat transfer )\n');
+    const r = ql('search', '--index', index, file, '-k', '3');
+    expect(r.code).toBe(1);
+    expect(new Set(r.stdout.trim().split('\n').map((l) => l.split(' ')[0]))).toEqual(new Set(['2']));
+    expect(r.stderr).toMatch(/broken\.indri:1:\d+: error /);
+    expect(r.stderr).toMatch(/1 query with syntax errors not ranked \(1\)/);
+    const recovered = ql('search', '--index', index, file, '-k', '3', '--recover');
+    expect(new Set(recovered.stdout.trim().split('\n').map((l) => l.split(' ')[0]))).toEqual(new Set(['1', '2']));
+
+    const explained = ql('explain', '--index', index, '--query', '#combine( boundary layer', '--doc', '1');
+    expect(explained.code).not.toBe(0);
+    expect(explained.stdout).toBe('');
+    expect(explained.stderr).toMatch(/syntax errors/);
+    expect(ql('explain', '--index', index, '--query', '#combine( boundary layer', '--doc', '1', '--recover').code).toBe(0);
+  });
+
   it('one clear line, non-zero exit, for a missing index, a bad parameter, an unknown document', () => {
     for (const args of [
       ['search', '--index', join(dir, 'nope'), `${DATA_DIR}/cranfield/queries.tsv`],
