@@ -26,6 +26,12 @@ describe('client/package.json', () => {
     expect(manifest.main).toBe('./dist/extension.js');
   });
 
+  it('makes TAB insert a TAB in query files, so qid<TAB>query keeps its id', () => {
+    for (const lang of ['[indri]', '[lucene]']) {
+      expect(manifest.contributes.configurationDefaults[lang]).toMatchObject({ 'editor.insertSpaces': false, 'editor.detectIndentation': false });
+    }
+  });
+
   it('registers every contributed command, and only those, once each', () => {
     const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
     expect(registered).toEqual(contributed);
