@@ -19,11 +19,13 @@ import type { IndexReader } from '../../engine/index/reader.js';
 import type { WeightModel, WeightModelName } from '../../model/runtime.js';
 import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../model/weighted-query.js';
 import { CliError } from '../errors.js';
-import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
+import { WarningPrinter } from '../warning-summary.js';
+import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js';
 import { addScorerOptions, checkParameters, countOption, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   recover?: boolean;
+  quiet?: boolean;
   k: string;
   runId: string;
   expand?: string;
@@ -84,6 +86,7 @@ export function registerSearch(program: Command): void {
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines')
+    .option('--quiet', 'print no warnings (errors are still printed); stopword warnings are otherwise summarised per file')
     .option('--recover', 'also rank queries with syntax errors, as the parser recovered them (by default they are reported and skipped)');
   addSourceOptions(cmd).action(async (file: string, opts: SearchCliOptions) => {
     const k = countOption('-k', opts.k, true)!;
@@ -104,8 +107,9 @@ export function registerSearch(program: Command): void {
     const { formatRunLines } = await import('../../engine/search.js');
     const { sourceDiagnostics, entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
 
+    const printer = new WarningPrinter(opts.quiet === true);
     const problems = sourceDiagnostics(source);
-    if (problems.length) process.stderr.write(problems.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
+    printer.add(file, source.text, problems);
     if (problems.some((d) => d.severity === 'error')) process.exitCode = 1;
 
     const loaded =
@@ -133,8 +137,7 @@ export function registerSearch(program: Command): void {
         const ranked = await rankQueriesForCli(reader, batch, { search: { ...options, k }, expand, model: loaded?.model ?? null });
         for (const r of ranked) {
           const entry = toRank[at++];
-          const warnings = entryDiagnosticsInFile(source, entry, r.warnings);
-          if (warnings.length) process.stderr.write(warnings.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
+          printer.add(file, source.text, entryDiagnosticsInFile(source, entry, r.warnings));
           // The model's weights could not go into this query as written: said above, ranked as written.
           if (r.refusal) process.exitCode = 1;
           if (opts.queriesOut) queryLines.push(`${r.qid}\t${r.asWritten ? entry.text : printIndri(r.finalAst)}`);
@@ -144,6 +147,7 @@ export function registerSearch(program: Command): void {
       }
     } finally {
       await loaded?.model.dispose();
+      printer.flush();
     }
     if (opts.queriesOut) {
       const out = createWriteStream(opts.queriesOut);
