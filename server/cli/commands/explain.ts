@@ -30,7 +30,7 @@ export function registerExplain(program: Command): void {
       await checkParameters(options);
       const reader = await openIndexForCli(opts.index);
       const doc = reader.docByDocno(opts.doc);
-      if (doc === undefined) throw new CliError(`no document '${opts.doc}' in ${opts.index}`);
+      if (doc === undefined) throw new CliError(`no document '${opts.doc}' in ${opts.index ?? 'the index of querylens.json'}`);
       const { parseQuery } = await import('../../../grammar/sources/parse-query.js');
       const { explain, prepareQuery, renderExplain } = await import('../../engine/search.js');
       const parsed = parseQuery(opts.query, opts.dialect as Dialect);

@@ -2,13 +2,16 @@
  * Options shared by `querylens search` and `querylens explain`: the scorer and its
  * parameters, turned into SearchOptions with one-line CliErrors for bad values.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { SearchOptions } from '../../engine/search.js';
 
 export interface ScorerCliOptions {
-  index: string;
+  /** Absent: the `index` of the nearest querylens.json (see indexFromConfig). */
+  index?: string;
   scorer: string;
   k1?: string;
   b?: string;
@@ -20,7 +23,7 @@ export interface ScorerCliOptions {
 
 export function addScorerOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('--index <dir>', 'index folder built by `querylens index`')
+    .option('--index <dir>', 'index folder built by `querylens index` (default: the "index" of the nearest querylens.json, from the current folder upwards)')
     .option('--scorer <name>', 'bm25 (Terrier BM25), bm25-lucene (Lucene BM25, float32) or ql (Indri query likelihood)', 'bm25')
     .option('--k1 <x>', 'BM25 k1 (default 1.2; 0.9 with --anserini)')
     .option('--b <x>', 'BM25 b (default 0.75; 0.4 with --anserini)')
@@ -72,10 +75,35 @@ export async function checkParameters(options: SearchOptions): Promise<void> {
   }
 }
 
-export async function openIndexForCli(dir: string): Promise<IndexReader> {
+/**
+ * The index folder of the nearest querylens.json, looking from `from` upwards (as the editor finds
+ * the configuration), resolved against the folder that holds that file.
+ */
+export function indexFromConfig(from: string = process.cwd()): string {
+  let dir = resolve(from);
+  for (;;) {
+    const file = join(dir, 'querylens.json');
+    if (existsSync(file)) {
+      let config: unknown;
+      try {
+        config = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (err) {
+        throw new CliError(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)}); fix it or pass --index`);
+      }
+      const index = (config as { index?: unknown } | null)?.index;
+      if (typeof index !== 'string' || index === '') throw new CliError(`${file} has no "index" setting; add one or pass --index DIR`);
+      return resolve(dir, index);
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new CliError(`no --index given, and no querylens.json in ${resolve(from)} or a folder above it; pass --index DIR`);
+    dir = parent;
+  }
+}
+
+export async function openIndexForCli(dir: string | undefined): Promise<IndexReader> {
   const { openIndex, IndexError } = await import('../../engine/index/disk.js');
   try {
-    return openIndex(dir);
+    return openIndex(dir ?? indexFromConfig());
   } catch (err) {
     if (err instanceof IndexError) throw new CliError(err.message);
     throw err;
