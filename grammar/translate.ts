@@ -28,7 +28,7 @@ import type {
   WeightedItem,
   WindowNode,
 } from './ast.js';
-import { stripRanges } from './ast.js';
+import { stripRanges, walk } from './ast.js';
 import type { QueryDiagnostic } from './diagnostics.js';
 import { printIndri } from './print/indri.js';
 import { printLucene } from './print/lucene.js';
@@ -109,6 +109,11 @@ class Translator {
   // ------------------------------------------------------------------ → Indri
 
   toIndriRoot(node: QueryNode): QueryNode | null {
+    // A boost on the whole query (`(a b)^2`, or the only clause) scales every score alike.
+    const top = node.kind === 'boolean' && !node.grouped && node.clauses.length === 1 ? node.clauses[0].node : node;
+    if (top.kind === 'boost' && top.boost !== 1) {
+      this.dropped(top.range, `^${top.boost} on the whole query scales every score alike and does not change the ranking; Indri has no place for it, so it is left out.`);
+    }
     return this.indriScored(node)?.node ?? null;
   }
 
@@ -328,6 +333,7 @@ class Translator {
   toLuceneRoot(node: QueryNode): QueryNode | null {
     const clauses = this.luceneClauses(node, 1);
     if (clauses.length === 0) return null;
+    for (const clause of clauses) this.oneFieldEach(clause.node);
     if (clauses.every((c) => c.occur === 'mustNot')) {
       this.dropped(node.range, 'Only exclusions are left, and a purely negative Lucene query matches nothing; the query is empty.');
       return null;
@@ -502,6 +508,19 @@ class Translator {
         // Lucene-only leaves (phrase, fuzzy, regex, range, *:*) are already Lucene.
         return node;
     }
+  }
+
+  /**
+   * Lucene restricts a clause to one field; Indri's `x.title,heading` requires the match inside every
+   * listed field. The printer writes the first field; the others are reported here (the nodes may be the
+   * source's own, so they are not changed).
+   */
+  oneFieldEach(root: QueryNode): void {
+    walk(root, (n) => {
+      if ('fields' in n && n.fields && n.fields.length > 1) {
+        this.approximated(n.range, `Lucene restricts a clause to one field: the match must lie in ${n.fields[0]}; Indri also required it inside ${n.fields.slice(1).join(', ')}, which is left out.`);
+      }
+    });
   }
 
   luceneTerm(node: TermNode): QueryNode {

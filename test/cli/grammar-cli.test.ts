@@ -172,6 +172,14 @@ describe('querylens convert', () => {
     expect(Number(m[3])).toBe('5\t#combine( a #uw8(b c) )'.indexOf('#uw8') + 1);
   });
 
+  it('keeps a query nothing of which converts as a comment with its id and text, so converting back loses nothing', async () => {
+    const p = file('dropped.indri', '1\tapple\n3\t#prior( recency )\n');
+    const r = await run('convert', '--to', 'lucene', p);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('1\tapple\n// 3\tnot converted: #prior( recency )\n');
+    expect(r.stderr).toMatch(/dropped\.indri:2:3: warning translate\/dropped/);
+  });
+
   it('converts to Terrier', async () => {
     const r = await run('convert', '--to', 'terrier', join(SAMPLES, 'queries.lucene'));
     expect(r.code).toBe(0);

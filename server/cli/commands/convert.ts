@@ -35,8 +35,15 @@ export function convertSource(source: QuerySourceResult, to: TranslateTarget): C
   const diagnostics: SourceDiagnostic[] = sourceDiagnostics(source).filter((d) => d.severity === 'error');
   for (const entry of source.entries) {
     const result = translate(entry.result.ast, to);
-    // A query text must stay on its line in the output file.
-    lines.push(`${entry.qid}\t${result.text.replace(/\s*[\r\n]+\s*/g, ' ')}`);
+    const text = result.text.replace(/\s*[\r\n]+\s*/g, ' ');
+    if (text === '' && to !== 'terrier') {
+      // Nothing of the query has a form in `to` (said on stderr): keep its id and text as a comment
+      // line, so converting the file back does not lose the query.
+      lines.push(`// ${entry.qid}\tnot converted: ${entry.text.replace(/\s*[\r\n]+\s*/g, ' ')}`);
+    } else {
+      // A query text must stay on its line in the output file.
+      lines.push(`${entry.qid}\t${text}`);
+    }
     diagnostics.push(...entryDiagnosticsInFile(source, entry, result.diagnostics));
   }
   diagnostics.sort((a, b) => a.range.start - b.range.start);

@@ -51,6 +51,12 @@ const rows: Row[] = [
   { from: 'lucene', input: 'a b c', to: 'indri', text: '#combine( a b c )' },
   { from: 'lucene', input: 'a^2 b', to: 'indri', text: '#weight( 2 a 1 b )' },
   { from: 'lucene', input: '(a b)^2 c', to: 'indri', text: '#weight( 4 #combine( a b ) 1 c )' },
+  // A boost on the whole query cannot change the ranking, but dropping it is said.
+  { from: 'lucene', input: '(a b)^2', to: 'indri', text: '#combine( a b )', codes: [DROPPED] },
+  { from: 'lucene', input: '"a b"^4', to: 'indri', text: '#1(a b)', codes: [DROPPED] },
+  // Lucene has one field per clause: the others of an Indri field list are reported.
+  { from: 'indri', input: 'apple.title,heading', to: 'lucene', text: 'title:apple', codes: [APPROX] },
+  { from: 'indri', input: '#combine( apple.title,heading pear )', to: 'lucene', text: 'title:apple pear', codes: [APPROX] },
   { from: 'lucene', input: '+a +b c', to: 'indri', text: '#filreq( #band(a b) #combine( a b c ) )' },
   { from: 'lucene', input: '+a b -c', to: 'indri', text: '#filrej( c #filreq( a #combine( a b ) ) )' },
   { from: 'lucene', input: 'a -b -c', to: 'indri', text: '#filrej( #syn(b c) a )' },
