@@ -117,7 +117,11 @@ export function registerWeigh(program: Command): void {
             }
             // The output is an .indri file: a Lucene query's weighed structure is written in Indri.
             const ast = weighInsideStructure(e.result.ast, p.plan, weights[i], digits);
-            lines.push(`${e.qid}\t${ast.dialect === 'indri' ? printIndri(ast) : translate(ast, 'indri').text}`);
+            if (ast.dialect === 'indri') return lines.push(`${e.qid}\t${printIndri(ast)}`);
+            // What the translation to Indri approximates is said, at its place in the file.
+            const translated = translate(ast, 'indri');
+            for (const d of entryDiagnosticsInFile(source, e, translated.diagnostics)) console.error(formatDiagnostic(queryFile, d));
+            lines.push(`${e.qid}\t${translated.text}`);
           });
         }
         const text = lines.join('\n') + '\n';
