@@ -8,7 +8,9 @@
  *   "N": 5183, "avgdl": 123.4,                      // collection statistics (Terrier: tokens/docs)
  *   "ids": [101, …, 102],                            // wordpieces, [CLS] … [SEP]
  *   "ngrams": [{"terms": ["flow"], "concept": 0, "tokens": [1]}, …],   // uni-grams then bi-grams,
- *                                                    // one per occurrence; tokens = pooled wordpieces
+ *                                                    // one per occurrence; tokens = pooled wordpieces;
+ *                                                    // with --stats also "stats": {idf, ictf, pairRatio,
+ *                                                    // topShare, bo1} (collection-statistics.ts)
  *   "concepts": [{"key": "flow", "terms": ["flow"], "df": 80, "cf": 120}, …],  // distinct n-grams;
  *                                                    // bi-gram statistics are the engine's exact #1 window
  *   "docs": [{"docno": "4983", "dl": 143, "rel": 1, "rank": 3, "bm25": 12.3,
@@ -33,6 +35,7 @@ import type { NgramWeights } from './runtime.js';
 import { segmentQuery } from './segment.js';
 import { encodeQuery, type HfTokenizer } from './tokenize.js';
 import { buildWeightedQueryAst } from './weighted-query.js';
+import { queryStatistics, type NgramStatistics } from './collection-statistics.js';
 
 export interface TrainingDoc {
   docno: string;
@@ -50,7 +53,7 @@ export interface TrainingRecord {
   N: number;
   avgdl: number;
   ids: number[];
-  ngrams: { terms: string[]; concept: number; tokens: number[]; expansion?: true }[];
+  ngrams: { terms: string[]; concept: number; tokens: number[]; expansion?: true; stats?: NgramStatistics }[];
   concepts: { key: string; terms: string[]; df: number; cf: number }[];
   docs: TrainingDoc[];
   /** With an expansion: UTF-16 length of the original query inside `query`. */
@@ -64,6 +67,8 @@ export interface TrainingExportOptions {
   source?: string;
   /** TW-BERT + Bo1: `text` is the expanded model input (bo1ModelInput), the query ends at `queryEnd`, and `candidates` is the query that ranks the candidate documents (Bo1's expanded query). */
   expansion?: { queryEnd: number; candidates: QueryAst };
+  /** Also each n-gram's collection statistics (collection-statistics.ts, field "stats"), as run time computes them. */
+  statistics?: boolean;
 }
 
 export function conceptSpecOf(terms: string[]): ConceptSpec {
@@ -101,6 +106,7 @@ export async function exportTrainingRecord(
   const postings: ConceptPostings[] = [];
   const queryEnd = options.expansion?.queryEnd;
   const ngrams: TrainingRecord['ngrams'] = [];
+  const statistics = options.statistics ? queryStatistics(reader, text, { evaluator }).ngrams : undefined;
   seg.ngrams.forEach((g, i) => {
     const start = seg.words[g.wordIndices[0]].start;
     const end = seg.words[g.wordIndices[g.wordIndices.length - 1]].end;
@@ -115,7 +121,8 @@ export async function exportTrainingRecord(
       postings.push(p);
       concepts.push({ key, terms: g.terms, df: p.df, cf: p.cf });
     }
-    const ngram = { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] };
+    const ngram: TrainingRecord['ngrams'][number] = { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] };
+    if (statistics) ngram.stats = statistics[i].stats;
     ngrams.push(queryEnd !== undefined && start >= queryEnd ? { ...ngram, expansion: true } : ngram);
   });
 

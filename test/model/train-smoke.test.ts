@@ -124,6 +124,12 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     const exported = JSON.parse(readFileSync(join(art, 'config.json'), 'utf8')) as { models: { twbert: { expansionScale?: number }; deepct: { expansionScale?: number } } };
     expect(exported.models.twbert.expansionScale).toBeCloseTo(kept, 4);
     expect(exported.models.deepct.expansionScale).toBeUndefined();
+    // Export records which collections the recipe trained and selected on (eval-model prints it with its table).
+    const provenance = (JSON.parse(readFileSync(join(art, 'config.json'), 'utf8')) as { models: Record<string, { provenance?: { trainedOn: string[]; selectedOn: string[] } }> }).models;
+    for (const m of ['twbert', 'deepct']) {
+      expect(provenance[m].provenance?.trainedOn, m).toEqual(['scifact-train', 'cacm']);
+      expect(provenance[m].provenance?.selectedOn, m).toEqual(['cranfield', 'scifact-test']);
+    }
     const art3 = join(work, 'artifacts-phase3');
     await python(['-m', 'model.twbert.export', '--model', 'twbert', '--checkpoint', join(work, 'twbert-offsets.pt'), '--out-dir', art3, '--no-parity', '--not-final']);
     expect(readFileSync(join(art3, 'twbert.onnx')).equals(readFileSync(join(art, 'twbert.onnx')))).toBe(true);

@@ -19,6 +19,7 @@ interface ExportTrainingOptions {
   expand?: string;
   fbDocs?: string;
   fbTerms?: string;
+  stats?: boolean;
 }
 
 export function registerExportTraining(program: Command): void {
@@ -36,6 +37,7 @@ export function registerExportTraining(program: Command): void {
     .option('--expand <method>', "bo1: export what TW-BERT + Bo1 reads (the query followed by Bo1's terms, paper §5.3), candidates from the expanded query")
     .option('--fb-docs <n>', 'with --expand: feedback documents (default 3)')
     .option('--fb-terms <n>', 'with --expand: expansion terms (default 10)')
+    .option('--stats', "also each n-gram's statistics in this collection (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as run time computes them")
     .action(async (queryFile: string, opts: ExportTrainingOptions) => {
       const k = Number(opts.k);
       const maxTokens = Number(opts.maxTokens);
@@ -101,6 +103,7 @@ export function registerExportTraining(program: Command): void {
           maxTokens,
           source: opts.source,
           expansion,
+          statistics: opts.stats,
         });
         if (!out.write(JSON.stringify(record) + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
         written++;

@@ -20,6 +20,7 @@ interface WeighOptions {
   json?: boolean;
   show?: boolean;
   digits: string;
+  index?: string;
 }
 
 export function registerWeigh(program: Command): void {
@@ -34,10 +35,12 @@ export function registerWeigh(program: Command): void {
     .option('--json', 'print the n-gram weights as JSON instead of queries')
     .option('--show', "draw each query's uni-gram and bi-gram weights as bars (as the TW-BERT paper's Figure 4) instead of queries")
     .option('--digits <n>', 'significant digits of the printed weights', '4')
+    .option('--index <dir>', "with --json: also each n-gram's statistics in this index (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as export-training --stats writes them")
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
       const { buildWeightedQueryAst, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
       const { planWeighing, weighInsideStructure } = await import('../../model/structured-weights.js');
+      const { queryStatistics } = await import('../../model/collection-statistics.js');
       const { translate } = await import('../../../grammar/translate.js');
       const { entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
       const { formatDiagnostic } = await import('./check.js');
@@ -45,6 +48,8 @@ export function registerWeigh(program: Command): void {
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
       if (opts.json && opts.show) throw new CliError('--json and --show are two different outputs: choose one');
+      if (opts.index !== undefined && !opts.json) throw new CliError('--index adds statistics to the --json output: use it with --json');
+      const reader = opts.index === undefined ? undefined : await (await import('./search-options.js')).openIndexForCli(opts.index);
       if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
       const digits = Number(opts.digits);
       if (!Number.isInteger(digits) || digits < 1 || digits > 17) throw new CliError(`--digits must be an integer from 1 to 17, got '${opts.digits}'`);
@@ -87,7 +92,15 @@ export function registerWeigh(program: Command): void {
         } else if (opts.json) {
           lines.push(
             JSON.stringify(
-              source.entries.map((e, i) => ({ qid: e.qid, query: texts[i], model: model.name, ngrams: weights[i].ngrams, merged: mergeNgrams(weights[i]) })),
+              source.entries.map((e, i) => {
+                // The statistics of the text the model read (structured queries: their words in source order).
+                const statistics = reader && plans[i].ok ? queryStatistics(reader, texts[i]).ngrams : undefined;
+                if (statistics && statistics.map((x) => x.terms.join(' ')).join('|') !== weights[i].ngrams.map((g) => g.terms.join(' ')).join('|')) {
+                  throw new CliError(`${opts.index}: the index's analyser gives other words than the model's (${model.config.profile} profile); build the index with that profile`);
+                }
+                const ngrams = weights[i].ngrams.map((g, j) => (statistics ? { ...g, stats: statistics[j].stats } : g));
+                return { qid: e.qid, query: texts[i], model: model.name, ngrams, merged: mergeNgrams(weights[i]) };
+              }),
               null,
               1,
             ),
@@ -104,7 +117,11 @@ export function registerWeigh(program: Command): void {
             }
             // The output is an .indri file: a Lucene query's weighed structure is written in Indri.
             const ast = weighInsideStructure(e.result.ast, p.plan, weights[i], digits);
-            lines.push(`${e.qid}\t${ast.dialect === 'indri' ? printIndri(ast) : translate(ast, 'indri').text}`);
+            if (ast.dialect === 'indri') return lines.push(`${e.qid}\t${printIndri(ast)}`);
+            // What the translation to Indri approximates is said, at its place in the file.
+            const translated = translate(ast, 'indri');
+            for (const d of entryDiagnosticsInFile(source, e, translated.diagnostics)) console.error(formatDiagnostic(queryFile, d));
+            lines.push(`${e.qid}\t${translated.text}`);
           });
         }
         const text = lines.join('\n') + '\n';

@@ -1,0 +1,111 @@
+/**
+ * Per-n-gram collection statistics (server/model/collection-statistics.ts): the values against a
+ * direct count over the corpus, and parity between the training export (`export-training --stats`) and
+ * run time (`weigh --index --json`), which must read the same numbers for the same query and index.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createAnalyzer } from '../../server/engine/analysis/index.js';
+import { buildMemoryIndex } from '../../server/engine/index/index.js';
+import { ConceptEvaluator } from '../../server/engine/scoring/concepts.js';
+import { search } from '../../server/engine/search.js';
+import { parseIndri } from '../../grammar/index.js';
+import { queryStatistics, STATISTIC_NAMES } from '../../server/model/collection-statistics.js';
+import { conceptSpecOf } from '../../server/model/training-export.js';
+import { runProcess } from '../support/process.js';
+import { REPO_ROOT, syntheticCorpus } from './helpers.js';
+
+const work = mkdtempSync(join(tmpdir(), 'ql-model-stats-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('queryStatistics', () => {
+  const corpus = syntheticCorpus(150, 9);
+  const reader = buildMemoryIndex(corpus, { profile: 'terrier' });
+  const analyzer = createAnalyzer('terrier');
+  const tokens = corpus.map((d) => [...analyzer.analyze(d.fields.title), ...analyzer.analyze(d.fields.text)].map((t) => t.term));
+  const total = tokens.reduce((s, t) => s + t.length, 0);
+
+  it('gives idf, ictf, top-10 share and Bo1 of each word as a direct count over the corpus does', () => {
+    const text = 'laminar flow over the wing with shock waves';
+    const stats = queryStatistics(reader, text);
+    const top = search(reader, parseIndri('#combine( laminar flow wing shock waves )').ast, { scorer: 'bm25', k: 10 }).hits.map((h) => h.doc);
+    expect(stats.topDocs).toEqual(top);
+    const words = stats.ngrams.filter((g) => g.terms.length === 1);
+    expect(words.map((g) => g.terms[0])).toEqual(['laminar', 'flow', 'wing', 'shock', 'wave']);
+    const bo1s: number[] = [];
+    for (const g of words) {
+      const term = g.terms[0];
+      const df = tokens.filter((t) => t.includes(term)).length;
+      const cf = tokens.reduce((s, t) => s + t.filter((x) => x === term).length, 0);
+      expect(g.stats.idf, term).toBeCloseTo(Math.log(1 + (150 - df + 0.5) / (df + 0.5)), 12);
+      expect(g.stats.ictf, term).toBeCloseTo(Math.log(total / cf), 12);
+      expect(g.stats.pairRatio).toBe(0);
+      expect(g.stats.topShare, term).toBeCloseTo(top.filter((d) => tokens[d].includes(term)).length / 10, 12);
+      const tfx = top.reduce((s, d) => s + tokens[d].filter((x) => x === term).length, 0);
+      const pn = cf / 150;
+      bo1s.push(tfx * Math.log2((1 + pn) / pn) + Math.log2(1 + pn));
+    }
+    const pairs = stats.ngrams.filter((g) => g.terms.length === 2);
+    const max = Math.max(...bo1s, ...pairs.map(() => 0));
+    // Bo1 is divided by the query's largest (here a word's: pairs are rarer in the top documents).
+    words.forEach((g, i) => expect(g.stats.bo1, g.terms[0]).toBeCloseTo(bo1s[i] / max, 9));
+    expect(Math.max(...stats.ngrams.map((g) => g.stats.bo1))).toBeCloseTo(1, 12);
+  });
+
+  it("gives a pair the #1 window's df over its rarer word's", () => {
+    const stats = queryStatistics(reader, 'boundary layer flow');
+    const evaluator = new ConceptEvaluator(reader);
+    const df = (terms: string[]) => evaluator.materialize(conceptSpecOf(terms)).df;
+    const pairs = stats.ngrams.filter((g) => g.terms.length === 2);
+    expect(pairs.map((g) => g.terms.join(' '))).toEqual(['boundari layer', 'layer flow']);
+    for (const g of pairs) {
+      expect(df(g.terms)).toBeGreaterThan(0);
+      expect(g.stats.pairRatio).toBeCloseTo(df(g.terms) / Math.min(df([g.terms[0]]), df([g.terms[1]])), 12);
+      expect(g.stats.pairRatio).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('a word the collection lacks is explained by its numbers (cf counted as 0.5), not an error', () => {
+    const stats = queryStatistics(reader, 'hypersonic flow');
+    const missing = stats.ngrams[0];
+    expect(missing.terms).toEqual(['hyperson']);
+    expect(missing.stats.topShare).toBe(0);
+    expect(missing.stats.bo1).toBe(0);
+    expect(missing.stats.ictf).toBeCloseTo(Math.log(total / 0.5), 12);
+    for (const g of stats.ngrams) for (const name of STATISTIC_NAMES) expect(Number.isFinite(g.stats[name]), name).toBe(true);
+  });
+});
+
+function cli(args: string[]) {
+  return runProcess(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'server/cli/main.ts'), ...args], { cwd: REPO_ROOT, timeoutMs: 120_000 });
+}
+
+describe('export-training --stats and weigh --index --json read the same statistics', () => {
+  it('for every n-gram of every query', async () => {
+    const corpus = join(work, 'c.jsonl');
+    writeFileSync(corpus, syntheticCorpus(120, 5).map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+    const index = join(work, 'idx');
+    expect((await cli(['index', corpus, '--out', index, '--no-progress'])).status).toBe(0);
+    const queries = join(work, 'q.tsv');
+    writeFileSync(queries, 'a\tlaminar flow over a flat plate\nb\tshock wave of the wing\nc\tvortex\n');
+    const out = join(work, 'train.jsonl');
+    const [exported, weighed] = await Promise.all([
+      cli(['export-training', '--index', index, queries, '--out', out, '-k', '20', '--stats']),
+      cli(['weigh', queries, '--index', index, '--json', '--device', 'cpu']),
+    ]);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(weighed.status, weighed.stderr).toBe(0);
+    const records = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const runtime = JSON.parse(weighed.stdout.slice(weighed.stdout.indexOf('[')));
+    expect(records).toHaveLength(3);
+    records.forEach((r: { ngrams: { terms: string[]; stats: Record<string, number> }[] }, i: number) => {
+      expect(r.ngrams.length).toBeGreaterThan(0);
+      expect(r.ngrams.map((g) => ({ terms: g.terms, stats: g.stats }))).toEqual(runtime[i].ngrams.map((g: { terms: string[]; stats: unknown }) => ({ terms: g.terms, stats: g.stats })));
+    });
+    const bad = await cli(['weigh', queries, '--index', index]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--index adds statistics to the --json output/);
+  }, 240_000);
+});
