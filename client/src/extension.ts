@@ -38,6 +38,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     documentSelector: LANGUAGES.map((language) => ({ language })),
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/querylens.json') },
     outputChannelName: 'querylens',
+    // Restricted mode in an untrusted workspace (docs/ARCHITECTURE.md, "Trust model"): no index, engine, model or file writes.
+    initializationOptions: { trusted: vscode.workspace.isTrusted },
   };
   client = new LanguageClient('querylens', 'querylens', serverOptions, clientOptions);
 
@@ -89,6 +91,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (result.approximations) notes.push(`${result.approximations} approximation(s), noted as // comments`);
       if (result.skipped) notes.push(`${result.skipped} query(ies) with errors not converted`);
       if (notes.length) void vscode.window.showWarningMessage(`querylens: converted to ${result.to} with ${notes.join('; ')}.`);
+    }),
+  );
+
+  // Trust is only ever granted during a session (revoking it reloads the window): restart the
+  // server so that it starts with the engine, reading the initialization options afresh.
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(async () => {
+      if (!client) return;
+      client.clientOptions.initializationOptions = { trusted: true };
+      await client.restart();
+      void vscode.window.showInformationMessage('querylens: the workspace is trusted now; the index and model are being loaded.');
     }),
   );
 

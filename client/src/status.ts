@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 
 export interface ResourceStatus {
-  state: 'not-configured' | 'missing' | 'found' | 'ready' | 'error' | 'loading';
+  state: 'not-configured' | 'missing' | 'found' | 'ready' | 'error' | 'loading' | 'untrusted';
   path: string | null;
   message: string;
   fix?: string;
@@ -19,6 +19,8 @@ export interface ServerStatus {
   provider: string;
   configFile: string | null;
   configProblems: { source: string; message: string }[];
+  /** False in restricted mode (an untrusted workspace). */
+  trusted?: boolean;
 }
 
 const ICONS: Record<ResourceStatus['state'], string> = {
@@ -28,6 +30,7 @@ const ICONS: Record<ResourceStatus['state'], string> = {
   ready: '$(pass-filled)',
   error: '$(error)',
   loading: '$(loading~spin)',
+  untrusted: '$(shield)',
 };
 
 export class StatusItem implements vscode.Disposable {
@@ -43,7 +46,8 @@ export class StatusItem implements vscode.Disposable {
   }
 
   update(status: ServerStatus): void {
-    this.item.text = `querylens index ${ICONS[status.index.state]} model ${ICONS[status.model.state]}`;
+    this.item.text =
+      status.trusted === false ? '$(shield) querylens restricted' : `querylens index ${ICONS[status.index.state] ?? ''} model ${ICONS[status.model.state] ?? ''}`;
     const tooltip = new vscode.MarkdownString();
     for (const [name, r] of [['Index', status.index], ['Model', status.model]] as const) {
       tooltip.appendMarkdown(`**${name}** (${r.state}): ${r.message}\n\n`);

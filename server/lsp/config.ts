@@ -4,8 +4,9 @@
  * merging is a shallow override per section. Reading never throws: every problem becomes a
  * `ConfigProblem` the server shows to the user.
  */
+import { lstatSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export const CONFIG_FILE_NAME = 'querylens.json';
 
@@ -66,6 +67,9 @@ export interface ConfigProblem {
   /** Where the problem is: `querylens.json` or `settings`. */
   source: 'querylens.json' | 'settings';
   message: string;
+  /** 1-based line and column in querylens.json, when the problem is at a key. */
+  line?: number;
+  column?: number;
 }
 
 export const DEFAULTS = {
@@ -192,7 +196,7 @@ export function resolveConfig(config: QuerylensConfig, root: string | null): Res
 }
 
 /** Reads `querylens.json` from `root`; a missing file is not a problem (everything is optional). */
-export async function readConfigFile(root: string | null): Promise<{ config: QuerylensConfig; problems: ConfigProblem[]; found: boolean }> {
+export async function readConfigFile(root: string | null): Promise<{ config: QuerylensConfig; problems: ConfigProblem[]; found: boolean; text?: string }> {
   if (!root) return { config: {}, problems: [], found: false };
   let text: string;
   try {
@@ -202,5 +206,102 @@ export async function readConfigFile(root: string | null): Promise<{ config: Que
     if (code === 'ENOENT' || code === 'ENOTDIR') return { config: {}, problems: [], found: false };
     return { config: {}, problems: [{ source: 'querylens.json', message: `cannot be read: ${(err as Error).message}` }], found: true };
   }
-  return { ...parseConfigFile(text), found: true };
+  return { ...parseConfigFile(text), found: true, text };
+}
+
+// ---- Trust model: what a workspace's querylens.json may point at (docs/ARCHITECTURE.md, "Trust model") ----
+
+/** The settings that name files or folders. */
+export const PATH_KEYS = ['corpus', 'index', 'qrels', 'model'] as const;
+export type PathKey = (typeof PATH_KEYS)[number];
+
+/**
+ * The real path of `path` (`..` and symbolic links resolved); for a path that does not exist
+ * yet (an index to be built), the real path of its nearest existing ancestor joined with the
+ * rest. Null when a component is a symbolic link that cannot be resolved (a dangling link
+ * could later point anywhere, and a build would write through it).
+ */
+export function realPathOrAncestor(path: string): string | null {
+  let current = resolve(path);
+  const rest: string[] = [];
+  for (;;) {
+    let exists = true;
+    try {
+      lstatSync(current);
+    } catch {
+      exists = false;
+    }
+    if (exists) {
+      try {
+        return join(realpathSync(current), ...rest.reverse());
+      } catch {
+        return null;
+      }
+    }
+    const parent = dirname(current);
+    if (parent === current) return resolve(path);
+    rest.push(basename(current));
+    current = parent;
+  }
+}
+
+/** Whether `child` is `root` or inside it (both real paths). */
+function isInside(child: string, root: string): boolean {
+  const rel = relative(root, child);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** 1-based line and column of `"key"` in the file's text (the first occurrence), if found. */
+function keyLocation(text: string | undefined, key: string): { line: number; column: number } | undefined {
+  if (!text) return undefined;
+  const at = text.indexOf(`"${key}"`);
+  if (at < 0) return undefined;
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  return { line, column: at - before.lastIndexOf('\n') };
+}
+
+/**
+ * Drops the path settings of a workspace's querylens.json that lead outside the workspace
+ * folder once `..` and symbolic links are resolved (and an index that would be the workspace
+ * folder itself, which a build would replace), each with a located problem that says what to do.
+ * A cloned repository's querylens.json must not make the server read, show or write anything
+ * outside it (issue 11 item 4). Keys the user's own settings override are not checked: their
+ * value is not used. Without a workspace folder no querylens.json is read at all.
+ */
+export function confineToWorkspace(
+  file: QuerylensConfig,
+  overridden: QuerylensConfig,
+  root: string | null,
+  text?: string,
+): { config: QuerylensConfig; problems: ConfigProblem[] } {
+  if (!root) return { config: file, problems: [] };
+  const realRoot = realPathOrAncestor(root) ?? resolve(root);
+  const config: QuerylensConfig = { ...file };
+  const problems: ConfigProblem[] = [];
+  for (const key of PATH_KEYS) {
+    const value = file[key];
+    if (value === undefined || overridden[key] !== undefined) continue;
+    const absolute = isAbsolute(value) ? resolve(value) : join(root, value);
+    const real = realPathOrAncestor(absolute);
+    const inside = real !== null && isInside(real, realRoot) && !(key === 'index' && real === realRoot);
+    if (inside) continue;
+    delete config[key];
+    const where = keyLocation(text, key);
+    const at = where ? `${CONFIG_FILE_NAME}:${where.line}:${where.column}: ` : '';
+    const why =
+      real === null
+        ? `"${value}" goes through a symbolic link that cannot be resolved`
+        : real === realRoot
+          ? `"${value}" is the workspace folder itself, which building an index would replace`
+          : `"${value}" resolves to ${real}, outside the workspace folder ${realRoot}`;
+    problems.push({
+      source: 'querylens.json',
+      message:
+        `${at}"${key}" ignored: ${why}. A workspace's querylens.json may only name paths inside the workspace. ` +
+        `Move the ${key} inside the workspace, or set "querylens.${key}" in your own user settings (not the workspace's), which are trusted.`,
+      ...where,
+    });
+  }
+  return { config, problems };
 }

@@ -32,7 +32,9 @@ export type ResourceState =
    * Being built or opened right now (only in answers to the `querylens/status` request made
    * before the first configuration is done; the notification is sent once it is).
    */
-  | 'loading';
+  | 'loading'
+  /** Off because the workspace is not trusted (restricted mode, trust.ts). */
+  | 'untrusted';
 
 export interface ResourceStatus {
   state: ResourceState;

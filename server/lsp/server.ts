@@ -40,6 +40,7 @@ import { grammarCodeActionsModule, CONVERT_ACTION_KIND } from './code-actions.js
 import { operatorCompletionModule } from './completion.js';
 import {
   CONFIG_FILE_NAME,
+  confineToWorkspace,
   mergeConfig,
   readConfigFile,
   resolveConfig,
@@ -59,6 +60,7 @@ import { operatorHoverModule } from './hover.js';
 import { SEMANTIC_TOKENS_LEGEND, semanticTokens } from './semantic-tokens.js';
 import { documentSymbols } from './symbols.js';
 import { createServerConnection } from './transport.js';
+import { DEFAULT_TRUST_POLICY, RestrictedProvider, type TrustPolicy } from './trust.js';
 
 /** Custom protocol (docs/LSP_EXTENSIONS.md). */
 export const STATUS_NOTIFICATION = 'querylens/status';
@@ -75,6 +77,8 @@ export interface ConvertParams {
 export interface ServerStatus extends EngineStatus {
   configFile: string | null;
   configProblems: ConfigProblem[];
+  /** False in restricted mode (trust.ts): the workspace is not trusted, the engine is off. */
+  trusted: boolean;
 }
 
 export interface ServerOptions {
@@ -82,6 +86,11 @@ export interface ServerOptions {
   engine?: EngineProvider;
   /** Extra feature modules (tests, experiments). */
   features?: FeatureModule[];
+  /**
+   * `querylens lsp --trust`: `none` is restricted mode whatever the client says; `workspace`
+   * (the default) leaves it to the client's `initializationOptions.trusted` (absent: trusted).
+   */
+  trust?: TrustPolicy;
 }
 
 const GRAMMAR_FEATURES: FeatureModule[] = [grammarDiagnosticsModule, operatorHoverModule, operatorCompletionModule, grammarCodeActionsModule];
@@ -152,9 +161,11 @@ function rootOf(params: InitializeParams): string | null {
 export function startLanguageServer(options: ServerOptions = {}, connection: Connection = createServerConnection()): Connection {
   const documents = new TextDocuments(TextDocument);
   const parsed = new QueryDocuments();
-  const engine = options.engine ?? new LocalEngineProvider(connection);
+  let engine: EngineProvider = options.engine ?? new LocalEngineProvider(connection);
   // The engine's modules from the start: they answer "not loaded yet" states until it is configured.
   let modules: FeatureModule[] = [...GRAMMAR_FEATURES, ...(options.features ?? []), ...engine.features()];
+  /** Whether the workspace is trusted (trust.ts); decided at `initialize`. */
+  let trusted = true;
 
   let root: string | null = null;
   let canAskConfiguration = false;
@@ -164,7 +175,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
   let initialized = false;
   let initializationSettings: unknown = undefined;
   let config: ResolvedConfig = resolveConfig({}, null);
-  let status: ServerStatus = { ...engine.status(), configFile: null, configProblems: [] };
+  let status: ServerStatus = { ...engine.status(), configFile: null, configProblems: [], trusted };
   const shownMessages = new Set<string>();
 
   /**
@@ -339,14 +350,17 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
         }
       }
       const settings = validateConfig(settingsRaw, 'settings');
-      config = resolveConfig(mergeConfig(file.config, settings.config), root);
+      // The workspace's file may only name paths inside the workspace; the user's settings are trusted.
+      const confined = confineToWorkspace(file.config, settings.config, root, file.text);
+      config = resolveConfig(mergeConfig(confined.config, settings.config), root);
       configRead();
-      const problems = [...file.problems, ...settings.problems];
+      const problems = [...file.problems, ...confined.problems, ...settings.problems];
       for (const p of problems) showOnce(MessageType.Warning, `querylens: ${p.source}: ${p.message}`);
       const engineStatus = await engine.configure(config);
       explain('index', engineStatus.index);
       explain('model', engineStatus.model);
-      status = { ...engineStatus, configFile: file.found && root ? `${root}/${CONFIG_FILE_NAME}` : null, configProblems: problems };
+      if (!trusted) showOnce(MessageType.Info, `querylens: ${engineStatus.index.message} ${engineStatus.index.fix ?? ''}`.trim());
+      status = { ...engineStatus, configFile: file.found && root ? `${root}/${CONFIG_FILE_NAME}` : null, configProblems: problems, trusted };
       modules = [...GRAMMAR_FEATURES, ...(options.features ?? []), ...engine.features()];
       registerModules();
     } catch (err) {
@@ -383,8 +397,17 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     canWatchFiles = !!caps.workspace?.didChangeWatchedFiles?.dynamicRegistration;
     resourceOperations = !!caps.workspace?.workspaceEdit?.resourceOperations?.includes('create');
     canRefreshCodeLenses = !!caps.workspace?.codeLens?.refreshSupport;
-    const init = params.initializationOptions as { settings?: unknown } | undefined;
+    const init = params.initializationOptions as { settings?: unknown; trusted?: unknown } | undefined;
     initializationSettings = init?.settings;
+    // Restricted mode (trust.ts) when the server was started with --trust none or the client says the workspace is not trusted.
+    const policy = options.trust ?? DEFAULT_TRUST_POLICY;
+    trusted = policy !== 'none' && init?.trusted !== false;
+    if (!trusted) {
+      void engine.dispose();
+      engine = new RestrictedProvider(policy !== 'none');
+      modules = [...GRAMMAR_FEATURES, ...(options.features ?? []), ...engine.features()];
+      status = { ...engine.status(), configFile: null, configProblems: [], trusted };
+    }
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -521,7 +544,8 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
         const found = await safely(module, 'code actions', () => module.codeActions!(request, token));
         if (found) appendAll(actions, found);
       }
-      return actions;
+      // Restricted mode writes no file: the convert action creates one (the convert request's preview stays).
+      return trusted ? actions : actions.filter((a) => a.kind !== CONVERT_ACTION_KIND);
     }),
   );
 

@@ -118,6 +118,9 @@ export async function startCodeServer(vsix: string, dataDir: string, settings: R
     'telemetry.telemetryLevel': 'off',
     'workbench.tips.enabled': false,
     'git.openRepositoryInParentFolders': 'never',
+    // The model lies outside the test workspaces, and a workspace's querylens.json may only name
+    // paths inside it (docs/ARCHITECTURE.md, "Trust model"): the user's own settings name it.
+    'querylens.model': MODEL,
   };
   writeFileSync(join(dataDir, 'u/User/settings.json'), JSON.stringify({ ...quiet, ...settings }));
   const dirs = ['--user-data-dir', join(dataDir, 'u'), '--extensions-dir', join(dataDir, 'e')];

@@ -148,6 +148,8 @@ export interface StartOptions {
   initializationOptions?: unknown;
   /** Answers to workspace/configuration (per section). Absent: the client has no configuration capability. */
   settings?: Record<string, unknown>;
+  /** Extra arguments after `querylens lsp --stdio` (e.g. `--trust none`). */
+  args?: string[];
 }
 
 export const DEFAULT_CAPABILITIES: ClientCapabilities = {
@@ -198,7 +200,7 @@ export class TestClient {
 
   static async start(options: StartOptions = {}): Promise<TestClient> {
     await ensureBuilt();
-    const child = spawn(process.execPath, ['bin/querylens.js', 'lsp', '--stdio'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/querylens.js', 'lsp', '--stdio', ...(options.args ?? [])], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
     const connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     const client = new TestClient(child, connection);
     child.stderr!.on('data', (d) => client.stderr.push(String(d)));
