@@ -16,7 +16,7 @@
  * (`[ ] : / \ ' ...`, foreign characters, surrogates), a `-` after whitespace (a minus
  * sign), negative numbers, #base64, unknown operators,
  * #sum, empty operators, #not with several items, weightless or ambiguous weights
- * (a number followed by a number), contexts, unsafe window sizes, infinite weights, and
+ * (a number followed by a number), all-zero weights, contexts, unsafe window sizes, infinite weights, and
  * nesting deeper than FAST_MAX_DEPTH. Every bracket is matched by construction, so a
  * query that gets through has no syntax error.
  */
@@ -306,7 +306,8 @@ function weighted(depth: number): QueryNode {
     items.push({ weight, weightRange, node: scored(depth + 1) });
   }
   const close = pos++;
-  if (items.length === 0) throw BAIL;
+  // Empty operators and all-zero weights (indri/zero-weights) are reported by the visitor.
+  if (items.length === 0 || items.every((it) => it.weight === 0)) throw BAIL;
   return { kind: 'belief', op: BELIEF_OPS[image], items, range: { start: starts[opTok], end: ends[close] } };
 }
 

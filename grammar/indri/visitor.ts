@@ -1,7 +1,8 @@
 /**
  * CST → AST for Indri (grammar/ast.ts), plus the checks the grammar leaves to us:
  * missing weights, #not arity, #sum, unknown operators, base64 bodies, characters Indri
- * rejects, contexts inside extent operators, numbers out of range.
+ * rejects, contexts inside extent operators, numbers out of range, operators whose weights are
+ * all 0.
  *
  * Error recovery can leave any part of a CST node missing (a re-synced rule returns what it
  * had), and inserted tokens have NaN offsets: every method here copes with both, and every
@@ -262,9 +263,26 @@ export class IndriCstVisitor extends BaseVisitor {
     const range = this.spanOf(ctx, opTok, items);
     if (!opTok) return this.errorNode(range);
     this.checkNotEmpty(opTok, items.length, range, 'a weight and an item');
+    this.checkSomeWeight(opTok, items);
     const node: BeliefNode = { kind: 'belief', op: BELIEF_OPS[opTok.image], items, range };
     if (restriction) node.restriction = restriction;
     return node;
+  }
+
+  /**
+   * Indri divides each weight by Σ|w| (SEMANTICS.md §1.5): when every weight is 0 that is 0/0, so
+   * the operator carries no weight at all and its score has no value (the engine scores it as
+   * log 1 = 0, and a #wsyn of zeros as absent). Warned on the operator, as Lucene's ^0 is.
+   */
+  private checkSomeWeight(opTok: IToken, items: readonly WeightedItem[]): void {
+    if (items.length === 0 || items.some((it) => it.weight === undefined || it.weight !== 0)) return;
+    this.report(
+      'indri/zero-weights',
+      `every weight of this ${opTok.image} is 0, so it gives its items no weight at all (Σ|w| = 0); give at least one item a non-zero weight`,
+      tokRange(opTok),
+      undefined,
+      'warning',
+    );
   }
 
   /** `#combine()`: the grammar lets lists be empty so that recovery keeps the `)`. */
@@ -564,6 +582,7 @@ export class IndriCstVisitor extends BaseVisitor {
     }
     const range = this.spanOf(ctx, opTok, items);
     this.checkNotEmpty(opTok, items.length, range, 'a weight and a term');
+    if (opTok) this.checkSomeWeight(opTok, items);
     return { kind: 'synonym', items, form: 'wsyn', range };
   }
 

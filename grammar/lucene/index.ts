@@ -8,7 +8,7 @@
  *   `syntax/too-many-errors`, `syntax/unexpected-character`
  * - `lucene/mixed-and-or`, `lucene/only-negative`, `lucene/lowercase-operator`
  *   (data {replacement}), `lucene/leading-wildcard`, `lucene/bad-boost`, `lucene/zero-boost`,
- *   `lucene/bad-fuzzy`, `lucene/bad-slop`, `lucene/bad-escape`, `lucene/fuzzy-too-far`, `lucene/ignored-fuzzy`, `lucene/bad-field`,
+ *   `lucene/bad-fuzzy`, `lucene/bad-slop`, `lucene/bad-escape`, `lucene/bad-regex`, `lucene/fuzzy-too-far`, `lucene/ignored-fuzzy`, `lucene/bad-field`,
  *   `lucene/range-expected-to`, `lucene/range-bound`, `lucene/empty-phrase`,
  *   `lucene/wildcard-in-phrase`, `lucene/bare-operator`, `lucene/dangling-escape`,
  *   `lucene/control-character`, `lucene/lone-surrogate`

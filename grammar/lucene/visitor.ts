@@ -19,6 +19,7 @@
  * - Stray tokens (a `)` with no `(`, `]`, `^`, `~`, `:` or a trailing `\`) become ErrorNode
  *   clauses, so the tree still shows where they were.
  */
+import { parseLuceneRegexp } from './regexp.js';
 import type { IToken } from 'chevrotain';
 import type {
   FuzzyNode,
@@ -623,6 +624,14 @@ export class LuceneAstBuilder extends BaseVisitor {
       });
     }
     const pattern = closed ? r.image.slice(1, -1) : r.image.slice(1);
+    if (closed) {
+      // Lucene builds the RegexpQuery while parsing, so a body its RegExp rejects fails the query.
+      const parsed = parseLuceneRegexp(pattern);
+      if (!parsed.ok) {
+        const at = r.startOffset + 1 + parsed.offset;
+        this.report('lucene/bad-regex', 'error', `invalid regular expression: ${parsed.message}`, { start: at, end: Math.min(at + 1, tokEnd(r)) });
+      }
+    }
     const slop = tok(ch, 'FuzzySlop');
     if (slop) {
       // Lucene's grammar accepts `/re/~2` and ignores the `~` (a regexp query wins).

@@ -39,8 +39,16 @@ import {
   matchRange,
   matchRegex,
   matchWildcard,
+  InvalidRegexpError,
+  MAX_EXPANSION_WORK,
   type VocabularyMatch,
 } from './vocabulary-match.js';
+import { ExpansionLimitError } from './regexp-automaton.js';
+
+/** A pattern in a message, cut to a readable length (a 2 MB regex must not make a 2 MB line). */
+function excerpt(text: string, max = 80): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}… (${text.length.toLocaleString('en-US')} characters)`;
+}
 
 export type ScorerName = 'bm25' | 'bm25-lucene' | 'ql';
 export const SCORER_NAMES: readonly ScorerName[] = ['bm25', 'bm25-lucene', 'ql'];
@@ -235,9 +243,12 @@ function termSpec(tokens: string[], node: TermNode, fields: string[] | undefined
   return withFields({ kind: 'window', ordered: true, size: 1, children: tokens.map((t) => ({ kind: 'term', term: t }) as ConceptSpec) }, fields);
 }
 
-function expansionSpec(ctx: Ctx, node: QueryNode, what: string, m: VocabularyMatch, cap: number, fields: string[] | undefined): ConceptSpec {
+function expansionSpec(ctx: Ctx, node: QueryNode, pattern: string, m: VocabularyMatch, cap: number, fields: string[] | undefined): ConceptSpec {
+  const what = excerpt(pattern);
   if (m.capped)
     warn(ctx, 'engine/expansion-cap', `${what} matches more than ${cap} index terms; only the first ${cap} are used.`, node.range);
+  if (m.workLimited)
+    warn(ctx, 'engine/expansion-limit', `${what} stopped after examining ${MAX_EXPANSION_WORK.toLocaleString('en-US')} characters of index terms; only the terms found until then are used.`, node.range);
   if (m.terms.length === 0) {
     warn(ctx, 'engine/no-expansion', `${what} matches no index term.`, node.range);
     return { kind: 'missing', text: what };
@@ -255,11 +266,16 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
     case 'wildcard':
       return expansionSpec(ctx, node, `Wildcard ${node.pattern}`, matchWildcard(ctx.reader, node.pattern, cap), cap, node.fields ?? fields);
     case 'regex': {
+      const what = `Regex /${node.pattern}/`;
       try {
-        return expansionSpec(ctx, node, `Regex /${node.pattern}/`, matchRegex(ctx.reader, node.pattern, cap), cap, node.fields ?? fields);
-      } catch {
-        warn(ctx, 'engine/invalid-regex', `/${node.pattern}/ is not a regular expression the engine can run; it matches nothing.`, node.range);
-        return { kind: 'missing', text: `/${node.pattern}/` };
+        return expansionSpec(ctx, node, what, matchRegex(ctx.reader, node.pattern, cap), cap, node.fields ?? fields);
+      } catch (e) {
+        if (e instanceof ExpansionLimitError)
+          warn(ctx, 'engine/expansion-limit', `${excerpt(what)} is too complex to run: ${e.message}; it matches nothing. Simplify it (fewer nested repeats, complements or intersections).`, node.range);
+        else if (e instanceof InvalidRegexpError)
+          warn(ctx, 'engine/invalid-regex', `${excerpt(what)} is not a valid regular expression (${e.message}); it matches nothing.`, node.range);
+        else throw e;
+        return { kind: 'missing', text: excerpt(`/${node.pattern}/`) };
       }
     }
     case 'range': {

@@ -34,7 +34,11 @@ export function explainDirichlet(tf: number, dl: number, cf: number, C: number, 
 
 /**
  * Combines child beliefs with one of Indri's belief operators (SEMANTICS.md §1.5). `weights` are
- * the raw weights (1 for #combine/#or/#max); #weight/#wand/#wsum normalise by Σ|w|.
+ * the raw weights (1 for #combine/#or/#max); #weight/#wand/#wsum normalise by Σ|w|. Where Indri's
+ * formula has no value (all weights 0 give 0/0; negative #wsum weights can make the sum ≤ 0) the
+ * result stays finite: an item of weight 0 contributes nothing, all weights 0 give log(1) = 0 (no
+ * evidence either way; the grammar warns, `indri/zero-weights`), and every result is clamped by
+ * `finiteScore`.
  */
 export function combineBeliefs(op: BeliefOp, weights: readonly number[], beliefs: readonly number[]): number {
   switch (op) {
@@ -42,29 +46,41 @@ export function combineBeliefs(op: BeliefOp, weights: readonly number[], beliefs
     case 'weight':
     case 'wand': {
       const norm = sumAbs(weights);
+      if (!(norm > 0)) return 0;
       let s = 0;
-      for (let i = 0; i < beliefs.length; i++) s += (weights[i]! / norm) * beliefs[i]!;
-      return s;
+      for (let i = 0; i < beliefs.length; i++) if (weights[i] !== 0) s += (weights[i]! / norm) * beliefs[i]!;
+      return finiteScore(s);
     }
     case 'wsum': {
       const norm = sumAbs(weights);
+      if (!(norm > 0)) return 0;
       let s = 0;
-      for (let i = 0; i < beliefs.length; i++) s += (weights[i]! / norm) * Math.exp(beliefs[i]!);
-      return Math.log(s);
+      for (let i = 0; i < beliefs.length; i++) if (weights[i] !== 0) s += (weights[i]! / norm) * Math.exp(beliefs[i]!);
+      return finiteScore(Math.log(s));
     }
     case 'or': {
       let prod = 1;
       for (const b of beliefs) prod *= 1 - Math.exp(b);
-      return Math.log(1 - prod);
+      return finiteScore(Math.log(1 - prod));
     }
     case 'not':
-      return Math.log(1 - Math.exp(beliefs[0]!));
+      return finiteScore(Math.log(1 - Math.exp(beliefs[0]!)));
     case 'max': {
       let m = -Infinity;
       for (const b of beliefs) if (b > m) m = b;
-      return m;
+      return finiteScore(m);
     }
   }
+}
+
+/**
+ * The score a scorer may emit: ±Infinity (log 0, an overflowing weight) becomes ±Number.MAX_VALUE
+ * and NaN (no defined value) the lowest finite score, so a run file never holds a non-number and
+ * such a document ranks last rather than poisoning the ranking.
+ */
+export function finiteScore(x: number): number {
+  if (Number.isFinite(x)) return x;
+  return x === Infinity ? Number.MAX_VALUE : -Number.MAX_VALUE;
 }
 
 function sumAbs(ws: readonly number[]): number {

@@ -11,6 +11,7 @@ import { isWindowLike, unionAll, type ConceptPostings, type ConceptSpec } from '
 import {
   collectionProbability,
   combineBeliefs,
+  finiteScore,
   describeBeliefOp,
   DIRICHLET_DEFAULT_MU,
   dirichletBelief,
@@ -424,14 +425,26 @@ export class PreparedQuery {
   }
 
   private evaluate(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
+    let e: Evaluation;
     switch (this.parameters.scorer) {
       case 'bm25':
-        return this.evalTerrier(doc, tfOf, explain);
+        e = this.evalTerrier(doc, tfOf, explain);
+        break;
       case 'bm25-lucene':
-        return this.evalLucene(doc, tfOf, explain);
+        e = this.evalLucene(doc, tfOf, explain);
+        break;
       case 'ql':
-        return this.evalQl(doc, tfOf, explain);
+        e = this.evalQl(doc, tfOf, explain);
+        break;
     }
+    // No scorer emits a non-finite score (huge weights overflow, log 0); search, scoreDocument
+    // and explain all pass here, so they still agree.
+    if (!Number.isFinite(e.score)) {
+      const clamped = finiteScore(e.score);
+      if (e.node) e.node = explainNode(clamped, `${e.node.value} is not a finite score; clamped to ${clamped}`, [e.node]);
+      e.score = clamped;
+    }
+    return e;
   }
 
   private matches(plan: Plan, tfOf: TfOf): boolean {

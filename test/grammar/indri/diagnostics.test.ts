@@ -39,6 +39,15 @@ const DIAGNOSTICS: [string, Reported[]][] = [
   ['#wsyn(a 1 b)', [
     { code: 'indri/weight-expected', message: '#wsyn expects a weight before each item; found the term "a"', at: 'a', data: { offset: 6, suggestedWeight: 1 } },
   ]],
+  // Σ|w| = 0: no weight at all (issue 11: NaN scores under ql); located on the operator.
+  ['#weight( 0 heat 0 slab )', [
+    { code: 'indri/zero-weights', message: 'every weight of this #weight is 0, so it gives its items no weight at all (Σ|w| = 0); give at least one item a non-zero weight', at: '#weight' },
+  ]],
+  ['#combine( #wand( 0.0 a ) #wsum( 0 a 0 b ) #wsyn( 0 a 0.00 b ) #weight( 0 a 1 b ) )', [
+    { code: 'indri/zero-weights', message: 'every weight of this #wand is 0, so it gives its items no weight at all (Σ|w| = 0); give at least one item a non-zero weight', at: '#wand' },
+    { code: 'indri/zero-weights', message: 'every weight of this #wsum is 0, so it gives its items no weight at all (Σ|w| = 0); give at least one item a non-zero weight', at: '#wsum' },
+    { code: 'indri/zero-weights', message: 'every weight of this #wsyn is 0, so it gives its items no weight at all (Σ|w| = 0); give at least one item a non-zero weight', at: '#wsyn' },
+  ]],
   ['#combine(a b', [
     { code: 'syntax/missing-close', message: 'missing ")" to close #combine opened at 1:1', at: '#combine(', data: { insert: ')', offset: 12 } },
   ]],
