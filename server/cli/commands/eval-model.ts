@@ -11,7 +11,7 @@
  * through their TREC text (formatRunLines → parseRun) as `eval` reads them. Indexes are built once
  * into a git-ignored cache (.cache/eval-model/ by default) and rebuilt when the corpus changes.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +19,7 @@ import type { Command } from 'commander';
 import { SIGNIFICANCE_LEVEL, type Comparison } from '../../engine/eval/compare.js';
 import type { WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
+import { writeOutputFile } from '../output-file.js';
 import type { QueryToRank } from '../../model/weighted-query.js';
 import { loadModelForCli, rankQueriesForCli } from './search.js';
 
@@ -95,7 +96,7 @@ export async function cachedIndex(spec: CollectionSpec, cacheDir: string, log: (
   }
   mkdirSync(cacheDir, { recursive: true });
   const summary = await buildIndex([spec.corpus], dir, { profile: 'terrier' });
-  writeFileSync(stamp, source);
+  writeOutputFile(stamp, source);
   log(`indexed ${spec.label}: ${summary.docs} documents in ${summary.seconds.toFixed(1)} s (${dir})`);
   return openIndex(dir);
 }
@@ -149,7 +150,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
       const text = ranked.map((r) => formatRunLines(r.qid, r.hits, system.id)).join('');
       if (options.runsDir) {
         mkdirSync(options.runsDir, { recursive: true });
-        writeFileSync(join(options.runsDir, `${spec.name}.${system.id}.run`), text);
+        writeOutputFile(join(options.runsDir, `${spec.name}.${system.id}.run`), text);
       }
       const run = parseRun(text, `${spec.name}.${system.id}.run`);
       run.runId = system.id;
@@ -265,6 +266,6 @@ export function registerEvalModel(program: Command): void {
         : formatModelTables(results, header);
       process.stdout.write(text);
       // --out is always the markdown table (also with --json on stdout): it is what goes into the README.
-      if (opts.out) writeFileSync(opts.out, formatModelTables(results, header));
+      if (opts.out) writeOutputFile(opts.out, formatModelTables(results, header));
     });
 }

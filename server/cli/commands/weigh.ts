@@ -5,9 +5,9 @@
  * which `querylens search`/`eval` read back. Repeated n-grams are merged by summing their weights.
  * `--show` draws the weights as bars instead (the paper's Figure 4).
  */
-import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { writeOutputFile } from '../output-file.js';
 
 interface WeighOptions {
   model: string;
@@ -84,8 +84,7 @@ export function registerWeigh(program: Command): void {
         }
         const text = lines.join('\n') + '\n';
         if (opts.out) {
-          const out = createWriteStream(opts.out);
-          await new Promise<void>((resolve, reject) => out.end(text, (err?: Error | null) => (err ? reject(err) : resolve())));
+          writeOutputFile(opts.out, text);
         } else process.stdout.write(text);
       } finally {
         await model.dispose();
