@@ -94,4 +94,19 @@ describe('errors of lazily decoded index data', () => {
       `querylens: index file postings.bin at ${dir} is inconsistent (postings of term "zebra": data ends inside a number): rebuild with \`querylens index CORPUS… --out ${dir}\``,
     ]);
   }, 120_000);
+
+  it('index --out where a file is in the way: one line with the path and what to do', async () => {
+    ensureBuilt();
+    const file = join(work, 'a-file');
+    writeFileSync(file, 'x');
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, [join(ROOT, 'bin/querylens.js'), 'index', corpus, '--out', join(file, 'idx')], { encoding: 'utf8' }, (err, _out, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, stderr }),
+      ),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `querylens: cannot write the index at ${join(file, 'idx')}: a file is in the way (${file}): choose another --out (any previous index there is unchanged)`,
+    ]);
+  }, 120_000);
 });
