@@ -17,7 +17,7 @@
  * Which collections trained the model and which chose its knobs is read from config.json
  * (`provenance`) and printed with the table: a figure on such a collection is not a held-out figure.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { SIGNIFICANCE_LEVEL, type Comparison } from '../../engine/eval/compare.j
 import type { Run } from '../../engine/eval/trec-files.js';
 import type { ModelProvenance, WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
+import { writeOutputFile } from '../output-file.js';
 import type { QueryToRank } from '../../model/weighted-query.js';
 import { loadModelForCli, rankQueriesForCli } from './search.js';
 
@@ -121,7 +122,7 @@ export async function cachedIndex(spec: CollectionSpec, cacheDir: string, log: (
   }
   mkdirSync(cacheDir, { recursive: true });
   const summary = await buildIndex([spec.corpus], dir, { profile: 'terrier' });
-  writeFileSync(stamp, source);
+  writeOutputFile(stamp, source);
   log(`indexed ${spec.corpusName}: ${summary.docs} documents in ${summary.seconds.toFixed(1)} s (${dir})`);
   return openIndex(dir);
 }
@@ -214,7 +215,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
       const text = ranked.map((r) => formatRunLines(r.qid, r.hits, system.id)).join('');
       if (options.runsDir) {
         mkdirSync(options.runsDir, { recursive: true });
-        writeFileSync(join(options.runsDir, `${spec.name}.${system.id}.run`), text);
+        writeOutputFile(join(options.runsDir, `${spec.name}.${system.id}.run`), text);
       }
       const run = parseRun(text, `${spec.name}.${system.id}.run`);
       run.runId = system.id;
@@ -426,6 +427,6 @@ export function registerEvalModel(program: Command): void {
         : formatModelTables(results, header);
       process.stdout.write(text);
       // --out is always the markdown table (also with --json on stdout): it is what goes into the README.
-      if (opts.out) writeFileSync(opts.out, formatModelTables(results, header));
+      if (opts.out) writeOutputFile(opts.out, formatModelTables(results, header));
     });
 }

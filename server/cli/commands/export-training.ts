@@ -3,9 +3,9 @@
  * data of the term-weighting models, every document statistic taken from the engine
  * (format: server/model/training-export.ts; consumer: model/twbert/).
  */
-import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { OutputFile } from '../output-file.js';
 import { countOption } from './search-options.js';
 
 interface ExportTrainingOptions {
@@ -86,30 +86,35 @@ export function registerExportTraining(program: Command): void {
       if (!existsSync(tokenizerFile)) throw new CliError(`no tokenizer at ${tokenizerFile}: build it with \`node model/build-tokenizer.mjs\``);
       const tokenizer = loadTokenizer(tokenizerFile);
       const evaluator = new ConceptEvaluator(reader);
-      const out = createWriteStream(opts.out);
+      const out = new OutputFile(opts.out);
       let written = 0;
       let docs = 0;
-      for (const entry of source.entries) {
-        let text = queryTextForWeighing(entry.result.ast, entry.text);
-        let expansion;
-        if (expand) {
-          // The search settings of `querylens search --weights twbert --expand bo1` (Terrier BM25).
-          const input = bo1ModelInput(reader, entry.result.ast, text, expand, { scorer: 'bm25' });
-          text = input.text;
-          expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast };
+      // Nothing appears at --out unless the whole export succeeds.
+      try {
+        for (const entry of source.entries) {
+          let text = queryTextForWeighing(entry.result.ast, entry.text);
+          let expansion;
+          if (expand) {
+            // The search settings of `querylens search --weights twbert --expand bo1` (Terrier BM25).
+            const input = bo1ModelInput(reader, entry.result.ast, text, expand, { scorer: 'bm25' });
+            text = input.text;
+            expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast };
+          }
+          const record = await exportTrainingRecord(reader, tokenizer, evaluator, entry.qid, text, qrels?.get(entry.qid), {
+            k,
+            maxTokens,
+            source: opts.source,
+            expansion,
+            statistics: opts.stats,
+          });
+          out.write(JSON.stringify(record) + '\n');
+          written++;
+          docs += record.docs.length;
         }
-        const record = await exportTrainingRecord(reader, tokenizer, evaluator, entry.qid, text, qrels?.get(entry.qid), {
-          k,
-          maxTokens,
-          source: opts.source,
-          expansion,
-          statistics: opts.stats,
-        });
-        if (!out.write(JSON.stringify(record) + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
-        written++;
-        docs += record.docs.length;
+        out.commit();
+      } finally {
+        out.abort();
       }
-      await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
       console.error(`export-training: ${written} queries, ${docs} query-document pairs -> ${opts.out}`);
     });
 }

@@ -6,14 +6,14 @@
  * - Indri parameter files: each query text is formatted and re-escaped for XML; `--width`
  *   lets long queries break over lines there.
  * Without `--write` the formatted file goes to stdout. With `--write` the file is replaced
- * atomically: a temp file in the same folder, fsync, rename. A file with syntax errors is
- * left untouched and its errors reported (exit 1); so is a file whose formatted text would
- * not parse back to the same queries.
+ * through server/engine/io/safe-write.ts: atomically, through a symlink to its real file, and
+ * only if nobody changed it meanwhile (else it is formatted again from its new contents, and
+ * after three tries left alone with an error). A file with syntax errors is left untouched and
+ * its errors reported (exit 1); so is a file whose formatted text would not parse back to the
+ * same queries.
  */
 import type { Command } from 'commander';
-import { closeSync, fsyncSync, openSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import {
   formatIndri,
   formatLucene,
@@ -27,6 +27,7 @@ import {
   type SourceDiagnostic,
 } from '../../../grammar/index.js';
 import { CliError } from '../errors.js';
+import { FileChangedError, rewriteFileSafely, SafeWriteError } from '../../engine/io/safe-write.js';
 import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
 
 export interface FormatOptions {
@@ -123,42 +124,6 @@ export function formatSource(source: QuerySourceResult, options: FormatOptions =
   return { text: out, diagnostics: [] };
 }
 
-/** Replaces `path` with `text` atomically: temp file beside it, fsync, rename. */
-export function writeFileAtomically(path: string, text: string): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let mode: number | undefined;
-  try {
-    mode = statSync(path).mode & 0o777;
-  } catch {
-    mode = undefined;
-  }
-  let fd: number | undefined;
-  try {
-    fd = openSync(tmp, 'wx', mode ?? 0o644);
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, path);
-  } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // The temp file was never created or is already gone.
-    }
-    throw new CliError(`${path}: could not write the formatted file (${(err as Error).message})`);
-  }
-  // Make the rename itself durable.
-  try {
-    const dir = openSync(dirname(path), 'r');
-    fsyncSync(dir);
-    closeSync(dir);
-  } catch {
-    // Some file systems cannot fsync a directory; the rename has still happened.
-  }
-}
-
 function positiveInt(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -177,18 +142,38 @@ export function registerFormat(program: Command): void {
   addSourceOptions(cmd).action((file: string, opts: SourceCliOptions & { write?: boolean; width?: string; indent?: string }) => {
     const width = positiveInt('width', opts.width);
     const indent = positiveInt('indent', opts.indent);
+    if (opts.write) {
+      if (!existsSync(file)) throw new CliError(`${file}: no such file`);
+      // Formatted from the bytes that the write then checks are still there (nothing lost to a
+      // concurrent append).
+      let failed: FormattedFile | undefined;
+      try {
+        rewriteFileSafely(file, () => {
+          failed = undefined;
+          const source = loadSource(file, opts);
+          const result = formatSource(source, { width, indent });
+          if (result.text === undefined) failed = result;
+          return result.text === undefined || result.text === source.text ? undefined : result.text;
+        });
+      } catch (err) {
+        if (err instanceof FileChangedError) throw new CliError(`${file}: the file changed while formatting; nothing written (run format again)`, 1);
+        if (err instanceof SafeWriteError) throw new CliError(err.message, 1);
+        throw err;
+      }
+      if (failed) {
+        process.stderr.write(failed.diagnostics.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
+        process.stderr.write(`${file}: not formatted; the file is unchanged\n`);
+        process.exitCode = 1;
+      }
+      return;
+    }
     const source = loadSource(file, opts);
     const result = formatSource(source, { width, indent });
     if (result.text === undefined) {
       process.stderr.write(result.diagnostics.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
-      if (opts.write) process.stderr.write(`${file}: not formatted; the file is unchanged\n`);
       process.exitCode = 1;
       return;
     }
-    if (opts.write) {
-      if (result.text !== source.text) writeFileAtomically(file, result.text);
-    } else {
-      process.stdout.write(result.text);
-    }
+    process.stdout.write(result.text);
   });
 }

@@ -37,6 +37,8 @@ export function registerIndex(program: Command): void {
           throw new CliError(`${err.message}${err.line !== undefined || err.offset !== undefined ? hint : ''}`);
         }
         if (err instanceof IndexError) throw new CliError(err.message);
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code) throw new CliError(`cannot write the index at ${opts.out}: ${systemReason(err as NodeJS.ErrnoException)}: ${code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space or ' : ''}choose another --out (any previous index there is unchanged)`);
         throw err;
       }
       for (const example of summary.skippedExamples) console.error(`querylens: skipped ${example}`);
@@ -50,6 +52,22 @@ export function registerIndex(program: Command): void {
           `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (profile ${summary.profile})`,
       );
     });
+}
+
+/** An errno error in words, with the path it concerns (Node's message has the raw syscall). */
+function systemReason(err: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = {
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'read-only file system',
+    ENOENT: 'no such folder',
+    EEXIST: 'a file is in the way',
+    ENOTDIR: 'a file is in the way',
+  };
+  const what = (err.code && words[err.code]) ?? err.message;
+  return err.path ? `${what} (${err.path})` : what;
 }
 
 function formatBytes(n: number): string {

@@ -13,12 +13,12 @@
  * original and the expansion terms together; the final ranking uses the model's weights, not Bo1's
  * (server/model/weighted-query.ts: rankQueries, expandedModelInput).
  */
-import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { WeightModel, WeightModelName } from '../../model/runtime.js';
 import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../model/weighted-query.js';
 import { CliError } from '../errors.js';
+import { writeOutputFile } from '../output-file.js';
 import { WarningPrinter } from '../warning-summary.js';
 import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js';
 import { addScorerOptions, checkParameters, countOption, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
@@ -150,9 +150,8 @@ export function registerSearch(program: Command): void {
       printer.flush();
     }
     if (opts.queriesOut) {
-      const out = createWriteStream(opts.queriesOut);
       const header = `// queries ranked by querylens search (weights ${weights}${expand ? `, expand ${expand.method}` : ''})\n`;
-      await new Promise<void>((resolve, reject) => out.end(header + queryLines.join('\n') + '\n', (err?: Error | null) => (err ? reject(err) : resolve())));
+      writeOutputFile(opts.queriesOut, header + queryLines.join('\n') + '\n');
     }
   });
 }

@@ -8,9 +8,9 @@
  * the exit code is 1 (server/model/structured-weights.ts: the rule `search --weights` follows too).
  * `--show` draws the weights as bars instead (the paper's Figure 4).
  */
-import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { writeOutputFile } from '../output-file.js';
 
 interface WeighOptions {
   model: string;
@@ -126,8 +126,7 @@ export function registerWeigh(program: Command): void {
         }
         const text = lines.join('\n') + '\n';
         if (opts.out) {
-          const out = createWriteStream(opts.out);
-          await new Promise<void>((resolve, reject) => out.end(text, (err?: Error | null) => (err ? reject(err) : resolve())));
+          writeOutputFile(opts.out, text);
         } else process.stdout.write(text);
       } finally {
         await model.dispose();

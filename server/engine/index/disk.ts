@@ -618,7 +618,7 @@ function openIndexOnce(dir: string, root: string): IndexReader {
 
   try {
     if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
-    return new SourceIndexReader(decodeSource(meta, payloads));
+    return new SourceIndexReader(decodeSource(meta, payloads, dir, rebuild));
   } catch (err) {
     if (err instanceof IndexError) throw err;
     // Checksums passed, so this is a writer bug or a hand-made file; still never wrong results.
@@ -699,8 +699,21 @@ function readIndexFile(root: string, name: IndexFileName, rebuild: string): Veri
   };
 }
 
-function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>): IndexSource {
+function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>, dir: string, rebuild: string): IndexSource {
   const profile = meta.profile;
+  /**
+   * Postings, vectors and stored documents are decoded later, on demand. A decoding error there
+   * (only possible in a hand-made file whose checksums were recomputed) is still an IndexError
+   * naming the file, the index and what to do, never a bare "data ends inside a number".
+   */
+  const decoding = <T>(file: IndexFileName, what: () => string, decode: () => T): T => {
+    try {
+      return decode();
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new IndexError(`index file ${file} at ${dir} is inconsistent (${what()}: ${reason}): ${rebuild}`);
+    }
+  };
 
   // Lexicon.
   const lex = new ByteReader(files['lexicon.bin']);
@@ -775,7 +788,7 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>):
     terms,
     df,
     cf,
-    loadPostings(t: number): PostingList {
+    loadPostings: (t: number): PostingList => decoding('postings.bin', () => `postings of term ${JSON.stringify(terms[t])}`, () => {
       const n = df[t]!;
       const docs = new Int32Array(n);
       const tfs = new Int32Array(n);
@@ -797,8 +810,8 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>):
         }
       }
       return { docs, tfs, posStart, positions };
-    },
-    loadDocVector(doc: number) {
+    }),
+    loadDocVector: (doc: number) => decoding('direct.bin', () => `term vector of document ${JSON.stringify(docnos[doc])}`, () => {
       const r = new ByteReader(directBuf, directOffset[doc]!, directOffset[doc + 1]!);
       const n = r.varint();
       const termIds = new Int32Array(n);
@@ -810,11 +823,11 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>):
         tfs[i] = r.varint();
       }
       return { termIds, tfs };
-    },
-    loadDocument(doc: number): StoredDocument {
+    }),
+    loadDocument: (doc: number): StoredDocument => decoding('store.bin', () => `stored document ${JSON.stringify(docnos[doc])}`, () => {
       const record = storeBuf.subarray(storeOffset[doc]!, storeOffset[doc + 1]!);
       const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
       return { docno, title, fields };
-    },
+    }),
   };
 }

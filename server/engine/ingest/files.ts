@@ -38,10 +38,12 @@ export async function peekText(path: string, bytes = 4096): Promise<string> {
 }
 
 /**
- * A UTF-8 text stream of the file, gunzipped when it is gzip. `onRead` gets the number of
- * raw (compressed) bytes as they are read, for progress.
+ * A text stream of the file, gunzipped when it is gzip. `onRead` gets the number of raw
+ * (compressed) bytes as they are read, for progress. With `latin1` every byte is one char, so
+ * that the readers can check the UTF-8 themselves and say where it is broken (a UTF-8 stream
+ * would turn bad bytes into U+FFFD without a word).
  */
-export function openText(path: string, onRead?: (bytes: number) => void): Readable {
+export function openText(path: string, onRead?: (bytes: number) => void, encoding: 'utf8' | 'latin1' = 'utf8'): Readable {
   const raw = createReadStream(path, { highWaterMark: 1 << 16 });
   if (onRead) raw.on('data', (chunk) => onRead((chunk as Buffer).length));
   let stream: Readable = raw;
@@ -50,16 +52,16 @@ export function openText(path: string, onRead?: (bytes: number) => void): Readab
     raw.on('error', (err) => gunzip.destroy(err));
     stream = raw.pipe(gunzip);
   }
-  stream.setEncoding('utf8');
+  stream.setEncoding(encoding);
   return stream;
 }
 
-/** Lines of a text file with 1-based line numbers; a trailing '\r' is removed. */
-export async function* readLines(
+/** Lines of a file as latin1 strings (one char a byte) with 1-based line numbers; a trailing '\r' is removed. */
+export async function* readByteLines(
   path: string,
   onRead?: (bytes: number) => void,
 ): AsyncGenerator<{ line: string; lineNo: number }> {
-  const rl = createInterface({ input: openText(path, onRead), crlfDelay: Infinity });
+  const rl = createInterface({ input: openText(path, onRead, 'latin1'), crlfDelay: Infinity });
   let lineNo = 0;
   try {
     for await (const line of rl) {
@@ -73,9 +75,9 @@ export async function* readLines(
   }
 }
 
-/** Chunks of decoded text. */
-export async function* readChunks(path: string, onRead?: (bytes: number) => void): AsyncGenerator<string> {
-  const stream = openText(path, onRead);
+/** Chunks of the file as latin1 strings (one char a byte). */
+export async function* readByteChunks(path: string, onRead?: (bytes: number) => void): AsyncGenerator<string> {
+  const stream = openText(path, onRead, 'latin1');
   try {
     for await (const chunk of stream) yield chunk as string;
   } catch (err) {

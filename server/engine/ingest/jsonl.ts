@@ -3,14 +3,22 @@
  * field becomes a field too; non-string values (metadata objects, numbers) are not text
  * and are left out. Blank lines are allowed.
  */
-import { readLines } from './files.js';
+import { readByteLines } from './files.js';
+import { badDocumentId, decodeUtf8Strict, invalidUtf8Reason } from './utf8.js';
 import { IngestError, type IngestDocument } from './types.js';
 
 export async function* readJsonl(
   file: string,
   onRead?: (bytes: number) => void,
 ): AsyncGenerator<IngestDocument | IngestError> {
-  for await (const { line, lineNo } of readLines(file, onRead)) {
+  for await (const { line: raw, lineNo } of readByteLines(file, onRead)) {
+    const bytes = Buffer.from(raw, 'latin1');
+    const decoded = decodeUtf8Strict(bytes);
+    if ('invalidAt' in decoded) {
+      yield new IngestError(file, invalidUtf8Reason(bytes, decoded.invalidAt, 'the line'), lineNo);
+      continue;
+    }
+    const line = decoded.text;
     const text = lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
     if (text.trim() === '') continue;
     yield parseRecord(text, file, lineNo);
@@ -38,5 +46,8 @@ function parseRecord(text: string, file: string, line: number): IngestDocument |
     if (key === '_id' || key === 'title' || typeof v !== 'string') continue;
     fields[key] = v;
   }
-  return { docno: String(id), fields, source: { file, line } };
+  const docno = String(id);
+  const badId = badDocumentId(docno);
+  if (badId) return new IngestError(file, badId, line);
+  return { docno, fields, source: { file, line } };
 }

@@ -4,9 +4,12 @@
  * everything else but the DOCNO (`<TEXT>` and any other element) becomes `text`, with the
  * tags removed and the common character entities decoded.
  *
- * The file is scanned in chunks; only the current document is held in memory.
+ * The file is scanned in chunks; only the current document is held in memory. It is scanned as
+ * bytes (latin1, one char a byte: the tags are ASCII) and each document is decoded as strict
+ * UTF-8, so that a bad byte is reported at its line rather than read as U+FFFD.
  */
-import { readChunks } from './files.js';
+import { readByteChunks } from './files.js';
+import { badDocumentId, countNewlineBytes, decodeUtf8Strict, invalidUtf8Reason } from './utf8.js';
 import { IngestError, type IngestDocument } from './types.js';
 
 const DOC_OPEN = /<DOC(?:\s[^>]*)?>/i;
@@ -26,7 +29,8 @@ export async function* readTrec(
   /** Line number of buf[0]. */
   let bufLine = 1;
   let eof = false;
-  const chunks = readChunks(file, onRead);
+  const chunks = readByteChunks(file, onRead);
+  let atStart = true;
 
   const consume = (n: number): void => {
     bufLine += countNewlines(buf, 0, n);
@@ -50,6 +54,10 @@ export async function* readTrec(
       const more = await chunks.next();
       if (more.done) eof = true;
       else buf += more.value;
+      if (atStart && buf.length >= 3) {
+        atStart = false;
+        if (buf.startsWith(LATIN1_BOM)) buf = buf.slice(3);
+      }
       continue;
     }
     const before = buf.slice(0, open.index);
@@ -91,7 +99,7 @@ export async function* readTrec(
       continue;
     }
     pieces.push(window.slice(0, end.index));
-    yield parseDoc(pieces.join(''), file, docLine);
+    yield parseDoc(pieces.join(''), file, docLine, docLine + countNewlines(open[0], 0, open[0].length));
     buf = window.slice(end.index + end[0].length);
     bufLine = docLine + lines;
   }
@@ -104,12 +112,24 @@ function partialTagStart(text: string): number {
   return lt;
 }
 
-function parseDoc(body: string, file: string, line: number): IngestDocument | IngestError {
+/** The UTF-8 byte order mark as latin1 chars. */
+const LATIN1_BOM = '\u00ef\u00bb\u00bf';
+
+/** `rawBody`: the document's bytes as latin1 chars; it starts on line `bodyLine`. */
+function parseDoc(rawBody: string, file: string, line: number, bodyLine: number): IngestDocument | IngestError {
+  const bytes = Buffer.from(rawBody, 'latin1');
+  const decoded = decodeUtf8Strict(bytes);
+  if ('invalidAt' in decoded) {
+    return new IngestError(file, invalidUtf8Reason(bytes, decoded.invalidAt, `the <DOC> at line ${line}`), bodyLine + countNewlineBytes(bytes, decoded.invalidAt));
+  }
+  const body = decoded.text;
   const docnos = [...body.matchAll(/<DOCNO>([\s\S]*?)<\/DOCNO>/gi)];
   if (docnos.length === 0) return new IngestError(file, '<DOC> without a <DOCNO>', line);
   if (docnos.length > 1) return new IngestError(file, '<DOC> with more than one <DOCNO>', line);
   const docno = docnos[0]![1]!.trim();
   if (docno === '') return new IngestError(file, 'empty <DOCNO>', line);
+  const badId = badDocumentId(docno);
+  if (badId) return new IngestError(file, badId, line);
 
   let rest = body.replace(/<DOCNO>[\s\S]*?<\/DOCNO>/i, ' ').replace(/<!--[\s\S]*?-->/g, ' ');
   const titles: string[] = [];

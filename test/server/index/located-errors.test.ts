@@ -1,0 +1,112 @@
+/**
+ * Errors met while decoding an index lazily (postings, term vectors, stored documents) name the
+ * file, the index and what to do (issue 11, item 10: "data ends inside a number" with no file).
+ * Such an index can only be made by hand: its damage is hidden behind recomputed checksums.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIndex, IndexError, openIndex } from '../../../server/engine/index/disk.js';
+import { ensureBuilt, ROOT } from '../../support/build.js';
+
+const work = mkdtempSync(join(tmpdir(), 'querylens-located-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const corpus = join(work, 'c.jsonl');
+
+/** Rewrites one file's payload and makes every checksum and meta.bin's manifest agree again. */
+function tamper(dir: string, name: string, mutate: (payload: Buffer) => void): void {
+  const rewrite = (file: string, change: (payload: Buffer) => Buffer) => {
+    const data = readFileSync(join(dir, file));
+    const header = Buffer.from(data.subarray(0, 48));
+    const payload = change(Buffer.from(data.subarray(48)));
+    header.writeBigUInt64LE(BigInt(payload.length), 12);
+    const body = Buffer.concat([header.subarray(32, 48), payload]);
+    header.writeUInt32LE(crc32(body) >>> 0, 20);
+    header.writeUInt32LE(crc32(header.subarray(0, 24)) >>> 0, 24);
+    writeFileSync(join(dir, file), Buffer.concat([header, payload]));
+    return { bytes: 48 + payload.length, crc32: crc32(body) >>> 0 };
+  };
+  const entry = rewrite(name, (p) => {
+    mutate(p);
+    return p;
+  });
+  rewrite('meta.bin', (p) => {
+    const meta = JSON.parse(p.toString('utf8')) as { files: Record<string, unknown> };
+    meta.files[name] = entry;
+    return Buffer.from(JSON.stringify(meta), 'utf8');
+  });
+}
+
+function errorOf(fn: () => unknown): IndexError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(IndexError);
+    return err as IndexError;
+  }
+  throw new Error('expected an IndexError');
+}
+
+beforeAll(() => {
+  writeFileSync(corpus, '{"_id":"d1","text":"heat transfer slab"}\n{"_id":"d2","text":"zebra heat"}\n');
+});
+
+describe('errors of lazily decoded index data', () => {
+  it('postings: names postings.bin, the term, the index and how to rebuild', async () => {
+    const dir = join(work, 'postings');
+    await buildIndex([corpus], dir, {});
+    tamper(dir, 'postings.bin', (p) => (p[p.length - 1] = 0x80));
+    const reader = openIndex(dir);
+    expect(errorOf(() => reader.postings('zebra')).message).toBe(
+      `index file postings.bin at ${dir} is inconsistent (postings of term "zebra": data ends inside a number): rebuild with \`querylens index CORPUS… --out ${dir}\``,
+    );
+  });
+
+  it('term vectors: names direct.bin and the document', async () => {
+    const dir = join(work, 'direct');
+    await buildIndex([corpus], dir, {});
+    tamper(dir, 'direct.bin', (p) => (p[0] = 0x7f));
+    expect(errorOf(() => openIndex(dir).docVector(0)).message).toMatch(/^index file direct\.bin at .* is inconsistent \(term vector of document "d1": data ends inside a number\): rebuild with/);
+  });
+
+  it('stored documents: names store.bin and the document instead of a bare JSON error', async () => {
+    const dir = join(work, 'store');
+    await buildIndex([corpus], dir, {});
+    tamper(dir, 'store.bin', (p) => (p[0] = 0x78));
+    expect(errorOf(() => openIndex(dir).document(0)).message).toMatch(/^index file store\.bin at .* is inconsistent \(stored document "d1": .*JSON.*\): rebuild with/);
+  });
+
+  it('the CLI prints it as one line with a non-zero status', async () => {
+    ensureBuilt();
+    const dir = join(work, 'postings');
+    const queries = join(work, 'q.indri');
+    writeFileSync(queries, '1\tzebra\n');
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, [join(ROOT, 'bin/querylens.js'), 'search', '--index', dir, queries], { encoding: 'utf8' }, (err, _out, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, stderr }),
+      ),
+    );
+    expect(r.code).not.toBe(0);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `querylens: index file postings.bin at ${dir} is inconsistent (postings of term "zebra": data ends inside a number): rebuild with \`querylens index CORPUS… --out ${dir}\``,
+    ]);
+  }, 120_000);
+
+  it('index --out where a file is in the way: one line with the path and what to do', async () => {
+    ensureBuilt();
+    const file = join(work, 'a-file');
+    writeFileSync(file, 'x');
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, [join(ROOT, 'bin/querylens.js'), 'index', corpus, '--out', join(file, 'idx')], { encoding: 'utf8' }, (err, _out, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, stderr }),
+      ),
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `querylens: cannot write the index at ${join(file, 'idx')}: a file is in the way (${file}): choose another --out (any previous index there is unchanged)`,
+    ]);
+  }, 120_000);
+});
