@@ -23,7 +23,7 @@ import type { IndexReader } from '../engine/index/reader.js';
 import { ConceptEvaluator, indexOfDoc, type ConceptPostings } from '../engine/scoring/concepts.js';
 import { search } from '../engine/search.js';
 import { segmentQuery } from './segment.js';
-import { conceptSpecOf, uniformWeights } from './training-export.js';
+import { conceptSpecOf, uniformWeights } from './ngram-concepts.js';
 import { buildWeightedQueryAst } from './weighted-query.js';
 
 export const STATISTICS_TOP_K = 10;

@@ -29,13 +29,16 @@
  */
 import type { QueryAst } from '../../grammar/ast.js';
 import type { IndexReader } from '../engine/index/reader.js';
-import { ConceptEvaluator, indexOfDoc, type ConceptPostings, type ConceptSpec } from '../engine/scoring/concepts.js';
+import { ConceptEvaluator, indexOfDoc, type ConceptPostings } from '../engine/scoring/concepts.js';
 import { search } from '../engine/search.js';
-import type { NgramWeights } from './runtime.js';
 import { segmentQuery } from './segment.js';
 import { encodeQuery, type HfTokenizer } from './tokenize.js';
 import { buildWeightedQueryAst } from './weighted-query.js';
 import { queryStatistics, type NgramStatistics } from './collection-statistics.js';
+import { conceptSpecOf, uniformWeights } from './ngram-concepts.js';
+
+// Re-exported for the tests and scripts that import them from here.
+export { conceptSpecOf, uniformWeights };
 
 export interface TrainingDoc {
   docno: string;
@@ -69,24 +72,6 @@ export interface TrainingExportOptions {
   expansion?: { queryEnd: number; candidates: QueryAst };
   /** Also each n-gram's collection statistics (collection-statistics.ts, field "stats"), as run time computes them. */
   statistics?: boolean;
-}
-
-export function conceptSpecOf(terms: string[]): ConceptSpec {
-  if (terms.length === 1) return { kind: 'term', term: terms[0] };
-  return { kind: 'window', ordered: true, size: 1, children: terms.map((term) => ({ kind: 'term', term }) as ConceptSpec) };
-}
-
-/** Uniform weights for a segmented query, as NgramWeights (uni-grams only when `bigrams` is false). */
-export function uniformWeights(text: string, reader: IndexReader, bigrams: boolean): NgramWeights {
-  const seg = segmentQuery(text, reader.analyzer, { bigrams });
-  return {
-    query: text,
-    ngrams: seg.ngrams.map((g) => {
-      const first = seg.words[g.wordIndices[0]];
-      const last = seg.words[g.wordIndices[g.wordIndices.length - 1]];
-      return { kind: g.terms.length === 1 ? 'unigram' : 'bigram', terms: g.terms, surface: text.slice(first.start, last.end), start: first.start, end: last.end, weight: 1 };
-    }),
-  };
 }
 
 export async function exportTrainingRecord(
