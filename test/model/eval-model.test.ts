@@ -5,7 +5,7 @@
  * eval`) for the same queries. The full run over all nine collections is a script (README
  * "Measured effect"), not a test.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +181,41 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
     expect(byRule.length).toBeGreaterThan(0);
     expect(byRule).toBe(byHand);
   }, 120_000);
+
+  it('--loco ranks each training collection with its fold model, checked to have left it out', async () => {
+    const artifacts = join(REPO_ROOT, 'model', 'artifacts');
+    const fold = (dir: string, name: string, provenance: unknown) => {
+      const to = join(work, dir, name);
+      mkdirSync(to, { recursive: true });
+      cpSync(artifacts, to, { recursive: true });
+      const config = JSON.parse(readFileSync(join(to, 'config.json'), 'utf8'));
+      config.models.twbert.provenance = provenance;
+      writeFileSync(join(to, 'config.json'), JSON.stringify(config));
+    };
+    const others = { trainedOn: ['cacm', 'lisa'], selectedOn: ['cranfield'] };
+    fold('folds', 'adi', others);
+    fold('folds', 'time', others);
+    const common = ['eval-model', '--data', DATA_DIR, '--collections', 'adi,time', '--queries', String(QUERIES), '--cache', join(work, 'cache'), '--device', 'cpu'];
+    const loco = JSON.parse(await ql(...common, '--json', '--loco', join(work, 'folds'))) as { header: string[]; results: (Result & { fold?: boolean })[] };
+    expect(loco.header.some((h) => h.startsWith('Leave-one-collection-out: '))).toBe(true);
+    loco.results.forEach((r, i) => {
+      expect(r.fold).toBe(true);
+      expect(r.uses).toEqual([]);
+      // The folds are copies of the shipped model here, so every row equals the plain run's.
+      r.systems.forEach((s, j) => expect(s.means).toEqual(json.results[i].systems[j].means));
+    });
+    // A fold that used its own collection, or a missing fold, is refused in one line.
+    fold('bad', 'adi', { trainedOn: ['adi'], selectedOn: [] });
+    for (const [dir, message] of [
+      [join(work, 'bad'), /--loco: the fold model in .* was trained or selected on ADI itself/],
+      [join(work, 'nowhere'), /--loco: no fold model for ADI/],
+    ] as const) {
+      const r = await runProcess(process.execPath, [CLI, ...common, '--loco', dir], { cwd: REPO_ROOT });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(message);
+    }
+  }, 300_000);
 
   it('a missing collection or model, or a phrase rule with expansion, is one clear line and a non-zero exit', async () => {
     for (const args of [

@@ -165,6 +165,8 @@ export interface CollectionResult {
   collection: CollectionSpec;
   /** How the evaluated model used this collection (empty: held out from everything). */
   uses: ModelUse[];
+  /** True when a leave-one-collection-out fold model (trained without this collection) ranked it. */
+  fold?: boolean;
   queries: number;
   systems: SystemResult[];
   testDescription: string;
@@ -180,6 +182,11 @@ export interface EvalModelOptions {
   limit?: number;
   test: 't' | 'randomization';
   model: WeightModel;
+  /**
+   * Leave-one-collection-out: for a training collection named here, the model trained and selected
+   * without it ranks its queries instead of `model` (which then ranks the others and the reporting sets).
+   */
+  foldModels?: Record<string, WeightModel>;
   phraseRule: WeightModel;
   log: (s: string) => void;
   /** Write each system's TREC run here (for `querylens eval`/`compare` by hand). */
@@ -191,13 +198,14 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
   const { formatRunLines } = await import('../../engine/search.js');
   const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
   const specs = collectionSpecs(options.dataDir);
-  const provenance = options.model.config.models[options.model.name as 'twbert']?.provenance;
+  const provenanceOf = (m: WeightModel) => m.config.models[m.name as 'twbert']?.provenance;
   const results: CollectionResult[] = [];
   for (const name of options.collections) {
     const spec = specs[name]!;
     for (const f of [spec.corpus, spec.queries, spec.qrels]) {
       if (!existsSync(f)) throw new CliError(`${spec.label}: ${f} not found (give the data folder with --data or QUERYLENS_DATA)`);
     }
+    const model = options.foldModels?.[spec.name] ?? options.model;
     const reader = await cachedIndex(spec, options.cacheDir, options.log);
     const source = readQuerySource(spec.queries);
     const entries = options.limit === undefined ? source.entries : source.entries.slice(0, options.limit);
@@ -209,7 +217,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
       const ranked = await rankQueriesForCli(reader, queries, {
         search: { scorer: 'bm25', k1: 1.2, b: 0.75, k3: 8, k: 1000 },
         expand: system.bo1 ? { method: 'bo1', fbDocs: 3, fbTerms: 10 } : undefined,
-        model: system.weights === 'model' ? options.model : system.weights === 'phrase' ? options.phraseRule : null,
+        model: system.weights === 'model' ? model : system.weights === 'phrase' ? options.phraseRule : null,
       });
       seconds[system.id] = (performance.now() - started) / 1000;
       const text = ranked.map((r) => formatRunLines(r.qid, r.hits, system.id)).join('');
@@ -245,12 +253,13 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
     };
     const systems = SYSTEMS.map((system, si): SystemResult => ({
       id: system.id,
-      label: system.id.startsWith('model') ? system.label.replace('TW-BERT', modelLabel(options.model)) : system.label,
+      label: system.id.startsWith('model') ? system.label.replace('TW-BERT', modelLabel(model)) : system.label,
       means: Object.fromEntries(measures.map((m, mi) => [m, byBm25.cells[mi][byBm25.runIds.indexOf(system.id)].mean])),
       vsBm25: si === 0 ? null : paired(byBm25, 0, si),
       vsPhrase: si <= 1 ? null : paired(byPhrase, 1, si),
     }));
-    results.push({ collection: spec, uses: modelUses(spec, provenance), queries: qids.length, systems, testDescription: byBm25.testDescription, seconds });
+    const fold = options.foldModels?.[spec.name] !== undefined;
+    results.push({ collection: spec, uses: modelUses(spec, provenanceOf(model)), fold, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds });
   }
   return results;
 }
@@ -273,7 +282,7 @@ const USE_WORDS: Record<ModelUse, string> = { trained: 'trained on', selected: '
 
 function collectionTitle(r: CollectionResult): string {
   const uses = r.uses.map((u) => USE_WORDS[u]).join(', ');
-  return `${r.collection.label} (${r.queries} q, ${r.collection.role}${uses ? `; model ${uses}` : ''})`;
+  return `${r.collection.label} (${r.queries} q, ${r.collection.role}${r.fold ? '; left out' : ''}${uses ? `; model ${uses}` : ''})`;
 }
 
 /**
@@ -354,7 +363,33 @@ interface EvalModelCliOptions {
   runs?: string;
   model: string;
   modelDir?: string;
+  loco?: string;
   device: string;
+}
+
+/**
+ * Loads the leave-one-collection-out fold models: `dir/<collection>/` for each training collection
+ * evaluated, each a model folder whose config.json `provenance` shows that it neither trained nor
+ * selected on that collection. A missing fold or one that used its own collection is a CliError.
+ */
+export async function loadFoldModels(dir: string, collections: CollectionSpec[], model: 'twbert' | 'deepct', device: string): Promise<Record<string, WeightModel>> {
+  const folds: Record<string, WeightModel> = {};
+  try {
+    for (const spec of collections.filter((c) => c.role === 'training')) {
+      const foldDir = join(dir, spec.name);
+      if (!existsSync(join(foldDir, 'config.json'))) throw new CliError(`--loco: no fold model for ${spec.label} in ${foldDir} (config.json missing): train it on the other training collections first`);
+      const loaded = await loadModelForCli(model, foldDir, device);
+      folds[spec.name] = loaded.model;
+      const provenance = loaded.model.config.models[model]?.provenance;
+      if (!provenance) throw new CliError(`--loco: ${foldDir}/config.json does not say which collections trained and selected the ${model} model (provenance), so ${spec.label} cannot be shown to be left out`);
+      const used = [...provenance.trainedOn, ...provenance.selectedOn].includes(spec.name);
+      if (used) throw new CliError(`--loco: the fold model in ${foldDir} was trained or selected on ${spec.label} itself (provenance ${JSON.stringify(provenance)})`);
+    }
+  } catch (err) {
+    await Promise.all(Object.values(folds).map((m) => m.dispose()));
+    throw err;
+  }
+  return folds;
 }
 
 export function registerEvalModel(program: Command): void {
@@ -372,6 +407,7 @@ export function registerEvalModel(program: Command): void {
     .option('--runs <dir>', "also write every system's TREC run here")
     .option('--model <name>', 'the model to evaluate: twbert or deepct', 'twbert')
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
+    .option('--loco <dir>', 'leave-one-collection-out: rank each training collection with the model in <dir>/<collection>/ (trained and selected without it); --model-dir ranks the reporting sets')
     .option('--device <device>', 'model device: auto, cpu or cuda', 'auto')
     .action(async (opts: EvalModelCliOptions) => {
       const dataDir = opts.data ?? defaultDataDir();
@@ -389,6 +425,13 @@ export function registerEvalModel(program: Command): void {
       if (opts.model !== 'twbert' && opts.model !== 'deepct') throw new CliError(`unknown --model '${opts.model}' (expected twbert or deepct)`);
       const started = performance.now();
       const loaded = await loadModelForCli(opts.model, opts.modelDir, opts.device);
+      let foldModels: Record<string, WeightModel> | undefined;
+      try {
+        if (opts.loco !== undefined) foldModels = await loadFoldModels(opts.loco, collections.map((c) => specs[c]!), opts.model, opts.device);
+      } catch (err) {
+        await loaded.model.dispose();
+        throw err;
+      }
       const { createPhraseRule } = await import('../../model/phrase-rule.js');
       const { expansionScaleOf } = await import('../../model/runtime.js');
       const log = (s: string) => console.error(`querylens: ${s}`);
@@ -403,12 +446,14 @@ export function registerEvalModel(program: Command): void {
           limit,
           test,
           model: loaded.model,
+          foldModels,
           phraseRule: createPhraseRule(),
           log,
           runsDir: opts.runs,
         });
       } finally {
         await loaded.model.dispose();
+        await Promise.all(Object.values(foldModels ?? {}).map((m) => m.dispose()));
       }
       const wall = (performance.now() - started) / 1000;
       log(`done in ${wall.toFixed(1)} s`);
@@ -417,6 +462,11 @@ export function registerEvalModel(program: Command): void {
       const header = [
         `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), model ${opts.model} on ${loaded.model.device}, ` +
           `${loaded.dir}; ${wall.toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
+        ...(foldModels
+          ? [
+              `Leave-one-collection-out: each training collection marked "left out" is ranked by the model in ${opts.loco}/<collection>/, trained and selected without it (checked from its config.json); the reporting sets by the model below.`,
+            ]
+          : []),
         describeProvenance(provenance, labels),
         'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; phrase rule: every word 1, every adjacent pair #1 at 0.25; Bo1: 3 feedback documents, 10 terms; ' +
           'model + Bo1: the model weighs the original and the Bo1 terms (paper §5.3)' +
