@@ -56,8 +56,9 @@ export interface WeightedQueryOptions {
 
 const ZERO = { start: 0, end: 0 };
 
+/** A word of the weighted query; a number is an Indri number term (`3`), as the parser reads it, not `#base64(Mw==)`. */
 function termNode(text: string): TermNode {
-  return { kind: 'term', text, raw: false, range: ZERO };
+  return /^[0-9]+(?:\.[0-9]+)?$/.test(text) ? { kind: 'term', text, raw: false, numeric: true, range: ZERO } : { kind: 'term', text, raw: false, range: ZERO };
 }
 
 /** The `#weight` AST of one query's weights; root null when nothing is left to weigh. */

@@ -135,6 +135,28 @@ describe('weighted query AST', () => {
     expect(printIndri(buildWeightedQueryAst(weights))).toBe('#weight( 0.75 flow 1.5 air 2 #1(flow air) )');
   });
 
+  it('prints number words as Indri numbers (not #base64), and the printed query parses back to the same words', async () => {
+    const { parseQuery } = await import('../../grammar/sources/index.js');
+    const q = segmentQuery('mach 3 flow at 10 degrees', analyzer);
+    const w: NgramWeights = {
+      query: 'mach 3 flow at 10 degrees',
+      ngrams: q.ngrams.map((g, i) => ({ kind: g.terms.length === 1 ? 'unigram' : 'bigram', terms: g.terms, surface: g.terms.join(' '), start: 0, end: 0, weight: 0.5 + i / 10 })),
+    };
+    const text = printIndri(buildWeightedQueryAst(w));
+    expect(text).not.toContain('#base64');
+    expect(text).toMatch(/ 3 /);
+    const parsed = parseQuery(text, 'indri');
+    expect(parsed.diagnostics).toEqual([]);
+    const words: string[] = [];
+    const walkTerms = (n: { kind: string; text?: string; items?: { node: unknown }[]; children?: unknown[] }): void => {
+      if (n.kind === 'term') words.push(n.text!);
+      for (const item of n.items ?? []) walkTerms(item.node as typeof n);
+      for (const child of n.children ?? []) walkTerms(child as typeof n);
+    };
+    walkTerms(parsed.ast.root as never);
+    expect(words.slice(0, q.words.length)).toEqual(q.words.map((x) => x.term));
+  });
+
   it('reads the words of a structured query, not its operators', async () => {
     const { parseQuery } = await import('../../grammar/sources/index.js');
     const res = parseQuery('#weight( 0.3 #1(heat transfer) 0.7 plates )', 'indri');
