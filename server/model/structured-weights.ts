@@ -20,7 +20,7 @@
  *   expansion (paper §5.3) reads a plain query followed by the expansion words.
  */
 import type { BooleanClause, QueryAst, QueryNode, SourceRange, TermNode, WeightedItem } from '../../grammar/ast.js';
-import { walk } from '../../grammar/ast.js';
+import { childrenOf, walk } from '../../grammar/ast.js';
 import type { NgramWeights } from './runtime.js';
 
 export interface PlanWord {
@@ -88,24 +88,11 @@ function why(node: QueryNode): string | null {
   }
 }
 
-/** Children that score, in source order (a Lucene prohibited clause does not score). */
+/** Children that score, in source order: a Lucene prohibited clause and a filter's condition do not. */
 function scoringChildren(node: QueryNode): QueryNode[] {
-  switch (node.kind) {
-    case 'window':
-    case 'band':
-      return node.children;
-    case 'phrase':
-      return node.terms;
-    case 'synonym':
-    case 'belief':
-      return node.items.map((i) => i.node);
-    case 'boolean':
-      return node.clauses.filter((c) => c.occur !== 'mustNot').map((c) => c.node);
-    case 'boost':
-      return [node.child];
-    default:
-      return [];
-  }
+  if (node.kind === 'boolean') return node.clauses.filter((c) => c.occur !== 'mustNot').map((c) => c.node);
+  if (node.kind === 'filter') return [];
+  return childrenOf(node);
 }
 
 /** How a query is weighed under the one rule, or why it cannot be. */

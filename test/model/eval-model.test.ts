@@ -13,7 +13,7 @@ import { ensureBuilt } from '../support/build.js';
 import { runChecked, runProcess } from '../support/process.js';
 import { DATA_DIR, hasCollection } from '../server/search/helpers/collections.js';
 import { REPO_ROOT } from './helpers.js';
-import { describeProvenance, formatModelTables, type CollectionResult } from '../../server/cli/commands/eval-model.js';
+import { describeProvenance, formatModelTables, type CollectionResult, type PairedResult } from '../../server/cli/commands/eval-model.js';
 
 const CLI = join(REPO_ROOT, 'bin', 'querylens.js');
 const QUERIES = 12;
@@ -21,14 +21,7 @@ const work = mkdtempSync(join(tmpdir(), 'ql-eval-model-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const ql = (...args: string[]) => runChecked(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, timeoutMs: 300_000 });
 
-interface Paired {
-  changePercent: number | null;
-  p: number;
-  significant: boolean;
-  wins: number;
-  losses: number;
-  ties: number;
-}
+type Paired = PairedResult;
 interface System {
   id: string;
   label: string;
