@@ -7,7 +7,8 @@ import { registerCommands } from './commands/index.js';
 import { CliError } from './errors.js';
 import { handleOutputFaults } from './output-faults.js';
 
-handleOutputFaults();
+// The language server's stdout is its protocol channel; its transport handles its own faults.
+if (process.argv[2] !== 'lsp') handleOutputFaults();
 
 const program = new Command();
 program
