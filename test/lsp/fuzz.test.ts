@@ -6,6 +6,9 @@
  * garbage headers, bodies that are not JSON) and a few large messages. The server must never
  * exit, answer every well-framed request within ANSWER_BOUND_MS, and answer a valid request at the end.
  * The engine is loaded (a small index), so hover statistics and previews run searches.
+ * On a failure the error lists the last messages sent; QUERYLENS_FUZZ_DUMP=<file> also writes
+ * the documents as they were. Lucene regexes with catastrophic backtracking (`/(.*.*)*q/`) are
+ * left out: the engine's regex matcher is the subject of its own tests (issue 11 item 2).
  */
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
