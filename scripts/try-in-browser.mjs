@@ -71,6 +71,13 @@ if (!existsSync(settings)) {
     ) + '\n',
   );
 }
+// The shipped model lies outside samples/, so it is named in the user's settings (a workspace's
+// querylens.json may only point inside the workspace: docs/ARCHITECTURE.md, "Trust model").
+const userSettings = JSON.parse(readFileSync(settings, 'utf8'));
+if (userSettings['querylens.model'] === undefined) {
+  userSettings['querylens.model'] = join(root, 'model/artifacts');
+  writeFileSync(settings, JSON.stringify(userSettings, null, 2) + '\n');
+}
 // (Re)install when the package is newer than the one installed last time.
 const stamp = `${vsix} ${statSync(vsix).mtimeMs}`;
 if (!existsSync(installed) || readFileSync(installed, 'utf8') !== stamp) {

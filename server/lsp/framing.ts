@@ -83,6 +83,34 @@ function embeddedHeader(bytes: Buffer): number {
   return best;
 }
 
+/** A start of `Content-Length: <digits>\r\n\r\n`, cut anywhere. */
+const HEADER_WITH_VALUE_PREFIX = /^content-length[ \t]*:[ \t]*\d*[ \t]*(\r(\n(\r)?)?)?$/i;
+
+function isHeaderPrefix(tail: string): boolean {
+  return 'content-length:'.startsWith(tail.toLowerCase()) || HEADER_WITH_VALUE_PREFIX.test(tail);
+}
+
+/**
+ * Where the start of a header begins at the end of a body that is a JSON object followed by it
+ * (the body's Content-Length was too big by less than a header), or -1. Cheap: only the bytes
+ * after the last `}` are looked at, and JSON.parse is left to `finish`.
+ */
+function trailingHeaderStart(bytes: Buffer): number {
+  const brace = bytes.lastIndexOf(0x7d);
+  if (brace < 0 || bytes.length - brace - 1 > 40) return -1;
+  const tail = bytes.subarray(brace + 1).toString('latin1');
+  return tail.length > 0 && isHeaderPrefix(tail) ? brace + 1 : -1;
+}
+
+/** The length of the longest end of `bytes` that begins `Content-Length:` (case-insensitive), at most that header name's length. */
+function partialHeaderNameAtEnd(bytes: Buffer): number {
+  const name = 'content-length:';
+  for (let k = Math.min(bytes.length, name.length - 1); k > 0; k--) {
+    if (name.startsWith(bytes.subarray(bytes.length - k).toString('latin1').toLowerCase())) return k;
+  }
+  return 0;
+}
+
 function preview(bytes: Buffer): string {
   const text = bytes.subarray(0, 80).toString('utf8');
   return JSON.stringify(bytes.length > 80 ? `${text}…` : text);
@@ -191,16 +219,19 @@ export class FrameParser {
     this.head = this.head.subarray(count);
   }
 
-  /** Drops everything before the next `Content-Length:` found from `from` on (everything when there is none). */
+  /**
+   * Drops everything before the next `Content-Length:` found from `from` on; when there is none,
+   * everything but a tail that may be the start of one cut by the chunk boundary. Always drops
+   * at least one byte, so the header loop cannot spin on the same bytes.
+   */
   private dropToNextHeader(from: number, what: string): void {
     const at = nextHeaderStart(this.head, from);
     if (at > 0) {
       this.drop(at, what);
       return;
     }
-    // Keep a tail that may be the start of a header cut by the chunk boundary.
-    const keep = Math.min(this.head.length, 20);
-    this.drop(this.head.length - keep, what);
+    const keep = partialHeaderNameAtEnd(this.head);
+    this.drop(Math.max(1, this.head.length - keep), what);
   }
 
   /** Consumes body bytes; returns the bytes after the body (null: wait for more). */
@@ -238,7 +269,14 @@ export class FrameParser {
     body.have += part.length;
     if (body.have < body.length) return rest;
     this.body = null;
-    this.finish(body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks), null);
+    const bytes = body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks);
+    // Too big by less than a header: the body ends with the start of the next message's header.
+    const split = trailingHeaderStart(bytes);
+    if (split > 0) {
+      this.finish(bytes.subarray(0, split), `its Content-Length ${body.length} is larger than the message (${split} bytes)`);
+      return rest ? Buffer.concat([bytes.subarray(split), rest]) : bytes.subarray(split);
+    }
+    this.finish(bytes, null);
     return rest;
   }
 

@@ -7,58 +7,11 @@
  * Each case runs against the built server (`querylens lsp --stdio`) over raw bytes, and ends
  * with a valid request that must be answered within a few seconds.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { StreamMessageReader, type Message } from 'vscode-languageserver/node';
+import type { Message } from 'vscode-languageserver/node';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FrameParser, type FrameProblem } from '../../server/lsp/framing.js';
-import { ensureBuilt, REPO } from './harness.js';
-
-const frame = (body: string, length = Buffer.byteLength(body)) => `Content-Length: ${length}\r\n\r\n${body}`;
-const request = (id: number, method: string, params: unknown = null) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
-const INITIALIZE = frame(request(1, 'initialize', { processId: null, rootUri: null, capabilities: {} })) + frame(JSON.stringify({ jsonrpc: '2.0', method: 'initialized', params: {} }));
-const STATUS = (id: number) => frame(request(id, 'querylens/status'));
-
-class RawServer {
-  readonly responses = new Map<number | string | null, { result?: unknown; error?: { code: number; message: string } }>();
-  readonly nullIdErrors: { code: number; message: string }[] = [];
-  stderr = '';
-  exited: number | null = null;
-
-  constructor(readonly child: ChildProcess) {
-    child.stderr!.on('data', (d) => (this.stderr += String(d)));
-    child.on('exit', (code) => (this.exited = code ?? -1));
-    // The server's own output is well framed: read it with the library's reader.
-    const reader = new StreamMessageReader(child.stdout!);
-    reader.listen((m: Message) => {
-      const r = m as { id?: number | string | null; result?: unknown; error?: { code: number; message: string }; method?: string };
-      if (r.method) return;
-      if (r.id === null && r.error) this.nullIdErrors.push(r.error);
-      else this.responses.set(r.id!, r);
-    });
-  }
-
-  static start(): RawServer {
-    return new RawServer(spawn(process.execPath, ['bin/querylens.js', 'lsp', '--stdio'], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] }));
-  }
-
-  write(bytes: string | Buffer): void {
-    this.child.stdin!.write(bytes);
-  }
-
-  async answer(id: number, timeoutMs = 5000): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.responses.has(id)) {
-      if (this.exited !== null) throw new Error(`the server exited (${this.exited}) before answering ${id}:\n${this.stderr}`);
-      if (Date.now() > deadline) throw new Error(`no answer to request ${id} within ${timeoutMs} ms; stderr:\n${this.stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return this.responses.get(id)!;
-  }
-
-  stop(): void {
-    if (this.exited === null) this.child.kill('SIGKILL');
-  }
-}
+import { ensureBuilt } from './harness.js';
+import { frame, INITIALIZE, RawServer, request, STATUS } from './raw-server.js';
 
 beforeAll(() => ensureBuilt(), 120_000);
 const servers: RawServer[] = [];
@@ -91,6 +44,14 @@ describe('framing errors over stdio', () => {
     expect(server.stderr).toMatch(/larger than the message/);
   }, 30_000);
 
+  it('Content-Length too big by less than a header (found by the fuzz suite): both requests are answered', async () => {
+    const server = await started();
+    const body = request(10, 'querylens/status');
+    for (const extra of [1, 7, 16, 19]) server.write(frame(body, body.length + extra) + STATUS(100 + extra));
+    expect((await server.answer(10)).result).toBeTruthy();
+    for (const extra of [1, 7, 16, 19]) expect((await server.answer(100 + extra)).result).toBeTruthy();
+  }, 30_000);
+
   it('Content-Length too big, nothing after it: the request is answered once the input is quiet', async () => {
     const server = await started();
     const body = request(10, 'querylens/status');
@@ -116,6 +77,14 @@ describe('framing errors over stdio', () => {
     // Garbage lines before a valid Content-Length in the same header block.
     server.write(`X-Junk\r\n${STATUS(12)}`);
     expect((await server.answer(12)).result).toBeTruthy();
+  }, 30_000);
+
+  it('a header block with a bad Content-Length and nothing after it (found by the fuzz suite: the reader spun forever)', async () => {
+    const server = await started();
+    server.write('Content-Length: 123456789x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 200));
+    server.write(STATUS(11));
+    expect((await server.answer(11)).result).toBeTruthy();
   }, 30_000);
 
   it('a body that is not JSON: a ParseError for its id (or null), then the next request answered', async () => {

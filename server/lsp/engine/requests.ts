@@ -191,7 +191,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
       const weighted = runQueryAst(session, weightedAst, DEPTH);
       const text = entry.dialect === 'lucene' ? translate(weightedAst, 'lucene').text : printIndri(weightedAst);
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
-      if (loaded.model.notices.length) notes.push(...loaded.model.notices);
+      for (const notice of loaded.model.notices) notes.push(notice);
     }
   }
   const variants = lists.map((l) => variant(session, judgedQid(entry), l.name, l.query, l.hits, k));
@@ -210,7 +210,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
     }
     return { docno, title: session.title(d), relevance: session.relevance(judgedQid(entry), docno), ranks, change };
   });
-  const best = (r: CompareRow) => Math.min(...Object.values(r.ranks).map((x) => x ?? Infinity));
+  const best = (r: CompareRow) => Object.values(r.ranks).reduce<number>((min, x) => Math.min(min, x ?? Infinity), Infinity);
   rows.sort((a, b) => best(a) - best(b) || (a.ranks.original ?? Infinity) - (b.ranks.original ?? Infinity));
 
   const judged = judgedQid(entry);

@@ -62,7 +62,10 @@ describe('querylens/runFile on the Cranfield sample', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'querylens-runfile-'));
     await buildIndex([CRANFIELD], join(root, 'idx'), { profile: 'terrier' });
-    writeFileSync(join(root, 'querylens.json'), JSON.stringify({ corpus: CRANFIELD, index: 'idx', qrels: CRANFIELD_QRELS }));
+    // Cranfield lies outside this temporary workspace: the user's settings name it (a workspace's
+    // querylens.json may only name paths inside it; docs/ARCHITECTURE.md, "Trust model").
+    writeFileSync(join(root, 'querylens.json'), JSON.stringify({ index: 'idx' }));
+    settings.querylens = { corpus: CRANFIELD, qrels: CRANFIELD_QRELS };
     client = (await startIn(root, { settings })).client;
     for (const { file, language } of SAMPLE_FILES) {
       const uri = pathToFileURL(file).toString();
@@ -78,7 +81,7 @@ describe('querylens/runFile on the Cranfield sample', () => {
 
   async function configure(querylens: Record<string, unknown>): Promise<void> {
     const before = statuses(client).length;
-    settings.querylens = querylens;
+    settings.querylens = { corpus: CRANFIELD, qrels: CRANFIELD_QRELS, ...querylens };
     void client.connection.sendNotification('workspace/didChangeConfiguration', { settings: {} });
     await client.until(() => statuses(client).length > before, 'querylens/status after the settings change', 60_000);
   }
@@ -271,8 +274,9 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
   let ws: Awaited<ReturnType<typeof makeWorkspace>>;
   let client: TestClient;
   beforeAll(async () => {
-    ws = await makeWorkspace({ config: { index: 'idx', model: MODEL_DIR, device: 'cpu' } });
-    const started = await startIn(ws.root);
+    // The model lies outside the workspace: the user's settings name it (docs/ARCHITECTURE.md, "Trust model").
+    ws = await makeWorkspace({ config: { index: 'idx', device: 'cpu' } });
+    const started = await startIn(ws.root, { settings: { querylens: { model: MODEL_DIR } } });
     client = started.client;
     expect(started.status.model.state).toBe('ready');
   }, 120_000);

@@ -45,8 +45,9 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
   let client: TestClient;
   let direct: WeightModel;
   beforeAll(async () => {
-    ws = await makeWorkspace({ config: { index: 'idx', qrels: 'data/qrels.txt', model: MODEL_DIR, device: 'cpu' } });
-    const started = await startIn(ws.root);
+    // The model lies outside the workspace: the user's settings name it (docs/ARCHITECTURE.md, "Trust model").
+    ws = await makeWorkspace({ config: { index: 'idx', qrels: 'data/qrels.txt', device: 'cpu' } });
+    const started = await startIn(ws.root, { settings: { querylens: { model: MODEL_DIR } } });
     client = started.client;
     expect(started.status.index.state).toBe('ready');
     expect((started.status.model as { state: string; message?: string }).message).toMatch(/Weighting model twbert loaded \(cpu\)/);
