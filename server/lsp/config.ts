@@ -4,11 +4,22 @@
  * merging is a shallow override per section. Reading never throws: every problem becomes a
  * `ConfigProblem` the server shows to the user.
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 export const CONFIG_FILE_NAME = 'querylens.json';
+
+/** The nearest folder at or above `from` that holds a querylens.json, or null (for a window without a folder). */
+export function configFolderAbove(from: string): string | null {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, CONFIG_FILE_NAME))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
 
 export type ScorerName = 'bm25' | 'ql';
 export type ExpansionMethod = 'none' | 'bo1';

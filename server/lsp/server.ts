@@ -12,6 +12,7 @@
  * index/model or a broken querylens.json; those become diagnostics, status notifications
  * or messages.
  */
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CancellationToken,
@@ -40,6 +41,7 @@ import { grammarCodeActionsModule, CONVERT_ACTION_KIND } from './code-actions.js
 import { operatorCompletionModule } from './completion.js';
 import {
   CONFIG_FILE_NAME,
+  configFolderAbove,
   confineToWorkspace,
   mergeConfig,
   readConfigFile,
@@ -466,6 +468,15 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
 
   // ---- Documents ----
   documents.onDidChangeContent((e) => scheduleValidation(e.document));
+  // A window without a folder: the configuration is the nearest querylens.json above the first query
+  // file opened, and that file's folder plays the workspace (its paths are confined to it).
+  documents.onDidOpen((e) => {
+    if (root !== null || !e.document.uri.startsWith('file:')) return;
+    const folder = configFolderAbove(dirname(fileURLToPath(e.document.uri)));
+    if (folder === null) return;
+    root = folder;
+    void reloadConfiguration();
+  });
   documents.onDidClose((e) => {
     cancelValidation(e.document.uri);
     parsed.forget(e.document.uri);

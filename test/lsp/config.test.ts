@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Hover } from 'vscode-languageserver';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, freshUri, TestClient, type StartOptions } from './harness.js';
@@ -43,6 +44,21 @@ async function check(options: StartOptions): Promise<{ client: TestClient; statu
 }
 
 describe('configuration', () => {
+  it('in a window without a folder, reads the nearest querylens.json above the first query file opened', async () => {
+    const root = workspace({ 'querylens.json': JSON.stringify({ index: 'idx', corpus: 'docs.jsonl' }) }, ['queries/deep']);
+    const { client, status } = await check({});
+    expect(status.configFile).toBeNull();
+    const file = join(root, 'queries/deep/q.indri');
+    writeFileSync(file, '1\t#combine( a )\n');
+    client.open(pathToFileURL(file).toString(), 'indri', '1\t#combine( a )\n');
+    const found = await client.until(
+      () => client.notifications.map((n) => n.params as Status).find((p) => p?.configFile === join(root, 'querylens.json')),
+      'a status with the querylens.json above the file',
+    );
+    expect(found.index.path).toBe(join(root, 'idx'));
+    expect(found.index.state).toBe('missing');
+  });
+
   it('reports an index configured in querylens.json but absent, with the fix, as a warning', async () => {
     const root = workspace({ 'querylens.json': JSON.stringify({ index: 'idx', corpus: 'docs.jsonl' }) });
     const { client, status } = await check({ root });
