@@ -44,7 +44,7 @@ function compileOracles(): Promise<{ work: string; classpath: string }> {
   compiled ??= (async () => {
     const work = mkdtempSync(join(tmpdir(), 'querylens-lucene-oracle-'));
     const classpath = [work, ...(CLASSPATH_JARS as string[])].join(':');
-    const sources = ['ClassicParserOracle.java', 'Bm25Oracle.java', 'IntervalsOracle.java'].map((f) => join(import.meta.dirname, f));
+    const sources = ['ClassicParserOracle.java', 'Bm25Oracle.java', 'IntervalsOracle.java', 'RegexpRunOracle.java'].map((f) => join(import.meta.dirname, f));
     await runChecked('javac', ['-d', work, '-cp', classpath, ...sources], { timeoutMs: 120_000 });
     return { work, classpath };
   })();
@@ -121,4 +121,23 @@ export async function luceneIntervals(docs: { docno: string; tokens: string[] }[
     hits.get(qid!)!.add(docno!);
   }
   return hits;
+}
+
+export type RegexpRunVerdict = { valid: false; error: string } | { valid: true; matches: boolean[] };
+
+/**
+ * Lucene's own answer for each regex: whether `new RegExp(body).toAutomaton()` throws, and
+ * otherwise which of the terms its automaton accepts (CharacterRunAutomaton.run).
+ */
+export async function luceneRegexpRuns(cases: { regex: string; terms: string[] }[]): Promise<RegexpRunVerdict[]> {
+  const { work, classpath } = await compileOracles();
+  const file = join(work, `regexp-runs-${cases.length}.txt`);
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+  writeFileSync(file, cases.flatMap((c) => [`R\t${b64(c.regex)}`, ...c.terms.map((t) => `T\t${b64(t)}`)]).join('\n') + '\n');
+  const lines = (await runChecked('java', ['-cp', classpath, 'RegexpRunOracle', file], { timeoutMs: 120_000 })).split('\n');
+  return cases.map((_, i) => {
+    const line = lines[i] ?? '';
+    if (line.startsWith('E\t')) return { valid: false, error: line.slice(2) };
+    return { valid: true, matches: Array.from(line.slice(2), (c) => c === '1') };
+  });
 }
