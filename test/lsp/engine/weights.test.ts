@@ -45,8 +45,10 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
   let client: TestClient;
   let direct: WeightModel;
   beforeAll(async () => {
-    ws = await makeWorkspace({ config: { index: 'idx', qrels: 'data/qrels.txt', model: MODEL_DIR, device: 'cpu' } });
-    const started = await startIn(ws.root);
+    ws = await makeWorkspace({ config: { index: 'idx', qrels: 'data/qrels.txt' } });
+    // The model folder is outside the workspace, so a workspace's querylens.json may not name it
+    // (docs/ARCHITECTURE.md "Trust model"): the user's own settings do.
+    const started = await startIn(ws.root, { settings: { querylens: { model: MODEL_DIR, device: 'cpu' } } });
     client = started.client;
     expect(started.status.index.state).toBe('ready');
     expect((started.status.model as { state: string; message?: string }).message).toMatch(/Weighting model twbert loaded \(cpu\)/);
