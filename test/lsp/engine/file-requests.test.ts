@@ -271,8 +271,8 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
   let ws: Awaited<ReturnType<typeof makeWorkspace>>;
   let client: TestClient;
   beforeAll(async () => {
-    ws = await makeWorkspace({ config: { index: 'idx', model: MODEL_DIR, device: 'cpu' } });
-    const started = await startIn(ws.root);
+    ws = await makeWorkspace({ config: { index: 'idx' } });
+    const started = await startIn(ws.root, { settings: { querylens: { model: MODEL_DIR, device: 'cpu' } } });
     client = started.client;
     expect(started.status.model.state).toBe('ready');
   }, 120_000);
@@ -337,7 +337,8 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
         if (file.weighable.includes(qid)) {
           const query = after[i]!.split('\t')[1]!;
           expect(query).toBe(r.weighed.find((w) => w.qid === qid)!.text);
-          expect(query).toMatch(file.language === 'indri' ? /^#weight\( [\d.]+ \S+/ : /^\S+\^[\d.]+ /);
+          // (Lucene: the rule keeps a user's phrase and its boost, times the model's weight.)
+          expect(query).toMatch(file.language === 'indri' ? /^#weight\( [\d.]+ \S+/ : /^(\S+|"[^"]+")\^[\d.]+ /);
         } else expect(after[i]).toBe(line);
       }
     }, 120_000);
@@ -378,8 +379,9 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
     ]);
     expect(r.notWeighed).toEqual([{ qid: '1', reason: 'already weighted by TW-BERT: re-weighing its words gives the same query' }]);
     expect(applyEdits(text, r.edit.changes[uri]!).split('\n')).toEqual([1, 2, 3, 4].map((qid) => `${qid}\t${weighted}`));
-    // The single-query action agrees: not offered where it would change nothing, offered (same edit) elsewhere.
-    expect(await weighActions(uri, 0)).toEqual([]);
+    // The single-query action agrees: disabled with the same reason where it would change nothing, offered (same edit) elsewhere.
+    const current = await weighActions(uri, 0);
+    expect(current.map((a) => [a.edit, a.disabled?.reason])).toEqual([[undefined, 'already weighted by TW-BERT: re-weighing its words gives the same query']]);
     expect((await weighActions(uri, 1))[0]!.edit!.changes![uri]).toEqual([r.edit.changes[uri]![0]]);
   }, 120_000);
 
