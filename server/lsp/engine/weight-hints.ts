@@ -62,7 +62,7 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
         paddingLeft: true,
         tooltip: query.plan.flat
           ? `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`
-          : `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action multiplies its concept by it.`,
+          : `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action puts the model's weights inside the query's structure.`,
       });
     });
   });
