@@ -1,6 +1,8 @@
 /**
- * Inlay hints with the weighting model's predicted weight after each word of a plain-term
- * query (`boundary ·1.16`). The server's static capabilities do not announce inlay hints
+ * Inlay hints with the weighting model's predicted weight after each word the model reads
+ * (`boundary ·1.16`), under the same rule and from the same cached weights as the weights action
+ * (weights.ts): a flat query's words, a structured query's terms (inside fields, `#syn`, windows);
+ * a query the rule refuses gets no hints (the action, disabled, says why). The server's static capabilities do not announce inlay hints
  * (server.ts is grammar plumbing), so this module registers the request dynamically when its
  * custom handlers are registered; clients without dynamic registration simply get none.
  * No model loaded: no hints.
@@ -13,7 +15,7 @@ import { runnable } from './ranking.js';
 import { modelLabel } from './weights-action.js';
 import type { BatcherStats } from '../../model/batcher.js';
 import type { WeightModelStats } from '../../model/runtime.js';
-import { batcherOf, modelQuery, weighCached, wordWeights } from './weights.js';
+import { batcherOf, weighableQuery, weighCached, weighedWordWeights } from './weights.js';
 
 /**
  * `querylens/modelStats` (request, client → server, no params): counters of the loaded
@@ -36,21 +38,21 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
   if (!loaded || !doc) return [];
   const wanted = doc.source.entries.flatMap((entry) => {
     if (entry.line < params.range.start.line || entry.line > params.range.end.line || !runnable(entry)) return [];
-    const query = modelQuery(entry.result.ast);
-    return query ? [{ entry, query }] : [];
+    const weighable = weighableQuery(entry.result.ast, entry.text);
+    return weighable.ok ? [{ entry, query: weighable.query }] : [];
   });
   // Every query of the range at once: the batcher turns them into one model run (weights.ts).
   // A request made stale by an edit or a $/cancelRequest is dropped before inference and answers
   // ContentModified / RequestCancelled (issue 4 §1), never hints placed on an older text.
   const isStale = () => token.isCancellationRequested || context.documents.isStale(doc);
-  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.text, isStale)));
+  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.plan.text, isStale)));
   context.documents.checkFresh(doc, token);
   const hints: InlayHint[] = [];
   wanted.forEach(({ entry, query }, k) => {
     const result = settled[k]!;
     // A query the model failed on gets no hints; the others still do.
     if (result.status === 'rejected') return;
-    const perWord = wordWeights(query, result.value);
+    const perWord = weighedWordWeights(query, result.value);
     query.words.forEach((w, i) => {
       const weight = perWord[i];
       if (weight === undefined) return;
@@ -58,7 +60,9 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
         position: rangeInFile(doc, entry, w.node.range.start, w.node.range.end).end,
         label: `·${weight.toFixed(2)}`,
         paddingLeft: true,
-        tooltip: `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`,
+        tooltip: query.plan.flat
+          ? `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`
+          : `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action puts the model's weights inside the query's structure.`,
       });
     });
   });

@@ -1,23 +1,26 @@
 /**
- * "Apply TW-BERT weights": a refactor action that rewrites a plain-term query as the
- * weighting model's `#weight( w t … w #1(a b) … )` (Lucene: `t^w … "a b"^w`). The title shows
- * the predicted word weights before anything is applied. Offered only when a model is loaded
- * (querylens.json `model`) and the query has only unrestricted plain terms (weights.ts).
+ * "Apply TW-BERT weights": a refactor action that rewrites the query under the CLI's rule
+ * (weights.ts, server/model/structured-weights.ts): a flat bag of words becomes the model's
+ * `#weight( w t … w #1(a b) … )` (Lucene: `t^w … "a b"^w`), a structured query keeps its fields,
+ * `#syn`, windows and own weights with the model's weights inside. The edit is the line
+ * `querylens weigh` writes for the query (in the query's own dialect). The title shows the
+ * predicted word weights before anything is applied. Offered only when a model is loaded
+ * (querylens.json `model`).
  *
- * An already weighted query is re-weighed from its words (weights.ts, modelQuery), keeping the
- * model's structure (uni-grams and #1 bi-grams); when that gives back the query as it is (the
- * same model weighed it), no action is offered and `querylens/weighFile` lists the query as
- * already weighted, rather than rewriting it into itself.
+ * Where nothing would be written, the action is still listed, disabled, with the reason
+ * (`disabled.reason`, LSP 3.16): a query the rule refuses (the rule's message), and a query
+ * already weighted by this model (re-weighing its words gives the query as it is). A disabled
+ * action has no edit, so a client that ignores `disabled` applies nothing. `querylens/weighFile`
+ * lists such queries with the same reason.
  */
 import { CodeActionKind, type CodeAction } from 'vscode-languageserver';
-import { printIndri, translate } from '../../../grammar/index.js';
 import { StaleRequestError } from '../../model/batcher.js';
-import { buildWeightedQueryAst } from '../../model/weighted-query.js';
+import type { WeighRefusal } from '../../model/structured-weights.js';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { runnable } from './ranking.js';
-import { modelQuery, weighCached, wordWeights, type LoadedModel } from './weights.js';
+import { weighableQuery, weighCached, weighedQueryText, weighedWordWeights, type LoadedModel } from './weights.js';
 
 export const WEIGHTS_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.weights`;
 const TITLE_WORDS = 6;
@@ -31,13 +34,20 @@ export function modelLabel(loaded: LoadedModel): string {
   return loaded.model.name === 'twbert' ? 'TW-BERT' : 'DeepCT';
 }
 
-/** The weights action, or why a weighable query is left as it is (`unchanged`), or null when the query cannot be weighed. */
-export type WeightsRewrite = { action: CodeAction } | { unchanged: string } | null;
+/**
+ * The weights action; or why the query is left as it is (`unchanged`: already weighted, or
+ * `refusal` set when the rule refuses it, with its range in the query); or null when the query
+ * is not one to weigh (not runnable, not verbatim, nothing left after stopwords).
+ */
+export type WeightsRewrite = { action: CodeAction } | { unchanged: string; refusal?: WeighRefusal } | null;
 
 /** `isStale` (request cancelled, document edited) lets the model batcher drop the request before inference. */
 export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<CodeAction | null> {
   const rewrite = await weightsRewrite(loaded, request, isStale);
-  return rewrite && 'action' in rewrite ? rewrite.action : null;
+  if (!rewrite) return null;
+  if ('action' in rewrite) return rewrite.action;
+  // Nothing to apply: say why, visibly, rather than offer nothing.
+  return { title: `Apply ${modelLabel(loaded)} weights`, kind: WEIGHTS_ACTION_KIND, disabled: { reason: rewrite.unchanged } };
 }
 
 export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<WeightsRewrite> {
@@ -46,16 +56,16 @@ export async function weightsRewrite(loaded: LoadedModel, request: CodeActionReq
   const located = entryAt(doc, range.start);
   if (!located || !runnable(located.entry) || !isVerbatim(doc, located.entry)) return null;
   const { entry } = located;
-  const query = modelQuery(entry.result.ast);
-  if (!query) return null;
-  const weights = await weighCached(loaded, query.text, isStale);
-  const ast = buildWeightedQueryAst(weights);
-  if (!ast.root) return null;
-  const perWord = wordWeights(query, weights);
+  const weighable = weighableQuery(entry.result.ast, entry.text);
+  if (!weighable.ok) return { unchanged: weighable.refusal.message, refusal: weighable.refusal };
+  const query = weighable.query;
+  const weights = await weighCached(loaded, query.plan.text, isStale);
+  const newText = weighedQueryText(entry.result.ast, query, weights);
+  if (newText === null) return null;
+  if (newText === entry.text) return { unchanged: `already weighted by ${modelLabel(loaded)}: re-weighing its words gives the same query` };
+  const perWord = weighedWordWeights(query, weights);
   const shown = query.words.flatMap((w, i) => (perWord[i] === undefined ? [] : [`${w.node.text} ${perWord[i]!.toFixed(2)}`]));
   const title = `Apply ${modelLabel(loaded)} weights: ${shown.slice(0, TITLE_WORDS).join(', ')}${shown.length > TITLE_WORDS ? ', …' : ''}`;
-  const newText = entry.dialect === 'lucene' ? translate(ast, 'lucene').text : printIndri(ast);
-  if (newText === entry.text) return { unchanged: `already weighted by ${modelLabel(loaded)}: re-weighing its words gives the same query` };
   const action: CodeAction = {
     title,
     kind: WEIGHTS_ACTION_KIND,

@@ -1,26 +1,30 @@
 /**
  * The term-weighting model (TW-BERT, server/model) as the engine features use it: which
- * queries it can weigh, the text it is given, and its weights mapped back onto the query's
- * terms. Weights are cached per query text for the loaded model.
+ * queries it weighs, the text it is given, the weighed query, and its weights mapped back onto
+ * the query's terms. Weights are cached per query text for the loaded model.
  *
- * The model weighs a plain sequence of words (its uni-grams and adjacent bi-grams), so only
- * queries whose leaves are unrestricted plain terms are offered weights: anything else
- * (fields, wildcards, filters) would be lost in the rewrite.
+ * The rule is the CLI's (`weigh`, `search --weights`): server/model/structured-weights.ts. A flat
+ * bag of words becomes the model's `#weight( w t … w #1(a b) … )`; a structured query keeps its
+ * fields, `#syn`, windows, phrases and the user's own weights with the model's weights inside; what
+ * cannot be weighed (patterns, `#or`/`#not`/`#max`, filters) is refused with the rule's message,
+ * located at its node (weighableQuery).
  *
- * Which words, in which order: the query's loose terms (not inside a phrase or window) in
- * source order; a word inside a phrase/window is added only when it is not there already, next
- * to its neighbour in that phrase. So an already weighted query,
- *   #weight( 0.5 boundary 0.6 layer 0.4 flow 0.1 #1(boundary layer) 0.1 #1(layer flow) ),
- * is read as "boundary layer flow" — the words it was weighed from, not "boundary layer flow
- * boundary layer layer flow" — and weighing it again re-weighs those words into the same
- * structure (uni-grams and their #1 bi-grams). With the same model that is the same query, and
- * the action says so instead of offering a no-op (weights-action.ts); after a model change it
- * gets the new weights. A phrase whose words appear nowhere else (`#weight( 2.0 #1(flat plate)
- * 1.0 shock )`) gives its words in place: "flat plate shock".
+ * One exception, so that weighing twice neither compounds nor is a silent no-op: a query in the
+ * model's own output shape (modelShapedWords: a `#weight` of plain words and two-word `#1`
+ * pairs, at least one pair; Lucene `t^w … "a b"^w`, every clause boosted) is read as the output
+ * of its words, which are re-weighed into that shape (with the same model that is the query as
+ * it is, and the action says the weights are current). Which words, in which order (modelQuery):
+ * the loose terms in source order; a word inside a pair only when it is not there already, next
+ * to its neighbour in the pair. So
+ *   #weight( 0.5 boundary 0.6 layer 0.4 flow 0.1 #1(boundary layer) 0.1 #1(layer flow) )
+ * is read as "boundary layer flow", and `#weight( 2.0 #1(flat plate) 1.0 shock )` as
+ * "flat plate shock". A user's `#weight( 2 heart 1 attack )` has no pair: it follows the rule.
  */
-import { walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
+import { printIndri, printLucene, translate, walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { WeighBatcher } from '../../model/batcher.js';
 import type { NgramWeights, WeightModel } from '../../model/runtime.js';
+import { planWeighing, weighInsideStructure, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
+import { buildWeightedQueryAst } from '../../model/weighted-query.js';
 
 export interface LoadedModel {
   model: WeightModel;
@@ -38,7 +42,11 @@ export interface ModelQuery {
 
 const PLAIN_CONTAINERS = new Set(['belief', 'boolean', 'boost', 'window', 'phrase']);
 
-/** The query's words (see the header: loose terms, then phrase words not already there), or null when the query is not a plain-term query. */
+/**
+ * The query's words (see the header: loose terms, then phrase words not already there), or null
+ * when the query is not a plain-term query (leaves unrestricted plain terms, no #not or
+ * prohibited clause). querylens/compare and querylens/weighFile (requests.ts) still gate on this.
+ */
 export function modelQuery(ast: QueryAst): ModelQuery | null {
   if (!ast.root) return null;
   const terms: TermNode[] = [];
@@ -101,6 +109,102 @@ export function modelQuery(ast: QueryAst): ModelQuery | null {
   return { text, words };
 }
 
+/** Word `i` of the model's text: the term it came from and its UTF-16 range in that text. */
+export interface WeighedWord {
+  node: TermNode;
+  start: number;
+  end: number;
+}
+
+export interface WeighableQuery {
+  /** What the model reads, and whether the result is the flat uni-gram + bi-gram `#weight`. */
+  plan: WeighPlan;
+  /** The words the model reads, for titles and inlay hints. */
+  words: WeighedWord[];
+  /** True when the query is in the model's own output shape and is re-weighed from its words (header). */
+  reweigh: boolean;
+}
+
+export type WeighableResult = { ok: true; query: WeighableQuery } | { ok: false; refusal: WeighRefusal };
+
+function isPlainTerm(node: QueryNode): node is TermNode {
+  return node.kind === 'term' && !node.fields?.length && !node.context?.length && !node.raw;
+}
+
+function isPair(node: QueryNode): boolean {
+  if (node.kind === 'window') return node.ordered && node.size === 1 && !node.fields?.length && node.children.length === 2 && node.children.every(isPlainTerm);
+  if (node.kind === 'phrase') return node.slop === 0 && !node.fields?.length && node.terms.length === 2 && node.terms.every(isPlainTerm);
+  return false;
+}
+
+/** True for a query in the model's own output shape (header): it is re-weighed from its words. */
+export function modelShaped(ast: QueryAst): boolean {
+  const root = ast.root;
+  if (!root) return false;
+  let items: QueryNode[];
+  if (root.kind === 'belief') {
+    if (root.op !== 'weight' || root.restriction) return false;
+    items = root.items.map((i) => i.node);
+  } else if (root.kind === 'boolean') {
+    if (root.field || !root.clauses.every((c) => c.occur === 'should' && c.node.kind === 'boost')) return false;
+    items = root.clauses.map((c) => (c.node.kind === 'boost' ? c.node.child : c.node));
+  } else return false;
+  return items.every((n) => isPlainTerm(n) || isPair(n)) && items.some(isPair);
+}
+
+/** The query under the CLI's rule (header), or the rule's refusal. */
+export function weighableQuery(ast: QueryAst, text: string): WeighableResult {
+  const shaped = modelShaped(ast) ? modelQuery(ast) : null;
+  if (shaped) {
+    const words = shaped.words.map((w) => ({ node: w.node, start: w.start, end: w.start + w.node.text.length }));
+    return { ok: true, query: { plan: { text: shaped.text, flat: true, words: [] }, words, reweigh: true } };
+  }
+  const planned = planWeighing(ast, text);
+  if (!planned.ok) return planned;
+  const { plan } = planned;
+  if (!plan.flat) return { ok: true, query: { plan, words: plan.words, reweigh: false } };
+  const terms: TermNode[] = [];
+  if (ast.root) walk(ast.root, (n) => void (n.kind === 'term' && terms.push(n)));
+  terms.sort((a, b) => a.range.start - b.range.start);
+  let words: WeighedWord[];
+  if (ast.dialect === 'text' || !ast.root) words = terms.map((node) => ({ node, start: node.range.start, end: node.range.end }));
+  else {
+    // planWeighing joins a flat query's terms with single spaces, in source order.
+    let at = 0;
+    words = terms.map((node) => {
+      const w = { node, start: at, end: at + node.text.length };
+      at = w.end + 1;
+      return w;
+    });
+  }
+  return { ok: true, query: { plan, words, reweigh: false } };
+}
+
+/** The weighed query as the CLI's `weigh` builds it (4 significant digits), in the query's own dialect; null when nothing is left to weigh. */
+export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): string | null {
+  if (query.plan.flat) {
+    const flat = buildWeightedQueryAst(weights);
+    if (!flat.root) return null;
+    return ast.dialect === 'lucene' ? translate(flat, 'lucene').text : printIndri(flat);
+  }
+  const inside = weighInsideStructure(ast, query.plan, weights);
+  return ast.dialect === 'lucene' ? printLucene(inside) : printIndri(inside);
+}
+
+/**
+ * The model's weight of each word (undefined for words it dropped, e.g. stopwords): a flat query's
+ * word, the sum of its uni-grams (each is its own item of the #weight); a structured query's term,
+ * their mean, as weighInsideStructure multiplies it.
+ */
+export function weighedWordWeights(query: WeighableQuery, weights: NgramWeights): (number | undefined)[] {
+  return query.words.map((w) => {
+    const grams = weights.ngrams.filter((g) => g.kind === 'unigram' && g.start >= w.start && g.end <= w.end);
+    if (!grams.length) return undefined;
+    const sum = grams.reduce((s, g) => s + g.weight, 0);
+    return query.plan.flat ? sum : sum / grams.length;
+  });
+}
+
 /** One batcher per loaded model: every feature's requests of the moment share model runs. */
 const batchers = new WeakMap<WeightModel, WeighBatcher>();
 
@@ -126,15 +230,4 @@ export function weighCached(loaded: LoadedModel, text: string, isStale?: () => b
     () => undefined,
   );
   return p;
-}
-
-/** The uni-gram weight of each word of the query (undefined for words the model dropped, e.g. stopwords). */
-export function wordWeights(query: ModelQuery, weights: NgramWeights): (number | undefined)[] {
-  const out = new Array<number | undefined>(query.words.length).fill(undefined);
-  for (const g of weights.ngrams) {
-    if (g.kind !== 'unigram') continue;
-    const i = query.words.findIndex((w) => w.start <= g.start && g.start < w.start + w.node.text.length);
-    if (i >= 0) out[i] = (out[i] ?? 0) + g.weight;
-  }
-  return out;
 }
