@@ -10,23 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { buildPrivateCli, ROOT } from '../cli/grammar-cli-build.js';
+import { seededRandom } from '../support/random.js';
 
 let BIN = '';
 /** Generous: the machine is shared; a hang or a quadratic blow-up still shows. */
 const TIME_LIMIT_MS = 30_000;
 let dir: string;
 
-/** Small seeded PRNG (mulberry32) so a failure can be replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const ALPHABET = ['#combine(', '#weight(', '#1(', '#uw8(', '#syn(', ')', '(', '"', '^2', '~3', ':', '+', '-', '.title', ' ', '\t', '*', '?', '[', ']', '{', '}', '<', '>', '/', '\\', 'AND', 'OR', 'NOT', '0.5', 'a', 'é', '\u0000', '#base64(', '=', ',', '&', '//'];
 

@@ -16,22 +16,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from './harness.js';
 import { makeWorkspace, type Workspace } from './engine/fixture.js';
 import { frame, RawServer, request } from './raw-server.js';
+import { seededRandom } from '../support/random.js';
 
 const SEED = 20261125;
 const STEPS = 400;
 const ANSWER_BOUND_MS = 10_000;
 
-/** mulberry32: a small, fixed-seed PRNG (the run is the same on every machine). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = seededRandom;
 
 const PIECES = [
   'heat', 'flow', 'boundary', 'layer', 'the', 'slab*', 'he?t', 'zz1*', '#combine(', '#weight(', '#od2(', '#uw8(', '#syn(', '#band(',

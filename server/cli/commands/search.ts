@@ -123,7 +123,7 @@ export function registerSearch(program: Command): void {
       const skipped = source.entries.filter((e) => !toRank.includes(e));
       if (skipped.length) {
         process.stderr.write(
-          `querylens: ${skipped.length} quer${skipped.length === 1 ? 'y' : 'ies'} with syntax errors not ranked (${skipped.map((e) => e.qid).join(', ')}); fix them, or rank the recovered queries with --recover\n`,
+          `querylens: ${skipped.length} quer${skipped.length === 1 ? 'y' : 'ies'} with syntax errors not ranked (${skipped.slice(0, 20).map((e) => e.qid).join(', ')}${skipped.length > 20 ? ', …' : ''}); fix them, or rank the recovered queries with --recover\n`,
         );
         process.exitCode = 1;
       }
