@@ -321,11 +321,12 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     const title = await applyCodeAction(/composite/, 'Apply TW-BERT weights');
     timings.twbertAction = Date.now() - tw;
     const line = queryLine(await savedText('queries.indri', (t) => queryLine(t, '3') !== before), '3');
-    // `#weight( w heat … w #1(heat conduction) … )`: every word the title weighs, with that weight.
-    const promised = [...title.matchAll(/([^\s:,]+) (\d+\.\d\d)/g)].map((m) => ({ word: m[1]!, weight: Number(m[2]) }));
-    expect(promised.map((p) => p.word)).toEqual(['heat', 'conduction', 'composite', 'slabs']);
+    // The user's structure is kept: `#weight( w #1(heat conduction) w composite w slabs )`, and the title
+    // promises exactly the weights applied (the window weighed as a whole).
+    const promised = [...title.matchAll(/(#1\([^)]*\)|[^\s:,]+) (\d+\.\d\d)/g)].map((m) => ({ word: m[1]!, weight: Number(m[2]) }));
+    expect(promised.map((p) => p.word)).toEqual(['#1(heat conduction)', 'composite', 'slabs']);
     expect(line).toMatch(/^3\t#weight\( /);
-    const weights = new Map([...line.matchAll(/(\d+(?:\.\d+)?) ([a-z]+)(?= )/g)].map((m) => [m[2]!, Number(m[1])]));
+    const weights = new Map([...line.matchAll(/(\d+(?:\.\d+)?) (#1\([^)]*\)|[a-z]+)(?= )/g)].map((m) => [m[2]!, Number(m[1])]));
     for (const { word, weight } of promised) {
       expect(weights.has(word), `"${word}" from the title "${title}" in ${line}`).toBe(true);
       expect(Math.abs(weights.get(word)! - weight)).toBeLessThanOrEqual(0.006);

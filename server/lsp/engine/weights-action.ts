@@ -14,13 +14,14 @@
  * lists such queries with the same reason.
  */
 import { CodeActionKind, type CodeAction } from 'vscode-languageserver';
+import { printIndri, printLucene, walk, type QueryAst, type QueryNode } from '../../../grammar/index.js';
 import { StaleRequestError } from '../../model/batcher.js';
 import type { WeighRefusal } from '../../model/structured-weights.js';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { runnable } from './ranking.js';
-import { weighableQuery, weighCached, weighedQueryText, weighedWordWeights, type LoadedModel } from './weights.js';
+import { weighableQuery, weighCached, weighedItems, weighedQueryText, weighedWordWeights, type LoadedModel } from './weights.js';
 
 export const WEIGHTS_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.weights`;
 const TITLE_WORDS = 6;
@@ -63,8 +64,23 @@ export async function weightsRewrite(loaded: LoadedModel, request: CodeActionReq
   const newText = weighedQueryText(entry.result.ast, query, weights);
   if (newText === null) return null;
   if (newText === entry.text) return { unchanged: `already weighted by ${modelLabel(loaded)}: re-weighing its words gives the same query` };
+  // What the rewrite applies: each word's weight, or, for words inside a window or phrase the rewrite
+  // weighs as a whole, that window's weight (once).
   const perWord = weighedWordWeights(query, weights);
-  const shown = query.words.flatMap((w, i) => (perWord[i] === undefined ? [] : [`${w.node.text} ${perWord[i]!.toFixed(2)}`]));
+  const items = query.plan.flat ? [] : weighedItems(entry.result.ast, query, weights);
+  const windowOf = enclosingWindows(entry.result.ast);
+  const print = (node: QueryNode) => (entry.dialect === 'lucene' ? printLucene : printIndri)({ dialect: entry.dialect, root: node, range: entry.result.ast.range });
+  const seen = new Set<QueryNode>();
+  const shown = query.words.flatMap((w, i) => {
+    const window = windowOf.get(w.node);
+    const item = window ? items.find((x) => x.label === print(window)) : undefined;
+    if (window && item) {
+      if (seen.has(window)) return [];
+      seen.add(window);
+      return [`${item.label} ${item.weight.toFixed(2)}`];
+    }
+    return perWord[i] === undefined ? [] : [`${w.node.text} ${perWord[i]!.toFixed(2)}`];
+  });
   const title = `Apply ${modelLabel(loaded)} weights: ${shown.slice(0, TITLE_WORDS).join(', ')}${shown.length > TITLE_WORDS ? ', …' : ''}`;
   const action: CodeAction = {
     title,
@@ -95,4 +111,15 @@ export function weightsActionModule(context: EngineContext): FeatureModule {
       return action && !isStale() ? [action] : [];
     },
   };
+}
+
+/** The innermost window or phrase around each term of a query. */
+function enclosingWindows(ast: QueryAst): Map<QueryNode, QueryNode> {
+  const out = new Map<QueryNode, QueryNode>();
+  walk(ast.root, (node, parents) => {
+    if (node.kind !== 'term') return;
+    const window = parents.findLast((p) => p.kind === 'window' || p.kind === 'phrase');
+    if (window) out.set(node, window);
+  });
+  return out;
 }

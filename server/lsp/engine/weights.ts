@@ -192,6 +192,22 @@ export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: 
 }
 
 /**
+ * The top-level items of the rewritten query with the weights the rewrite gives them (a word, or a
+ * window, phrase or #syn as a whole), as Indri text: what the action's title promises.
+ */
+export function weighedItems(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): { label: string; weight: number }[] {
+  const weighed = query.plan.flat ? buildWeightedQueryAst(weights) : weighInsideStructure(ast, query.plan, weights);
+  const root = weighed.root;
+  if (!root) return [];
+  const label = (node: QueryNode): string => printIndri({ dialect: 'indri', root: node, range: weighed.range });
+  if (root.kind === 'belief') return root.items.flatMap((i) => (i.weight === undefined ? [] : [{ label: label(i.node), weight: i.weight }]));
+  if (root.kind === 'boolean') {
+    return root.clauses.flatMap((c) => (c.occur !== 'mustNot' && c.node.kind === 'boost' ? [{ label: printLucene({ dialect: 'lucene', root: c.node.child, range: weighed.range }), weight: c.node.boost }] : []));
+  }
+  return [];
+}
+
+/**
  * The model's weight of each word (undefined for words it dropped, e.g. stopwords): a flat query's
  * word, the sum of its uni-grams (each is its own item of the #weight); a structured query's term,
  * their mean, as weighInsideStructure multiplies it.
