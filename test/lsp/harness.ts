@@ -6,6 +6,7 @@
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, rmdirSync, statSync, readdirSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -288,5 +289,9 @@ let uriCounter = 0;
 /** A fresh untitled URI per fixture, so documents never interfere. */
 export function freshUri(languageId: string, scheme: 'untitled' | 'file' = 'untitled'): string {
   uriCounter++;
-  return scheme === 'file' ? pathToFileURL(join(REPO, `test-output/fixture-${process.pid}-${uriCounter}.${languageId}`)).toString() : `untitled:fixture-${uriCounter}.${languageId}`;
+  // File fixtures live outside the repository: a server without a workspace folder reads the nearest
+  // querylens.json above an opened file, and the repository's own would load the sample index.
+  return scheme === 'file'
+    ? pathToFileURL(join(tmpdir(), `querylens-fixtures-${process.pid}`, `fixture-${uriCounter}.${languageId}`)).toString()
+    : `untitled:fixture-${uriCounter}.${languageId}`;
 }
