@@ -145,6 +145,7 @@ export function readLineFile(
   }
   const qidRangeOf = (entry: QueryEntry, i: number): SourceRange | undefined =>
     qidStarts[i] >= 0 ? { start: qidStarts[i], end: qidStarts[i] + entry.qid.length } : undefined;
-  diagnostics.push(...duplicateQidDiagnostics(entries, starts, qidRangeOf));
+  // A loop, not push(...spread): a file of 150,000 lines with one id has that many duplicates.
+  for (const d of duplicateQidDiagnostics(entries, starts, qidRangeOf)) diagnostics.push(d);
   return { entries, diagnostics };
 }
