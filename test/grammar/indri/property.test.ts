@@ -9,6 +9,11 @@ import { indriTrees } from './arbitrary.js';
 const { query } = indriTrees(4);
 const layout = fc.record({ width: fc.integer({ min: 8, max: 120 }), indent: fc.integer({ min: 0, max: 4 }) });
 
+/** The diagnostics a well-formed tree may not have: all but the warning for all-zero weights, which random trees draw. */
+function syntaxProblems(diagnostics: readonly { code: string }[]): { code: string }[] {
+  return diagnostics.filter((d) => d.code !== 'indri/zero-weights');
+}
+
 function inside(text: string, n: { range: { start: number; end: number } }): boolean {
   return n.range.start >= 0 && n.range.start <= n.range.end && n.range.end <= text.length;
 }
@@ -19,7 +24,7 @@ describe('Indri print/parse round trip (property)', () => {
       fc.property(query, (ast) => {
         const text = printIndri(ast);
         const { ast: parsed, diagnostics } = parseIndri(text);
-        expect(diagnostics).toEqual([]);
+        expect(syntaxProblems(diagnostics)).toEqual([]);
         expect(stripRanges(parsed.root)).toEqual(stripRanges(ast));
         walk(parsed.root, (n: QueryNode) => {
           expect(inside(text, n)).toBe(true);
@@ -46,7 +51,7 @@ describe('Indri formatter (property)', () => {
       fc.property(query, layout, (ast, options) => {
         const source = printIndri(ast);
         const once = formatIndri(source, options);
-        expect(once.diagnostics).toEqual([]);
+        expect(syntaxProblems(once.diagnostics)).toEqual([]);
         expect(stripRanges(parseIndri(once.text).ast.root)).toEqual(stripRanges(parseIndri(source).ast.root));
         expect(formatIndri(once.text, options).text).toBe(once.text);
         expect(formatIndriAst(ast, options)).toBe(once.text);
@@ -68,7 +73,7 @@ describe('Indri formatter (property)', () => {
           const body = line.trimStart().replace(/^-?[0-9.]+ (?=.)/, '');
           if (/[({<]$/.test(body) || /^[)}>]/.test(body)) continue;
           const { ast: item, diagnostics } = parseIndri(body);
-          expect(diagnostics).toEqual([]);
+          expect(syntaxProblems(diagnostics)).toEqual([]);
           const root = item.root;
           const breakable =
             root?.kind === 'belief' ||
