@@ -2,10 +2,11 @@
  * Options shared by `querylens search` and `querylens explain`: the scorer and its
  * parameters, turned into SearchOptions with one-line CliErrors for bad values.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
+import { CONFIG_FILE_NAME, configFolderAbove } from '../../lsp/config.js';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { SearchOptions } from '../../engine/search.js';
 
@@ -80,24 +81,19 @@ export async function checkParameters(options: SearchOptions): Promise<void> {
  * the configuration), resolved against the folder that holds that file.
  */
 export function indexFromConfig(from: string = process.cwd()): string {
-  let dir = resolve(from);
-  for (;;) {
-    const file = join(dir, 'querylens.json');
-    if (existsSync(file)) {
-      let config: unknown;
-      try {
-        config = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (err) {
-        throw new CliError(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)}); fix it or pass --index`);
-      }
-      const index = (config as { index?: unknown } | null)?.index;
-      if (typeof index !== 'string' || index === '') throw new CliError(`${file} has no "index" setting; add one or pass --index DIR`);
-      return resolve(dir, index);
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new CliError(`no --index given, and no querylens.json in ${resolve(from)} or a folder above it; pass --index DIR`);
-    dir = parent;
+  // The same search as the language server's for a window without a folder.
+  const dir = configFolderAbove(from);
+  if (dir === null) throw new CliError(`no --index given, and no querylens.json in ${resolve(from)} or a folder above it; pass --index DIR`);
+  const file = join(dir, CONFIG_FILE_NAME);
+  let config: unknown;
+  try {
+    config = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliError(`${file}: not valid JSON (${err instanceof Error ? err.message : String(err)}); fix it or pass --index`);
   }
+  const index = (config as { index?: unknown } | null)?.index;
+  if (typeof index !== 'string' || index === '') throw new CliError(`${file} has no "index" setting; add one or pass --index DIR`);
+  return resolve(dir, index);
 }
 
 export async function openIndexForCli(dir: string | undefined): Promise<IndexReader> {
