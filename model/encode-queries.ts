@@ -4,7 +4,9 @@
  *
  *   npx tsx model/encode-queries.ts [--unigrams-only] > model/.work/parity-inputs.jsonl
  *
- * Uses the very functions the runtime uses (segment.ts, tokenize.ts) and the engine's analyser.
+ * Uses the very functions the runtime uses (segment.ts, tokenize.ts) and the engine's analyser. Each
+ * n-gram also gets fixed, varied collection statistics (`stats`, STATISTIC_NAMES order), the extra input
+ * of a collection-aware model; the parity test hands the runtime the same numbers.
  */
 import { join } from 'node:path';
 import { createAnalyzer } from '../server/engine/analysis/index.js';
@@ -31,5 +33,7 @@ const analyzer = createAnalyzer('terrier');
 for (const query of PARITY_QUERIES) {
   const seg = segmentQuery(query, analyzer, { bigrams });
   const enc = await encodeQuery(tokenizer, seg, 128);
-  process.stdout.write(JSON.stringify({ query, terms: seg.ngrams.map((g) => g.terms), ids: enc.ids, ngrams: enc.ngramTokens }) + '\n');
+  const q = PARITY_QUERIES.indexOf(query);
+  const stats = seg.ngrams.map((g, j) => [1 + ((q * 7 + j * 3) % 10) / 2, 3 + ((q + j) % 5), g.terms.length === 2 ? (j % 4) / 4 : 0, (j % 11) / 10, ((q + 2 * j) % 7) / 6]);
+  process.stdout.write(JSON.stringify({ query, terms: seg.ngrams.map((g) => g.terms), ids: enc.ids, ngrams: enc.ngramTokens, stats }) + '\n');
 }

@@ -20,9 +20,12 @@ from pathlib import Path
 import torch
 
 from .common import ARTIFACTS, MODEL_DIR, RECIPE_PROVENANCE, WORK, pad_batch, read_jsonl
-from .model import DeepCT, EncoderConfig, TWBert
+from .model import DeepCT, Encoder, EncoderConfig, StatsTWBert, TWBert
 
 INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask", "ngramOrder": "ngram_order"}
+# The collection-aware model (StatsTWBert) also reads each n-gram's statistics, [B,G,5] in this order.
+STATS_INPUT = "ngram_stats"
+STAT_NAMES = ["idf", "ictf", "pairRatio", "topShare", "bo1"]
 OUTPUT = "weights"
 FIXTURES = MODEL_DIR.parent / "test" / "model" / "fixtures"
 MAX_TOKENS = 128
@@ -33,6 +36,8 @@ def load_checkpoint(kind: str, path: Path):
     of the graph (the runtime applies it, from config.json), so the model is built without it: the ONNX file is the
     same whether or not phase 4 ran."""
     ck = torch.load(path, map_location="cpu")
+    if ck.get("head", {}).get("kind") == "stats":
+        return load_stats_checkpoint(ck), ck, None
     cfg = EncoderConfig(**ck["cfg"])
     head = dict(ck.get("head", {}))
     state = dict(ck["state"])
@@ -54,6 +59,23 @@ def load_checkpoint(kind: str, path: Path):
     return model, ck, expansion_scale
 
 
+def load_stats_checkpoint(ck):
+    """The collection-aware model (loco.py): its head, with the frozen pre-trained encoder it was trained on attached."""
+    head = {k: v for k, v in ck["head"].items() if k != "kind"}
+    model = StatsTWBert(**head)
+    model.load_state_dict(ck["state"])
+    enc = torch.load(ck["encoder"], map_location="cpu")
+    model.encoder = Encoder(EncoderConfig(**enc["cfg"]))
+    model.encoder.load_state_dict({k[len("encoder."):]: v for k, v in enc["state"].items() if k.startswith("encoder.")})
+    model.eval()
+    return model
+
+
+def sample_stats(nmask):
+    g = torch.Generator().manual_seed(3)
+    return torch.rand(nmask.shape[0], nmask.shape[1], len(STAT_NAMES), generator=g) * 5
+
+
 def sample_inputs():
     """Two tiny queries (the second padded): the tracing input of the export, and the probe of bake_prior."""
     ids = torch.tensor([[101, 7592, 2088, 102], [101, 7592, 102, 0]])
@@ -68,6 +90,7 @@ def sample_inputs():
 
 def export_onnx(model, out: Path, with_order: bool) -> None:
     ids, att, nmask, order = sample_inputs()
+    with_stats = isinstance(model, StatsTWBert)
     # Export with grad enabled: torch 1.13's TransformerEncoderLayer takes a fused "fast path"
     # (aten::_transformer_encoder_layer_fwd, not exportable) only under no_grad in eval mode.
     for param in model.parameters():
@@ -82,9 +105,14 @@ def export_onnx(model, out: Path, with_order: bool) -> None:
         }
         if with_order:
             axes[INPUTS["ngramOrder"]] = {0: "batch", 1: "ngrams"}
+        args = (ids, att, nmask, order) if with_order else (ids, att, nmask)
+        if with_stats:
+            names.append(STATS_INPUT)
+            axes[STATS_INPUT] = {0: "batch", 1: "ngrams"}
+            args = (*args, sample_stats(nmask))
         torch.onnx.export(
             model,
-            (ids, att, nmask, order) if with_order else (ids, att, nmask),
+            args,
             str(out),
             opset_version=14,
             input_names=names,
@@ -94,7 +122,8 @@ def export_onnx(model, out: Path, with_order: bool) -> None:
         )
 
 
-def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, description: str, expansion_scale: float | None = None) -> None:
+def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, description: str, expansion_scale: float | None = None,
+                  statistics: bool = False, provenance: dict | None = None) -> None:
     path = out_dir / "config.json"
     cfg = json.loads(path.read_text()) if path.exists() else {}
     cfg.update(
@@ -112,7 +141,10 @@ def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, descrip
     if expansion_scale is not None:
         # TW-BERT + Bo1: applied by the runtime to the expansion words' weights (server/model/weighted-query.ts).
         models[kind]["expansionScale"] = expansion_scale
-    models[kind]["provenance"] = RECIPE_PROVENANCE
+    if statistics:
+        # The graph reads each n-gram's collection statistics (server/model/collection-statistics.ts), in this order.
+        models[kind]["statistics"] = {"input": STATS_INPUT, "names": STAT_NAMES}
+    models[kind]["provenance"] = provenance or RECIPE_PROVENANCE
     path.write_text(json.dumps(cfg, indent=2) + "\n")
 
 
@@ -124,11 +156,20 @@ def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
     for i, r in enumerate(rows):
         order[i, : len(r["terms"])] = torch.tensor([float(len(t) == 2) for t in r["terms"]])
     with torch.no_grad():
-        weights = model(ids, att, nmask, order)
+        if isinstance(model, StatsTWBert):
+            stats = torch.zeros(nmask.shape[0], nmask.shape[1], len(STAT_NAMES))
+            for i, r in enumerate(rows):
+                stats[i, : len(r["stats"])] = torch.tensor(r["stats"])
+            weights = model(ids, att, nmask, order, stats)
+        else:
+            weights = model(ids, att, nmask, order)
     out = []
     for i, r in enumerate(rows):
         n = len(r["ngrams"])
-        out.append({"query": r["query"], "terms": r["terms"], "ids": r["ids"], "weights": [float(x) for x in weights[i, :n]]})
+        row = {"query": r["query"], "terms": r["terms"], "ids": r["ids"], "weights": [float(x) for x in weights[i, :n]]}
+        if "stats" in r:
+            row["stats"] = r["stats"]
+        out.append(row)
     FIXTURES.mkdir(parents=True, exist_ok=True)
     path = FIXTURES / f"parity-{kind}.json"
     path.write_text(json.dumps({"model": kind, "note": "PyTorch outputs for test/model parity (model/twbert/export.py)", "queries": out}, indent=1) + "\n")
@@ -152,7 +193,9 @@ def main(argv=None):
     onnx_name = f"{a.model}.onnx"
     export_onnx(model, out_dir / onnx_name, with_order=a.model == "twbert")
     desc = ck.get("description", "")
-    update_config(out_dir, a.model, onnx_name, not a.not_final, desc, scale)
+    stats_model = isinstance(model, StatsTWBert)
+    update_config(out_dir, a.model, onnx_name, not a.not_final, desc, scale, statistics=stats_model,
+                  provenance=ck.get("provenance") if stats_model else None)
     print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")
     parity_inputs = Path(a.parity_inputs or WORK / f"parity-inputs-{a.model}.jsonl")
     if parity_inputs.exists() and not a.no_parity:

@@ -241,3 +241,73 @@ class MLMHead(nn.Module):
 def count_parameters(module: nn.Module) -> int:
     return sum(p.numel() for p in module.parameters())
 
+
+
+STAT_FEATURES = 8
+
+
+def stat_features(stats: torch.Tensor, order: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """[R,G,5] statistics (idf, ictf, pairRatio, topShare, bo1; server/model/collection-statistics.ts), the n-gram
+    order and the valid mask -> [R,G,STAT_FEATURES] model features. idf and ictf also relative to the row's (the
+    query's, or its window's) largest and as a z-score within it: a word's rarity matters against the other words of
+    its query, and the absolute scale depends on the collection's size."""
+    neg = torch.finfo(stats.dtype).min
+    idf, ictf = stats[..., 0], stats[..., 1]
+    vf = valid.to(stats.dtype)
+    count = vf.sum(-1, keepdim=True).clamp(min=1.0)
+    idf_max = torch.where(valid, idf, torch.full_like(idf, neg)).amax(-1, keepdim=True).clamp(min=1e-3)
+    ictf_max = torch.where(valid, ictf, torch.full_like(ictf, neg)).amax(-1, keepdim=True).clamp(min=1e-3)
+    mean = (idf * vf).sum(-1, keepdim=True) / count
+    sd = (((idf - mean) ** 2) * vf).sum(-1, keepdim=True).div(count).sqrt()
+    feats = torch.stack([idf / idf_max, (idf - mean) / (sd + 0.1), ictf / ictf_max, idf / 10.0,
+                         stats[..., 2], stats[..., 3], stats[..., 4], order], -1)
+    return feats * vf.unsqueeze(-1)
+
+
+class StatsTWBert(nn.Module):
+    """The collection-aware TW-BERT head (issue 16; model/twbert/loco.py trains it).
+
+    Per n-gram: its pooled contextual state from the frozen encoder (`context`; off = an ablation that reads the
+    statistics only) and its statistics in the collection (stat_features). One BISON-style self-attention layer
+    over the query's n-grams: the logits get a learned function of each key's statistics (Shan et al., BISON:
+    BM25-weighted self-attention), so what an n-gram attends to depends on how informative the others are *here*.
+    The output is a bounded factor on the fixed phrase rule's weight: w = base · exp(bound · tanh(δ / bound)),
+    base 1 for a uni-gram and a learned base (starting at 0.25) for a bi-gram; δ starts at 0, so an untrained model
+    is the phrase rule. No parameter is keyed by word identity.
+    """
+
+    def __init__(self, hidden: int = 128, dim: int = 32, bound: float = 1.0, context: bool = True):
+        super().__init__()
+        self.hidden, self.dim, self.bound, self.context = hidden, dim, bound, context
+        self.ctx = nn.Linear(hidden, dim)
+        self.stat = nn.Sequential(nn.Linear(STAT_FEATURES, dim), nn.GELU(), nn.Linear(dim, dim))
+        self.q, self.k, self.v = nn.Linear(dim, dim), nn.Linear(dim, dim), nn.Linear(dim, dim)
+        self.key_bias = nn.Sequential(nn.Linear(STAT_FEATURES, 16), nn.GELU(), nn.Linear(16, 1))
+        self.out = nn.Sequential(nn.LayerNorm(2 * dim), nn.Linear(2 * dim, dim), nn.GELU(), nn.Linear(dim, 1))
+        nn.init.zeros_(self.out[-1].weight)
+        nn.init.zeros_(self.out[-1].bias)
+        self.bigram_log_base = nn.Parameter(torch.tensor(math.log(0.25)))
+        self.encoder = None  # attached for export (the frozen pre-trained encoder)
+
+    def head_config(self) -> dict:
+        return {"kind": "stats", "hidden": self.hidden, "dim": self.dim, "bound": self.bound, "context": self.context}
+
+    def score(self, feats, stats, order, valid):
+        """feats [R,G,H] pooled states, stats [R,G,5], order [R,G] (1 = bi-gram), valid [R,G] bool -> weights [R,G]."""
+        x = stat_features(stats, order, valid)
+        e = self.stat(x)
+        if self.context:
+            e = e + self.ctx(feats)
+        logits = self.q(e) @ self.k(e).transpose(1, 2) / math.sqrt(self.dim) + self.key_bias(x).transpose(1, 2)
+        logits = logits.masked_fill(~valid.unsqueeze(1), -1e4)
+        o = torch.softmax(logits, -1) @ self.v(e)
+        delta = self.out(torch.cat([e, o], -1)).squeeze(-1)
+        base = torch.where(order > 0, self.bigram_log_base.exp().expand_as(order), torch.ones_like(order))
+        w = base * torch.exp(self.bound * torch.tanh(delta / self.bound))
+        return torch.where(valid, w, torch.zeros_like(w))
+
+    def forward(self, ids, attention_mask, ngram_mask, ngram_order, ngram_stats):
+        """The exported graph: encoder inputs, the n-gram masks and order, and each n-gram's statistics."""
+        valid = ngram_mask.sum(-1) > 0
+        feats = mean_pool(self.encoder(ids, attention_mask), ngram_mask)
+        return self.score(feats, ngram_stats, ngram_order, valid)

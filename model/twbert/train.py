@@ -79,12 +79,64 @@ def stage_data():
                  "--out", str(train / f"{name}-bo1.jsonl"), "--source", f"{name}-bo1", "-k", str(k)])
 
 
+# Leave-one-collection-out (issue 16): the seven training collections the rotation runs over, and the two reporting
+# sets that never train or select anything. name -> (corpus folder, queries, qrels); the same list as
+# `querylens eval-model` (server/cli/commands/eval-model.ts collectionSpecs).
+LOCO_TRAINING = {
+    "cacm": ("cacm", "queries.tsv", "qrels.txt"),
+    "scifact-train": ("scifact", "queries.train.tsv", "qrels.train.txt"),
+    "cranfield": ("cranfield", "queries.tsv", "qrels.txt"),
+    "adi": ("adi", "queries.tsv", "qrels.txt"),
+    "lisa": ("lisa", "queries.tsv", "qrels.txt"),
+    "time": ("time", "queries.tsv", "qrels.txt"),
+    "nfcorpus-dev": ("nfcorpus-dev", "queries.tsv", "qrels.txt"),
+}
+LOCO_REPORTING = {
+    "scifact-test": ("scifact", "queries.test.tsv", "qrels.test.txt"),
+    "nfcorpus-test": ("nfcorpus", "queries.tsv", "qrels.txt"),
+}
+
+
+def stage_loco_data():
+    """Engine indexes of all nine collections and `export-training --stats` of every query set (the query, its
+    n-grams with their collection statistics, the uniform BM25 top 1000 and the judged documents), plus the
+    Bo1-expanded form (`--expand bo1 --stats`) that TW-BERT + Bo1 reads, into model/.work/loco/."""
+    idx = WORK / "idx"
+    out = WORK / "loco"
+    out.mkdir(parents=True, exist_ok=True)
+    sets = {**LOCO_TRAINING, **LOCO_REPORTING}
+    for folder in sorted({f for f, _, _ in sets.values()}):
+        if not (idx / folder / "meta.bin").exists():
+            run([*CLI, "index", f"{DATA}/{folder}/corpus.jsonl", "--out", str(idx / folder), "--no-progress"])
+    for name, (folder, queries, qrels) in sets.items():
+        for suffix, extra in (("", []), ("-bo1", ["--expand", "bo1"])):
+            target = out / f"{name}{suffix}.jsonl"
+            if target.exists():
+                continue
+            run([*CLI, "export-training", "--index", str(idx / folder), f"{DATA}/{folder}/{queries}", "--qrels",
+                 f"{DATA}/{folder}/{qrels}", "--stats", *extra, "--out", str(target), "--source", name, "-k", "1000"])
+
+
+def stage_loco():
+    """The collection-aware model (model/twbert/loco.py): the nested leave-one-collection-out rotation, the fold
+    models (each trained without, and selected without, the collection it is reported on) exported into
+    model/.work/loco-folds/<collection>/ for `querylens eval-model --loco`, and the shipped model (all seven
+    training collections, the knobs the rotation chose) into model/.work/twbert-stats.pt."""
+    py("model.twbert.loco", "ship")
+    folds = WORK / "loco-folds"
+    for name in LOCO_TRAINING:
+        out = folds / name
+        out.mkdir(parents=True, exist_ok=True)
+        py("model.twbert.export", "--model", "twbert", "--checkpoint", str(folds / f"{name}.pt"), "--out-dir", str(out), "--no-parity")
+        (out / "tokenizer.json").write_bytes((MODEL_DIR / "artifacts" / "tokenizer.json").read_bytes())
+
+
 def stage_export():
     with open(WORK / "parity-inputs-twbert.jsonl", "w") as f:
         run(["npx", "--no-install", "tsx", "model/encode-queries.ts"], stdout=f)
     with open(WORK / "parity-inputs-deepct.jsonl", "w") as f:
         run(["npx", "--no-install", "tsx", "model/encode-queries.ts", "--unigrams-only"], stdout=f)
-    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(WORK / "twbert.pt"))
+    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(WORK / "twbert-stats.pt"))
     py("model.twbert.export", "--model", "deepct", "--checkpoint", str(WORK / "deepct.pt"))
 
 
@@ -123,7 +175,7 @@ def stage_evaluate():
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("stage", choices=["all", "data", "pretrain", "finetune", "deepct", "export", "evaluate"])
+    p.add_argument("stage", choices=["all", "data", "loco-data", "loco", "pretrain", "finetune", "deepct", "export", "evaluate"])
     p.add_argument("--pretrain-steps", type=int, default=360, help="pre-training steps of 64 sequences (360 ≈ a quarter epoch)")
     p.add_argument("--pretrain-continue-steps", type=int, default=0,
                    help="second pre-training phase, resumed from the first (0: none)")
@@ -137,6 +189,10 @@ def main(argv=None):
         t = time.time()
         if stage == "data":
             stage_data()
+        elif stage == "loco-data":
+            stage_loco_data()
+        elif stage == "loco":
+            stage_loco()
         elif stage == "pretrain":
             py("model.twbert.pretrain", "--max-steps", str(a.pretrain_steps))
             if a.pretrain_continue_steps > 0:

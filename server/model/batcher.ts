@@ -15,6 +15,7 @@
  * given to the model — so an edit never pays for inference nobody will see.
  */
 import type { NgramWeights, WeightModel } from './runtime.js';
+import type { NgramStatistics } from './statistic-names.js';
 
 /** A request that no longer matters (cancelled, or its document changed). */
 export class StaleRequestError extends Error {
@@ -53,6 +54,8 @@ export class WeighBatcher {
   private readonly windowMs: number;
   /** Queued texts in arrival order, each with the requests waiting for it. */
   private queue = new Map<string, Waiter[]>();
+  /** A collection-aware model's statistics of each queued text (the same text in the same index: the same statistics). */
+  private queuedStatistics = new Map<string, readonly NgramStatistics[]>();
   private timer: NodeJS.Timeout | undefined;
   private readonly counters: BatcherStats = { batches: 0, queries: 0, dropped: 0, joined: 0 };
   /** Texts whose model call has left: a new request for one waits for that answer instead of a second run. */
@@ -70,8 +73,8 @@ export class WeighBatcher {
     return { ...this.counters };
   }
 
-  /** The weights of one query, computed in a batch with the other requests of the moment. */
-  weigh(text: string, isStale?: () => boolean): Promise<NgramWeights> {
+  /** The weights of one query, computed in a batch with the other requests of the moment (`statistics`: see WeightModel.weigh). */
+  weigh(text: string, isStale?: () => boolean, statistics?: readonly NgramStatistics[]): Promise<NgramWeights> {
     const running = this.inFlight.get(text);
     if (running) {
       this.counters.joined++;
@@ -81,6 +84,7 @@ export class WeighBatcher {
       const waiters = this.queue.get(text);
       if (waiters) waiters.push({ isStale, resolve, reject });
       else this.queue.set(text, [{ isStale, resolve, reject }]);
+      if (statistics && !this.queuedStatistics.has(text)) this.queuedStatistics.set(text, statistics);
       if (this.queue.size >= this.maxBatch) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.windowMs);
     });
@@ -90,7 +94,9 @@ export class WeighBatcher {
     clearTimeout(this.timer);
     this.timer = undefined;
     const queued = this.queue;
+    const queuedStatistics = this.queuedStatistics;
     this.queue = new Map();
+    this.queuedStatistics = new Map();
     const texts: string[] = [];
     const live: Waiter[][] = [];
     for (const [text, waiters] of queued) {
@@ -107,7 +113,8 @@ export class WeighBatcher {
     if (texts.length === 0) return;
     this.counters.batches++;
     this.counters.queries += texts.length;
-    const call = this.model.weigh(texts);
+    const statistics = texts.map((t) => queuedStatistics.get(t));
+    const call = statistics.some((x) => x) ? this.model.weigh(texts, statistics) : this.model.weigh(texts);
     texts.forEach((text, i) => {
       const answer = call.then((weights) => weights[i]!);
       // Handled here and by whoever joins; forgotten once settled (failures are asked again).

@@ -24,12 +24,11 @@ import { ConceptEvaluator, indexOfDoc, type ConceptPostings } from '../engine/sc
 import { search } from '../engine/search.js';
 import { segmentQuery } from './segment.js';
 import { conceptSpecOf, uniformWeights } from './ngram-concepts.js';
-import { buildWeightedQueryAst } from './weighted-query.js';
+import { buildWeightedQueryAst } from './weighted-ast.js';
 
 export const STATISTICS_TOP_K = 10;
-export const STATISTIC_NAMES = ['idf', 'ictf', 'pairRatio', 'topShare', 'bo1'] as const;
-export type StatisticName = (typeof STATISTIC_NAMES)[number];
-export type NgramStatistics = Record<StatisticName, number>;
+import type { NgramStatistics } from './statistic-names.js';
+export { STATISTIC_NAMES, type StatisticName, type NgramStatistics } from './statistic-names.js';
 
 export interface QueryStatistics {
   /** The first-pass documents the top-k statistics were read from. */

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createAnalyzer } from '../engine/analysis/index.js';
 import { segmentQuery, type SegmentedQuery, type WordAnalyzer } from './segment.js';
 import { encodeQueryWindows, loadTokenizer, type EncodedWindow, type HfTokenizer } from './tokenize.js';
+import { STATISTIC_NAMES, type NgramStatistics } from './statistic-names.js';
 
 export type WeightModelName = 'twbert' | 'deepct';
 export const WEIGHT_MODEL_NAMES: readonly WeightModelName[] = ['twbert', 'deepct'];
@@ -35,7 +36,9 @@ export type WeightModelErrorKind =
   /** An inference call failed (after a successful load). */
   | 'inference-failed'
   /** weigh() after dispose(). */
-  | 'disposed';
+  | 'disposed'
+  /** A collection-aware model was asked to weigh a query without the statistics of the index it runs on. */
+  | 'needs-statistics';
 
 export class WeightModelError extends Error {
   constructor(
@@ -76,6 +79,12 @@ export interface ModelEntryConfig {
    */
   expansionScale?: number;
   provenance?: ModelProvenance;
+  /**
+   * A collection-aware model: its graph also reads each n-gram's statistics in the collection the query
+   * runs on ([B,G,names.length] float, input `input`), in the order of `names`, which must be
+   * statistic-names.ts STATISTIC_NAMES.
+   */
+  statistics?: { input: string; names: string[] };
 }
 
 export interface ModelConfig {
@@ -126,7 +135,13 @@ export interface WeightModel {
   /** Human-readable notices from loading (e.g. the CUDA fallback), to show the user. */
   readonly notices: string[];
   readonly config: ModelConfig;
-  weigh(queries: string[]): Promise<NgramWeights[]>;
+  /**
+   * True for a collection-aware model: weigh() then needs, for every query, the statistics of its n-grams
+   * in the index it will run on (collection-statistics.ts queryStatistics(reader, text), one entry per
+   * n-gram of the query's segmentation), and fails with 'needs-statistics' without them.
+   */
+  readonly readsStatistics?: boolean;
+  weigh(queries: string[], statistics?: readonly (readonly NgramStatistics[] | undefined)[]): Promise<NgramWeights[]>;
   dispose(): Promise<void>;
   /** Counters since loading (optional: other implementations may not count). */
   stats?(): WeightModelStats;
@@ -290,6 +305,17 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
       return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
     }
   }
+  if (entry.statistics) {
+    const { input, names } = entry.statistics;
+    if (!Array.isArray(names) || names.join(',') !== STATISTIC_NAMES.join(',')) {
+      await session.release().catch(() => undefined);
+      return fail('invalid-model', `${dir}/config.json: the ${name} model reads the statistics ${JSON.stringify(names)}, but this querylens computes ${STATISTIC_NAMES.join(', ')}.`);
+    }
+    if (!session.inputNames.includes(input)) {
+      await session.release().catch(() => undefined);
+      return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
+    }
+  }
   if (!entry.final) notices.push(`The ${name} model in ${dir} is not the final trained model (see model/MODEL_CARD.md).`);
   const analyzer = options.analyzer ?? createAnalyzer(config.profile);
   return {
@@ -300,6 +326,8 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
 
 interface Prepared {
   segmented: SegmentedQuery;
+  /** A collection-aware model's inputs: one statistics record per n-gram of `segmented`. */
+  statistics?: readonly NgramStatistics[];
   /** One encoder input, or several overlapping ones for a query longer than the encoder's window. */
   windows: EncodedWindow[];
 }
@@ -326,7 +354,10 @@ class OnnxWeightModel implements WeightModel {
   ) {
     const order = config.inputs.ngramOrder;
     this.orderInput = order && session.inputNames.includes(order) ? order : undefined;
+    this.readsStatistics = entry.statistics !== undefined;
   }
+
+  readonly readsStatistics: boolean;
 
   private readonly orderInput: string | undefined;
 
@@ -340,7 +371,7 @@ class OnnxWeightModel implements WeightModel {
     );
   }
 
-  async weigh(queries: string[]): Promise<NgramWeights[]> {
+  async weigh(queries: string[], statistics?: readonly (readonly NgramStatistics[] | undefined)[]): Promise<NgramWeights[]> {
     if (this.disposed) throw new WeightModelError('disposed', `The ${this.name} model was disposed.`);
     this.counters.queries += queries.length;
     let prepared: Prepared[];
@@ -348,6 +379,24 @@ class OnnxWeightModel implements WeightModel {
       prepared = await this.prepare(queries);
     } catch (err) {
       throw new WeightModelError('inference-failed', `Tokenising the queries failed: ${describe(err)}`);
+    }
+    if (this.readsStatistics) {
+      prepared.forEach((p, i) => {
+        const stats = statistics?.[i];
+        if (!stats) {
+          throw new WeightModelError(
+            'needs-statistics',
+            `The ${this.name} model weighs a query by the statistics of the collection it runs on: it needs an index (querylens.json "index", or --index).`,
+          );
+        }
+        if (stats.length !== p.segmented.ngrams.length) {
+          throw new WeightModelError(
+            'needs-statistics',
+            `The statistics given for "${queries[i].slice(0, 80)}" cover ${stats.length} n-grams, the model reads ${p.segmented.ngrams.length}: the index's analyser differs from the model's (${this.config.profile}).`,
+          );
+        }
+        p.statistics = stats;
+      });
     }
     const out: NgramWeights[] = [];
     for (let i = 0; i < prepared.length; i += this.batchSize) {
@@ -372,8 +421,13 @@ class OnnxWeightModel implements WeightModel {
     const mask = new BigInt64Array(B * T);
     const ngramMask = new Float32Array(B * G * T);
     const ngramOrder = new Float32Array(B * G);
+    const S = STATISTIC_NAMES.length;
+    const ngramStats = this.readsStatistics ? new Float32Array(B * G * S) : undefined;
     rows.forEach(({ p, w }, b) => {
       w.ngrams.forEach((g, i) => (ngramOrder[b * G + i] = p.segmented.ngrams[g].terms.length === 2 ? 1 : 0));
+      if (ngramStats) {
+        w.ngrams.forEach((g, i) => STATISTIC_NAMES.forEach((name, s) => (ngramStats[(b * G + i) * S + s] = p.statistics![g][name])));
+      }
       w.ids.forEach((id, t) => {
         ids[b * T + t] = BigInt(id);
         mask[b * T + t] = 1n;
@@ -390,6 +444,7 @@ class OnnxWeightModel implements WeightModel {
         [this.config.inputs.ngramMask]: new this.ort.Tensor('float32', ngramMask, [B, G, T]),
       };
       if (this.orderInput) feeds[this.orderInput] = new this.ort.Tensor('float32', ngramOrder, [B, G]);
+      if (ngramStats) feeds[this.entry.statistics!.input] = new this.ort.Tensor('float32', ngramStats, [B, G, S]);
       // onnxruntime-node 1.30's `run` is NOT asynchronous native work: its backend
       // (node_modules/onnxruntime-node/dist/backend.js, `OnnxruntimeSessionHandler.run`) only defers
       // the synchronous native `Session::Run` with setImmediate (microsoft/onnxruntime PR #19610), so

@@ -32,7 +32,7 @@ import type { IndexReader } from '../engine/index/reader.js';
 import { ConceptEvaluator, indexOfDoc, type ConceptPostings } from '../engine/scoring/concepts.js';
 import { search } from '../engine/search.js';
 import { segmentQuery } from './segment.js';
-import { encodeQuery, type HfTokenizer } from './tokenize.js';
+import { encodeQuery, encodeQueryWindows, type HfTokenizer } from './tokenize.js';
 import { buildWeightedQueryAst } from './weighted-query.js';
 import { queryStatistics, type NgramStatistics } from './collection-statistics.js';
 import { conceptSpecOf, uniformWeights } from './ngram-concepts.js';
@@ -61,6 +61,12 @@ export interface TrainingRecord {
   docs: TrainingDoc[];
   /** With an expansion: UTF-16 length of the original query inside `query`. */
   queryEnd?: number;
+  /**
+   * A query longer than the encoder's window: the overlapping windows run time reads it in
+   * (tokenize.ts encodeQueryWindows), each with the n-grams (indices into `ngrams`) it weighs and their
+   * pooled token indices, so training reads every n-gram as the runtime does. Absent for a query that fits.
+   */
+  windows?: { ids: number[]; ngrams: number[]; ngramTokens: number[][] }[];
 }
 
 export interface TrainingExportOptions {
@@ -85,7 +91,10 @@ export async function exportTrainingRecord(
 ): Promise<TrainingRecord> {
   const k = options.k ?? 1000;
   const seg = segmentQuery(text, reader.analyzer);
-  const enc = await encodeQuery(tokenizer, seg, options.maxTokens ?? 128);
+  const maxTokens = options.maxTokens ?? 128;
+  const enc = await encodeQuery(tokenizer, seg, maxTokens);
+  const windows = await encodeQueryWindows(tokenizer, seg, maxTokens);
+  const exportedIndex = new Map<number, number>();
   const conceptIndex = new Map<string, number>();
   const concepts: TrainingRecord['concepts'] = [];
   const postings: ConceptPostings[] = [];
@@ -108,6 +117,7 @@ export async function exportTrainingRecord(
     }
     const ngram: TrainingRecord['ngrams'][number] = { terms: g.terms, concept: c, tokens: enc.ngramTokens[i] };
     if (statistics) ngram.stats = statistics[i].stats;
+    exportedIndex.set(i, ngrams.length);
     ngrams.push(queryEnd !== undefined && start >= queryEnd ? { ...ngram, expansion: true } : ngram);
   });
 
@@ -142,5 +152,13 @@ export async function exportTrainingRecord(
     concepts,
     docs: [...docs.values()],
     ...(queryEnd !== undefined ? { queryEnd } : {}),
+    ...(windows.length > 1
+      ? {
+          windows: windows.map((w) => {
+            const kept = w.ngrams.map((g, j) => [exportedIndex.get(g), w.ngramTokens[j]] as const).filter(([g]) => g !== undefined);
+            return { ids: w.ids, ngrams: kept.map(([g]) => g!), ngramTokens: kept.map(([, t]) => t) };
+          }),
+        }
+      : {}),
   };
 }

@@ -20,7 +20,7 @@ function serve(model: WeightModel): void {
       });
       return;
     }
-    model.weigh(message.texts).then(
+    model.weigh(message.texts, message.statistics).then(
       (weights) => post({ type: 'weighed', id: message.id, ok: true, weights, stats: model.stats?.() ?? { runs: 0, queries: 0 } }),
       (err: unknown) =>
         post({

@@ -6,7 +6,7 @@
  * weights: the engine accumulates a concept met twice the same way (query term frequency), and
  * the training loss used the same sum (query term frequency is kept).
  */
-import type { QueryAst, QueryNode, TermNode, WeightedItem, WindowNode } from '../../grammar/ast.js';
+import type { QueryAst } from '../../grammar/ast.js';
 import { walk } from '../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
 import { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs, type ExpansionResult } from '../engine/expansion/index.js';
@@ -14,81 +14,11 @@ import type { IndexReader } from '../engine/index/reader.js';
 import { prepareQuery, runQuery, type FeedbackOptions, type SearchHit, type SearchOptions } from '../engine/search.js';
 import { expansionScaleOf, type NgramWeight, type NgramWeights, type WeightModel } from './runtime.js';
 import { planWeighing, weighInsideStructure, type WeighPlanResult } from './structured-weights.js';
+import { queryStatistics } from './collection-statistics.js';
+import { buildWeightedQueryAst, type MergedNgram } from './weighted-ast.js';
 
-export interface MergedNgram {
-  kind: 'unigram' | 'bigram';
-  terms: string[];
-  /** Surface words as written in the query (first occurrence), re-analysed by the engine. */
-  words: string[];
-  weight: number;
-  occurrences: number;
-}
-
-/** Merges repeated n-grams (same analysed terms) by summing their weights; first-occurrence order. */
-export function mergeNgrams(weights: NgramWeights): MergedNgram[] {
-  const byKey = new Map<string, MergedNgram>();
-  for (const g of weights.ngrams) {
-    const key = `${g.kind}:${g.terms.join(' ')}`;
-    const seen = byKey.get(key);
-    if (seen) {
-      seen.weight += g.weight;
-      seen.occurrences++;
-    } else {
-      byKey.set(key, { kind: g.kind, terms: [...g.terms], words: surfaceWords(weights.query, g), weight: g.weight, occurrences: 1 });
-    }
-  }
-  return [...byKey.values()];
-}
-
-function surfaceWords(query: string, g: NgramWeight): string[] {
-  const words = query.slice(g.start, g.end).match(/[\p{L}\p{N}]+/gu) ?? [];
-  if (g.kind === 'unigram') return words.slice(0, 1);
-  // A bigram may span a stopword ("flow of air" -> flow, air): keep the first and the last word.
-  return words.length >= 2 ? [words[0]!, words[words.length - 1]!] : words;
-}
-
-export interface WeightedQueryOptions {
-  /** Drop n-grams whose (merged) weight is 0: they cannot change any score. Default true. */
-  dropZero?: boolean;
-  /** Round weights to this many significant digits for display (default: 4; 0 = exact). */
-  digits?: number;
-}
-
-const ZERO = { start: 0, end: 0 };
-
-/** A word of the weighted query; a number is an Indri number term (`3`), as the parser reads it, not `#base64(Mw==)`. */
-function termNode(text: string): TermNode {
-  return /^[0-9]+(?:\.[0-9]+)?$/.test(text) ? { kind: 'term', text, raw: false, numeric: true, range: ZERO } : { kind: 'term', text, raw: false, range: ZERO };
-}
-
-/** The `#weight` AST of one query's weights; root null when nothing is left to weigh. */
-export function buildWeightedQueryAst(weights: NgramWeights, options: WeightedQueryOptions = {}): QueryAst {
-  const digits = options.digits ?? 4;
-  const items: WeightedItem[] = [];
-  for (const g of mergeNgrams(weights)) {
-    const weight = digits > 0 ? Number(g.weight.toPrecision(digits)) : g.weight;
-    if ((options.dropZero ?? true) && !(weight > 0)) continue;
-    let node: QueryNode;
-    if (g.kind === 'unigram') node = termNode(g.words[0] ?? g.terms[0]);
-    else {
-      const window: WindowNode = {
-        kind: 'window',
-        ordered: true,
-        size: 1,
-        form: 'hash-number',
-        children: (g.words.length === 2 ? g.words : g.terms).map(termNode),
-        range: ZERO,
-      };
-      node = window;
-    }
-    items.push({ weight, node });
-  }
-  return {
-    dialect: 'indri',
-    root: items.length ? { kind: 'belief', op: 'weight', items, range: ZERO } : null,
-    range: ZERO,
-  };
-}
+// The #weight AST builder lives in weighted-ast.ts (collection-statistics.ts needs it without the ranking code).
+export { buildWeightedQueryAst, mergeNgrams, type MergedNgram, type WeightedQueryOptions } from './weighted-ast.js';
 
 /**
  * The natural-language text to weigh for a parsed query: the query text itself for plain text,
@@ -361,7 +291,9 @@ export async function rankQueries(reader: IndexReader, queries: readonly QueryTo
   });
 
   const asked = inputs.filter((x): x is ExpandedModelInput => x !== null);
-  const answers = await model.weigh(asked.map((i) => i.text));
+  // A collection-aware model reads each n-gram's statistics in this index (collection-statistics.ts).
+  const statistics = model.readsStatistics ? asked.map((i) => queryStatistics(reader, i.text).ngrams.map((g) => g.stats)) : undefined;
+  const answers = await model.weigh(asked.map((i) => i.text), statistics);
   const weights: (NgramWeights | null)[] = [];
   let k = 0;
   for (const input of inputs) weights.push(input ? answers[k++] : null);

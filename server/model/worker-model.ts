@@ -13,6 +13,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { NgramStatistics } from './statistic-names.js';
 import {
   loadWeightModel,
   WeightModelError,
@@ -26,7 +27,7 @@ import {
   type WeightModelStats,
 } from './runtime.js';
 
-export type ToWorker = { type: 'weigh'; id: number; texts: string[] } | { type: 'dispose' };
+export type ToWorker = { type: 'weigh'; id: number; texts: string[]; statistics?: (readonly NgramStatistics[] | undefined)[] } | { type: 'dispose' };
 export type FromWorker =
   | { type: 'loaded'; ok: true; name: WeigherName; device: 'cpu' | 'cuda'; notices: string[]; config: ModelConfig }
   | { type: 'loaded'; ok: false; kind: WeightModelErrorKind; message: string; detail?: string }
@@ -99,6 +100,7 @@ class WorkerWeightModel implements WeightModel {
   private disposed = false;
   /** Runs in a worker thread (not on the caller's event loop). */
   readonly offThread = true;
+  readonly readsStatistics: boolean;
 
   constructor(
     private readonly worker: Worker,
@@ -107,6 +109,7 @@ class WorkerWeightModel implements WeightModel {
     readonly notices: string[],
     readonly config: ModelConfig,
   ) {
+    this.readsStatistics = name !== 'phrase' && config.models[name]?.statistics !== undefined;
     // An idle worker does not keep the process alive (the language server exits on `exit`
     // without waiting for it); one with a request in flight does (see weigh()).
     worker.unref();
@@ -136,7 +139,7 @@ class WorkerWeightModel implements WeightModel {
     return { ...this.counters };
   }
 
-  weigh(queries: string[]): Promise<NgramWeights[]> {
+  weigh(queries: string[], statistics?: readonly (readonly NgramStatistics[] | undefined)[]): Promise<NgramWeights[]> {
     if (this.disposed) return Promise.reject(new WeightModelError('disposed', `The ${this.name} model was disposed.`));
     if (this.failure) return Promise.reject(this.failure);
     if (queries.length === 0) return Promise.resolve([]);
@@ -144,7 +147,7 @@ class WorkerWeightModel implements WeightModel {
     return new Promise<NgramWeights[]>((resolve, reject) => {
       if (this.pending.size === 0) this.worker.ref();
       this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ type: 'weigh', id, texts: queries } satisfies ToWorker);
+      this.worker.postMessage({ type: 'weigh', id, texts: queries, ...(statistics ? { statistics: [...statistics] } : {}) } satisfies ToWorker);
     });
   }
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expansionScaleOf, loadWeightModel, WeightModelError, type WeightModelName } from '../../server/model/runtime.js';
+import { STATISTIC_NAMES, type NgramStatistics } from '../../server/model/statistic-names.js';
 import { ARTIFACTS_DIR } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ql-model-runtime-'));
@@ -15,7 +16,13 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 interface Fixture {
   model: string;
-  queries: { query: string; terms: string[][]; ids: number[]; weights: number[] }[];
+  queries: { query: string; terms: string[][]; ids: number[]; weights: number[]; stats?: number[][] }[];
+}
+
+/** A collection-aware model's statistics input as the fixture holds it (STATISTIC_NAMES order). */
+function fixtureStatistics(fixture: Fixture) {
+  if (!fixture.queries.some((q) => q.stats)) return undefined;
+  return fixture.queries.map((q) => q.stats?.map((row) => Object.fromEntries(STATISTIC_NAMES.map((n, k) => [n, row[k]])) as NgramStatistics));
 }
 
 describe.each(['twbert', 'deepct'] as WeightModelName[])('%s ONNX runtime vs PyTorch', (name) => {
@@ -27,7 +34,7 @@ describe.each(['twbert', 'deepct'] as WeightModelName[])('%s ONNX runtime vs PyT
     if (!loaded.ok) throw loaded.error;
     const model = loaded.model;
     try {
-      const out = await model.weigh(fixture.queries.map((q) => q.query));
+      const out = await model.weigh(fixture.queries.map((q) => q.query), fixtureStatistics(fixture));
       let maxDiff = 0;
       fixture.queries.forEach((q, i) => {
         expect(out[i].ngrams.map((g) => g.terms)).toEqual(q.terms);
@@ -48,8 +55,9 @@ describe.each(['twbert', 'deepct'] as WeightModelName[])('%s ONNX runtime vs PyT
     const loaded = await loadWeightModel(ARTIFACTS_DIR, { model: name, device: 'cpu', batchSize: 1 });
     if (!loaded.ok) throw loaded.error;
     try {
-      for (const q of fixture.queries.slice(0, 4)) {
-        const [one] = await loaded.model.weigh([q.query]);
+      const statistics = fixtureStatistics(fixture);
+      for (const [i, q] of fixture.queries.slice(0, 4).entries()) {
+        const [one] = await loaded.model.weigh([q.query], statistics ? [statistics[i]] : undefined);
         one.ngrams.forEach((g, j) => expect(Math.abs(g.weight - q.weights[j])).toBeLessThan(1e-4));
       }
     } finally {

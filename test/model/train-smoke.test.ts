@@ -11,7 +11,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAnalyzer } from '../../server/engine/analysis/index.js';
 import { buildMemoryIndex } from '../../server/engine/index/memory.js';
 import { ConceptEvaluator } from '../../server/engine/scoring/concepts.js';
+import { queryStatistics } from '../../server/model/collection-statistics.js';
 import { loadWeightModel } from '../../server/model/runtime.js';
+import { STATISTIC_NAMES } from '../../server/model/statistic-names.js';
 import { segmentQuery } from '../../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
 import { exportTrainingRecord, uniformWeights } from '../../server/model/training-export.js';
@@ -143,6 +145,74 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       expect(w.ngrams.length).toBe(segmentQuery(query, analyzer, { bigrams: m === 'twbert' }).ngrams.length);
       expect(w.ngrams.length).toBe(m === 'twbert' ? 7 : 4);
       expect(w.ngrams.every((g) => Number.isFinite(g.weight) && g.weight >= 0)).toBe(true);
+      await loaded.model.dispose();
+    }
+  }, 600_000);
+
+  it('trains the collection-aware model by the leave-one-collection-out rotation, and its ONNX export reads statistics', async () => {
+    // Reuses the pre-trained encoder of the test above (pre.pt).
+    expect(existsSync(join(work, 'pre.pt'))).toBe(true);
+    const tokenizer = loadTokenizer(TOKENIZER_FILE);
+    const docs = syntheticCorpus(150, 9);
+    const reader = buildMemoryIndex(docs, { profile: 'terrier' });
+    const evaluator = new ConceptEvaluator(reader);
+    const rand = prng(11);
+    const dataDir = join(work, 'loco-data');
+    mkdirSync(dataDir);
+    const collections = ['cacm', 'scifact-train', 'cranfield', 'adi', 'lisa', 'time', 'nfcorpus-dev', 'scifact-test', 'nfcorpus-test'];
+    for (const name of collections) {
+      const records: string[] = [];
+      while (records.length < 5) {
+        const text = randomQuery(rand);
+        const probe = await exportTrainingRecord(reader, tokenizer, evaluator, 'x', text, undefined, { k: 30 });
+        const relevant = probe.docs.filter((d) => d.rank === 2 || d.rank === 5);
+        if (relevant.length < 2 || probe.ngrams.length === 0) continue;
+        const judged = new Map(relevant.map((d) => [d.docno, 1]));
+        const record = await exportTrainingRecord(reader, tokenizer, evaluator, `q${records.length}`, text, judged, { k: 30, source: name, statistics: true });
+        expect(record.ngrams.every((g) => g.stats !== undefined)).toBe(true);
+        records.push(JSON.stringify(record));
+      }
+      writeFileSync(join(dataDir, `${name}.jsonl`), records.join('\n') + '\n');
+    }
+    const runs = join(work, 'loco-runs');
+    const folds = join(work, 'loco-folds');
+    const log = join(work, 'loco.log');
+    await python(['-m', 'model.twbert.loco', 'ship', '--encoder', join(work, 'pre.pt'), '--data-dir', dataDir, '--runs-dir', runs, '--folds-dir', folds, '--epochs', '2', '--epoch-queries', '32', '--out', join(work, 'twbert-stats.pt'), '--log', log]);
+    const text = readFileSync(log, 'utf8');
+    // Seven left-out collections, each reported with a configuration chosen on the other six.
+    for (const name of collections.slice(0, 7)) expect(text).toMatch(new RegExp(`left out ${name}: chose .* -> its gain [-+]\\d`));
+    expect(text).toMatch(/shipped configuration: /);
+    const selection = JSON.parse(readFileSync(join(runs, 'selection.json'), 'utf8')) as { outer: Record<string, { epochs: number }> };
+    expect(Object.keys(selection.outer).sort()).toEqual(collections.slice(0, 7).sort());
+
+    const art = join(work, 'artifacts-stats');
+    await python(['-m', 'model.twbert.export', '--model', 'twbert', '--checkpoint', join(work, 'twbert-stats.pt'), '--out-dir', art, '--no-parity', '--not-final']);
+    copyFileSync(TOKENIZER_FILE, join(art, 'tokenizer.json'));
+    const config = JSON.parse(readFileSync(join(art, 'config.json'), 'utf8')) as { models: { twbert: { statistics?: { names: string[] }; provenance?: { trainedOn: string[] } } } };
+    expect(config.models.twbert.statistics?.names).toEqual([...STATISTIC_NAMES]);
+    expect(config.models.twbert.provenance?.trainedOn).toEqual(collections.slice(0, 7).sort());
+    // A fold model says it never saw its own collection (eval-model --loco checks this).
+    const foldArt = join(work, 'fold-lisa');
+    await python(['-m', 'model.twbert.export', '--model', 'twbert', '--checkpoint', join(folds, 'lisa.pt'), '--out-dir', foldArt, '--no-parity', '--not-final']);
+    const foldConfig = JSON.parse(readFileSync(join(foldArt, 'config.json'), 'utf8')) as { models: { twbert: { provenance: { trainedOn: string[]; selectedOn: string[] } } } };
+    expect(foldConfig.models.twbert.provenance.trainedOn).not.toContain('lisa');
+    expect(foldConfig.models.twbert.provenance.selectedOn).not.toContain('lisa');
+
+    const loaded = await loadWeightModel(art, { model: 'twbert', device: 'cpu' });
+    if (!loaded.ok) throw loaded.error;
+    try {
+      expect(loaded.model.readsStatistics).toBe(true);
+      const query = 'laminar flow in the boundary layer';
+      const stats = queryStatistics(reader, query).ngrams.map((g) => g.stats);
+      const [w] = await loaded.model.weigh([query], [stats]);
+      expect(w.ngrams).toHaveLength(stats.length);
+      expect(w.ngrams.every((g) => Number.isFinite(g.weight) && g.weight > 0)).toBe(true);
+      // Other statistics, other weights: the model reads them.
+      const [w2] = await loaded.model.weigh([query], [stats.map((s, i) => ({ ...s, idf: s.idf * (1 + i), topShare: 1 - s.topShare }))]);
+      expect(w2.ngrams.some((g, i) => Math.abs(g.weight - w.ngrams[i].weight) > 1e-6)).toBe(true);
+      // Without the statistics: a typed, explained refusal, not a guess.
+      await expect(loaded.model.weigh([query])).rejects.toMatchObject({ kind: 'needs-statistics' });
+    } finally {
       await loaded.model.dispose();
     }
   }, 600_000);

@@ -35,7 +35,7 @@ export function registerWeigh(program: Command): void {
     .option('--json', 'print the n-gram weights as JSON instead of queries')
     .option('--show', "draw each query's uni-gram and bi-gram weights as bars (as the TW-BERT paper's Figure 4) instead of queries")
     .option('--digits <n>', 'significant digits of the printed weights', '4')
-    .option('--index <dir>', "with --json: also each n-gram's statistics in this index (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as export-training --stats writes them")
+    .option('--index <dir>', "the index the queries will run on (a collection-aware model reads its statistics; default: querylens.json's index); with --json also each n-gram's statistics in it (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as export-training --stats writes them")
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
       const { buildWeightedQueryAst, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
@@ -48,8 +48,7 @@ export function registerWeigh(program: Command): void {
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
       if (opts.json && opts.show) throw new CliError('--json and --show are two different outputs: choose one');
-      if (opts.index !== undefined && !opts.json) throw new CliError('--index adds statistics to the --json output: use it with --json');
-      const reader = opts.index === undefined ? undefined : await (await import('./search-options.js')).openIndexForCli(opts.index);
+      let reader = opts.index === undefined ? undefined : await (await import('./search-options.js')).openIndexForCli(opts.index);
       if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
       const digits = Number(opts.digits);
       if (!Number.isInteger(digits) || digits < 1 || digits > 17) throw new CliError(`--digits must be an integer from 1 to 17, got '${opts.digits}'`);
@@ -66,6 +65,16 @@ export function registerWeigh(program: Command): void {
       const model = loaded.model;
       for (const notice of model.notices) console.error(`querylens: ${notice}`);
       try {
+        // A collection-aware model weighs by the statistics of the index the queries will run on: --index, else
+        // querylens.json's index (a clear error when neither is there).
+        if (model.readsStatistics && !reader) {
+          try {
+            reader = await (await import('./search-options.js')).openIndexForCli(undefined);
+          } catch (err) {
+            if (err instanceof CliError) throw new CliError(`the ${model.name} model weighs a query by the statistics of the collection it runs on, so it needs an index: ${err.message}`);
+            throw err;
+          }
+        }
         const plans = source.entries.map((e) => planWeighing(e.result.ast, e.text));
         plans.forEach((p, i) => {
           if (p.ok) return;
@@ -78,7 +87,8 @@ export function registerWeigh(program: Command): void {
         const texts = plans.map((p, i) => (p.ok ? p.plan.text : source.entries[i].text));
         let weights;
         try {
-          const asked = await model.weigh(texts.filter((_t, i) => plans[i].ok));
+          const read = texts.filter((_t, i) => plans[i].ok);
+          const asked = await model.weigh(read, model.readsStatistics && reader ? read.map((t) => queryStatistics(reader!, t).ngrams.map((g) => g.stats)) : undefined);
           let k = 0;
           weights = plans.map((p) => (p.ok ? asked[k++] : { query: '', ngrams: [] }));
         } catch (err) {

@@ -185,7 +185,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   if (!loaded) notes.push('No weighted variant: no term-weighting model is loaded (set "model" in querylens.json).');
   else if (!plain) notes.push('No weighted variant: the model weighs plain-term queries only (no fields, wildcards, filters or quoted terms).');
   else {
-    const weightedAst = buildWeightedQueryAst(await weighCached(loaded, plain.text));
+    const weightedAst = buildWeightedQueryAst(await weighCached(loaded, plain.text, undefined, session));
     await step(context.documents, doc, token);
     if (weightedAst.root) {
       const weighted = runQueryAst(session, weightedAst, DEPTH);
@@ -337,7 +337,7 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
       return { entry, reason: 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)' };
     // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
     const at = rangeInFile(doc, entry, 0, 0).start;
-    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale);
+    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale, context.session());
     return { entry, action };
   });
   const settled = await Promise.allSettled(planned.map((p) => p.action ?? Promise.resolve(null)));

@@ -45,7 +45,7 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
   // A request made stale by an edit or a $/cancelRequest is dropped before inference and answers
   // ContentModified / RequestCancelled (issue 4 §1), never hints placed on an older text.
   const isStale = () => token.isCancellationRequested || context.documents.isStale(doc);
-  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.plan.text, isStale)));
+  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.plan.text, isStale, context.session())));
   context.documents.checkFresh(doc, token);
   const hints: InlayHint[] = [];
   wanted.forEach(({ entry, query }, k) => {

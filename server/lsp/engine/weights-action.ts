@@ -20,6 +20,7 @@ import type { WeighRefusal } from '../../model/structured-weights.js';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
+import type { EngineSession } from './session.js';
 import { runnable } from './ranking.js';
 import { weighableQuery, weighCached, weighedItems, weighedQueryText, weighedWordWeights, type LoadedModel } from './weights.js';
 
@@ -43,15 +44,16 @@ export function modelLabel(loaded: LoadedModel): string {
 export type WeightsRewrite = { action: CodeAction } | { unchanged: string; refusal?: WeighRefusal } | null;
 
 /** `isStale` (request cancelled, document edited) lets the model batcher drop the request before inference. */
-export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<CodeAction | null> {
-  const rewrite = await weightsRewrite(loaded, request, isStale);
+export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, session?: EngineSession | null): Promise<CodeAction | null> {
+  const rewrite = await weightsRewrite(loaded, request, isStale, session);
   if (!rewrite) return null;
   if ('action' in rewrite) return rewrite.action;
   // Nothing to apply: say why, visibly, rather than offer nothing.
   return { title: `Apply ${modelLabel(loaded)} weights`, kind: WEIGHTS_ACTION_KIND, disabled: { reason: rewrite.unchanged } };
 }
 
-export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean): Promise<WeightsRewrite> {
+/** `session`: the loaded index, whose statistics a collection-aware model reads. */
+export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, session?: EngineSession | null): Promise<WeightsRewrite> {
   const { doc, range, context } = request;
   if (!wants(context.only, WEIGHTS_ACTION_KIND)) return null;
   const located = entryAt(doc, range.start);
@@ -60,7 +62,7 @@ export async function weightsRewrite(loaded: LoadedModel, request: CodeActionReq
   const weighable = weighableQuery(entry.result.ast, entry.text);
   if (!weighable.ok) return { unchanged: weighable.refusal.message, refusal: weighable.refusal };
   const query = weighable.query;
-  const weights = await weighCached(loaded, query.plan.text, isStale);
+  const weights = await weighCached(loaded, query.plan.text, isStale, session);
   const newText = weighedQueryText(entry.result.ast, query, weights);
   if (newText === null) return null;
   if (newText === entry.text) return { unchanged: `already weighted by ${modelLabel(loaded)}: re-weighing its words gives the same query` };
@@ -101,7 +103,7 @@ export function weightsActionModule(context: EngineContext): FeatureModule {
       const isStale = () => token.isCancellationRequested || context.documents.isStale(request.doc);
       let action: CodeAction | null;
       try {
-        action = await weightsAction(loaded, request, isStale);
+        action = await weightsAction(loaded, request, isStale, context.session());
       } catch (err) {
         // Dropped as stale: the edit made the action (its range and weights) meaningless.
         if (err instanceof StaleRequestError) return [];

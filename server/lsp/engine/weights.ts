@@ -22,7 +22,9 @@
  */
 import { printIndri, printLucene, translate, walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { WeighBatcher } from '../../model/batcher.js';
-import type { NgramWeights, WeightModel } from '../../model/runtime.js';
+import { WeightModelError, type NgramWeights, type WeightModel } from '../../model/runtime.js';
+import { queryStatistics, type NgramStatistics } from '../../model/collection-statistics.js';
+import type { EngineSession } from './session.js';
 import { planWeighing, weighInsideStructure, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
 import { buildWeightedQueryAst } from '../../model/weighted-query.js';
 
@@ -236,14 +238,32 @@ export function batcherOf(model: WeightModel): WeighBatcher {
  * run). `isStale` (the request's cancellation and document version) lets the batcher drop the
  * request before inference; a stale request rejects with StaleRequestError.
  */
-export function weighCached(loaded: LoadedModel, text: string, isStale?: () => boolean): Promise<NgramWeights> {
-  const cached = loaded.cache.get(text);
+export function weighCached(loaded: LoadedModel, text: string, isStale?: () => boolean, session?: EngineSession | null): Promise<NgramWeights> {
+  // A collection-aware model weighs by the statistics of the loaded index: its answers are remembered per
+  // index session (a rebuilt or other index is a new session), and without an index it cannot answer.
+  let cache = loaded.cache;
+  let statistics: NgramStatistics[] | undefined;
+  if (loaded.model.readsStatistics) {
+    if (!session) {
+      return Promise.reject(
+        new WeightModelError('needs-statistics', `The ${loaded.model.name} model weighs a query by the statistics of the collection it runs on: load an index (querylens.json "index") to see its weights.`),
+      );
+    }
+    let perSession = statisticsCaches.get(session);
+    if (!perSession) statisticsCaches.set(session, (perSession = new Map()));
+    cache = perSession;
+    if (!cache.has(text)) statistics = queryStatistics(session.reader, text).ngrams.map((g) => g.stats);
+  }
+  const cached = cache.get(text);
   if (cached) return cached;
-  const p = batcherOf(loaded.model).weigh(text, isStale);
+  const p = batcherOf(loaded.model).weigh(text, isStale, statistics);
   // Only answers are remembered: a failed or dropped request is asked again next time.
   void p.then(
-    () => loaded.cache.set(text, p),
+    () => cache.set(text, p),
     () => undefined,
   );
   return p;
 }
+
+/** A collection-aware model's answers, per index session. */
+const statisticsCaches = new WeakMap<EngineSession, Map<string, Promise<NgramWeights>>>();
