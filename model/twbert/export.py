@@ -37,7 +37,9 @@ def load_checkpoint(kind: str, path: Path):
     same whether or not phase 4 ran."""
     ck = torch.load(path, map_location="cpu")
     if ck.get("head", {}).get("kind") == "stats":
-        return load_stats_checkpoint(ck), ck, None
+        # TW-BERT + Bo1: the factor of the expansion words' weights (loco.py chose it), applied by the runtime.
+        scale = ck.get("expansionScale")
+        return load_stats_checkpoint(ck), ck, (round(float(scale), 4) if scale is not None else None)
     cfg = EncoderConfig(**ck["cfg"])
     head = dict(ck.get("head", {}))
     state = dict(ck["state"])

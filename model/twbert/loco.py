@@ -54,11 +54,11 @@ DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 # The knobs the rotation chooses between (with the number of epochs, 1..EPOCHS).
 GRID = [
-    {"bound": 0.5, "balance": True, "context": True},
-    {"bound": 1.0, "balance": True, "context": True},
+    {"bound": b, "balance": True, "context": c, "lr": lr}
+    for c in (True, False) for b in (0.5, 1.0) for lr in (2e-3, 5e-4)
 ]
-EPOCHS = 4
-EPOCH_QUERIES = 640
+EPOCHS = 6
+EPOCH_QUERIES = 320
 LR = 2e-3
 WEIGHT_DECAY = 1e-2
 BATCH = 32
@@ -273,7 +273,8 @@ def train(data: dict, names: list[str], knobs: dict, epochs: int, seed: int, eva
     model = StatsTWBert(hidden=data[names[0]][0].rows[0].feats.shape[-1], bound=knobs["bound"],
                         context=knobs["context"]).to(DEVICE)
     maxout = Maxout().to(DEVICE)
-    opt = torch.optim.AdamW(list(model.parameters()) + list(maxout.parameters()), lr=LR, weight_decay=WEIGHT_DECAY)
+    lr = knobs.get("lr", LR)
+    opt = torch.optim.AdamW(list(model.parameters()) + list(maxout.parameters()), lr=lr, weight_decay=WEIGHT_DECAY)
     pools = [[q for q in data[n] if any(q.rel > 0)] for n in names]
     history = []
     steps_per_epoch = EPOCH_QUERIES // BATCH
@@ -286,7 +287,7 @@ def train(data: dict, names: list[str], knobs: dict, epochs: int, seed: int, eva
             pool = rng.choice(pools) if knobs["balance"] else rng.choices(pools, weights=[len(p) for p in pools])[0]
             batch = [rng.choice(pool) for _ in range(BATCH)]
             for group in opt.param_groups:
-                group["lr"] = LR * (1.0 - step / total)
+                group["lr"] = lr * (1.0 - step / total)
             loss = batch_loss(model, maxout, batch, rng)
             if loss is not None:
                 opt.zero_grad()
@@ -348,6 +349,59 @@ def choose(results, outer: str | None):
     return best
 
 
+EXPANSION_FACTORS = [0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0]
+
+
+def expansion_gains(model, queries, uniform_map) -> dict:
+    """TW-BERT + Bo1 (paper §5.3) in re-ranking: the model weighs the query and the Bo1 words it reads after it
+    (export-training --expand bo1), the expansion words' weights times a factor; the MAP gain over uniform BM25
+    (of the query as written) for each factor of EXPANSION_FACTORS."""
+    model.eval()
+    with torch.no_grad():
+        ws = []
+        for i in range(0, len(queries), 128):
+            ws += [w.double().cpu().numpy() for w in predict(model, queries[i : i + 128])]
+    model.train()
+    table = {id(q): w for q, w in zip(queries, ws)}
+    out = {}
+    for f in EXPANSION_FACTORS:
+        def weights_of(q, f=f):
+            w = table[id(q)]
+            return w * np.where(q.is_expansion.numpy(), f, 1.0) if q.is_expansion is not None else w
+        out[f] = map_of(queries, weights_of) / uniform_map - 1.0
+    return out
+
+
+def model_from(checkpoint: dict) -> StatsTWBert:
+    head = {k: v for k, v in checkpoint["head"].items() if k != "kind"}
+    model = StatsTWBert(**head).to(DEVICE)
+    model.load_state_dict(checkpoint["state"])
+    return model
+
+
+def choose_expansion(encoder, uniform, logf):
+    """The expansion factor of each fold model, chosen on the other six collections' Bo1-expanded queries, and the
+    shipped model's, chosen on the seven fold models' left-out gains. Written into the fold checkpoints; returned."""
+    if not all((LOCO_DATA / f"{n}-bo1.jsonl").exists() for n in TRAINING):
+        log(logf, "no Bo1-expanded exports (export-training --expand bo1 --stats): expansion factor left at 1")
+        return 1.0
+    expanded = {n: load_collection(n, encoder, "-bo1") for n in TRAINING}
+    own = {}
+    for k in TRAINING:
+        path = FOLDS / f"{k}.pt"
+        ck = torch.load(path)
+        model = model_from(ck)
+        per = {j: expansion_gains(model, expanded[j], uniform[j]) for j in TRAINING}
+        best = max(EXPANSION_FACTORS, key=lambda f: np.mean([per[j][f] for j in TRAINING if j != k]))
+        own[k] = per[k]
+        ck["expansionScale"] = best
+        torch.save(ck, path)
+        log(logf, f"left out {k}: expansion factor {best} (chosen on the other six) -> its TW-BERT + Bo1 gain {per[k][best]:+.4f}")
+    shipped = max(EXPANSION_FACTORS, key=lambda f: np.mean([own[k][f] for k in TRAINING]))
+    log(logf, f"shipped expansion factor: {shipped} (rotation mean {np.mean([own[k][shipped] for k in TRAINING]):+.4f})")
+    return shipped
+
+
 def main(argv=None):
     global LOCO_DATA, RUNS, FOLDS, CACHE, EPOCHS, EPOCH_QUERIES
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -395,11 +449,12 @@ def main(argv=None):
             others = [n for n in TRAINING if n != k]
             torch.save({"state": saved["states"][v["epochs"] - 1], "head": saved["head"], "knobs": v["knobs"], "epochs": v["epochs"],
                         "encoder": a.encoder, "provenance": provenance(others, others)}, FOLDS / f"{k}.pt")
+        expansion = choose_expansion(encoder, uniform, logf)
     if a.stage == "ship":
         model, _ = train(data, TRAINING, knobs, epochs, a.seed)
         model = model.cpu()
         torch.save({"state": model.state_dict(), "head": model.head_config(), "knobs": knobs, "epochs": epochs,
-                    "encoder": a.encoder, "provenance": provenance(TRAINING, TRAINING)}, a.out)
+                    "encoder": a.encoder, "provenance": provenance(TRAINING, TRAINING), "expansionScale": expansion}, a.out)
         for n in REPORTING:
             uni = map_of(data[n], uniform_weights)
             log(logf, f"reporting {n}: uniform {uni:.4f} model {model_map(model.to(DEVICE), data[n]):.4f}")
