@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { CONFIG_FILE_NAME, configFolderAbove } from '../../lsp/config.js';
-import type { IndexReader } from '../../engine/index/reader.js';
+import type { LocalSearchBackend } from '../../service/backend.js';
 import type { SearchOptions } from '../../engine/search.js';
 
 export interface ScorerCliOptions {
@@ -96,10 +96,11 @@ export function indexFromConfig(from: string = process.cwd()): string {
   return resolve(dir, index);
 }
 
-export async function openIndexForCli(dir: string | undefined): Promise<IndexReader> {
-  const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+/** The local index of --index (or querylens.json) as the service's backend; a bad index is one CLI line. */
+export async function openBackendForCli(dir: string | undefined): Promise<LocalSearchBackend> {
+  const { openLocalBackend, IndexError } = await import('../../service/backend.js');
   try {
-    return openIndex(dir ?? indexFromConfig());
+    return openLocalBackend(dir ?? indexFromConfig());
   } catch (err) {
     if (err instanceof IndexError) throw new CliError(err.message);
     throw err;

@@ -49,7 +49,7 @@ export function registerWeigh(program: Command): void {
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
       if (opts.json && opts.show) throw new CliError('--json and --show are two different outputs: choose one');
       if (opts.index !== undefined && !opts.json) throw new CliError('--index adds statistics to the --json output: use it with --json');
-      const reader = opts.index === undefined ? undefined : await (await import('./search-options.js')).openIndexForCli(opts.index);
+      const reader = opts.index === undefined ? undefined : await (await import('./search-options.js')).openBackendForCli(opts.index);
       if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
       const digits = Number(opts.digits);
       if (!Number.isInteger(digits) || digits < 1 || digits > 17) throw new CliError(`--digits must be an integer from 1 to 17, got '${opts.digits}'`);
@@ -94,7 +94,7 @@ export function registerWeigh(program: Command): void {
             JSON.stringify(
               source.entries.map((e, i) => {
                 // The statistics of the text the model read (structured queries: their words in source order).
-                const statistics = reader && plans[i].ok ? queryStatistics(reader, texts[i]).ngrams : undefined;
+                const statistics = reader && plans[i].ok ? queryStatistics(reader.reader, texts[i]).ngrams : undefined;
                 if (statistics && statistics.map((x) => x.terms.join(' ')).join('|') !== weights[i].ngrams.map((g) => g.terms.join(' ')).join('|')) {
                   throw new CliError(`${opts.index}: the index's analyser gives other words than the model's (${model.config.profile} profile); build the index with that profile`);
                 }

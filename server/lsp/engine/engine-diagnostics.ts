@@ -11,7 +11,7 @@
  */
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
 import { walk, type Dialect, type ParseResult, type QueryAst, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
-import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/vocabulary-match.js';
+import { DEFAULT_MAX_EXPANSIONS } from '../../engine/scoring/vocabulary-match.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
@@ -40,10 +40,10 @@ interface QueryProblem {
 
 /** The engine problems of one parsed query (query-relative ranges). */
 export function queryProblems(session: EngineSession, ast: QueryAst, text: string, dialect: Dialect): QueryProblem[] {
-  const { reader } = session;
-  const analyzer = reader.analyzer;
+  const { backend } = session;
+  const analyzer = backend.analyzer;
   const problems: QueryProblem[] = [];
-  const known = () => reader.fields();
+  const known = () => backend.fields();
   walk(ast.root, (node) => {
     const parts = nodeParts(text, node, dialect);
     for (const f of parts.fields) {
@@ -73,12 +73,12 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
           problems.push({
             code: 'engine/stopword',
             severity: DiagnosticSeverity.Information,
-            message: `"${node.text}" is a stopword for the ${reader.profile} profile: it is dropped and scores nothing.`,
+            message: `"${node.text}" is a stopword for the ${backend.profile} profile: it is dropped and scores nothing.`,
             range: parts.body,
             data: { term: node.text },
           });
       } else {
-        const absent = tokens.filter((t) => !reader.termStats(t));
+        const absent = tokens.filter((t) => !backend.termStatistics(t));
         if (absent.length > 0)
           problems.push({
             code: 'engine/oov',
@@ -93,7 +93,7 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
       }
     } else if (node.kind === 'wildcard') {
       const cap = DEFAULT_MAX_EXPANSIONS;
-      const m = matchWildcard(reader, node.pattern, cap);
+      const m = backend.matchWildcard(node.pattern, cap);
       if (m.capped)
         problems.push({
           code: 'engine/wildcard-cap',

@@ -25,8 +25,11 @@ import { existsSync } from 'node:fs';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import { printIndri, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
 import { buildWeightedQueryAst } from '../../model/weighted-query.js';
-import { evaluate } from '../../engine/eval/index.js';
-import { explain, formatRunLines, runQuery, type SearchHit } from '../../engine/search.js';
+import { formatRunLines, type SearchHit } from '../../engine/search.js';
+import { evaluateRuns } from '../../service/evaluation.js';
+import { explainDocument as explainInBackend } from '../../service/explain.js';
+import { rankQuery } from '../../service/ranking.js';
+import { matchedTerms } from '../../service/snippets.js';
 import { isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureHost, FeatureModule } from '../features.js';
 import type { LiveDocuments } from './live-documents.js';
@@ -57,7 +60,7 @@ import {
   type WeighFileResult,
 } from './protocol.js';
 import type { EngineContext } from './context.js';
-import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
+import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
 import { modelQuery, weighCached } from './weights.js';
@@ -108,9 +111,9 @@ export async function preview(context: EngineContext, params: PreviewParams, tok
       rank: i + 1,
       docno: h.docno,
       title: session.title(h.doc),
-      snippet: snippetOf(session, documentText(session, h.doc), terms),
+      snippet: session.backend.snippet(h.doc, terms),
       score: h.score,
-      ...(params.explain === false ? {} : { explanation: explain(session.reader, ast, h.doc, session.options) }),
+      ...(params.explain === false ? {} : { explanation: session.backend.explain(ast, h.doc, session.options) }),
       relevance: session.relevance(judgedQid(entry), h.docno),
     });
   }
@@ -132,17 +135,15 @@ export async function explainDocument(context: EngineContext, params: ExplainPar
   const session = requireSession(context);
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
   const ast = requireRunnable(entry);
-  const d = typeof params.docno === 'string' ? session.reader.docByDocno(params.docno) : undefined;
+  const d = typeof params.docno === 'string' ? session.backend.docByDocno(params.docno) : undefined;
   if (d === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no document "${String(params.docno)}" in the index`);
-  const result = runQueryAst(session, ast, DEPTH);
+  const { explanation, rank } = explainInBackend(session.backend, ast, d, session.options, DEPTH);
   await step(context.documents, doc, token);
-  const at = result.hits.findIndex((h) => h.doc === d);
-  const explanation = explain(session.reader, ast, d, session.options);
   return {
     qid: entry.qid,
     docno: params.docno,
     title: session.title(d),
-    rank: at >= 0 ? at + 1 : null,
+    rank,
     score: explanation.matched === false ? null : explanation.value,
     explanation,
     relevance: session.relevance(judgedQid(entry), params.docno),
@@ -280,7 +281,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
       continue;
     }
     // The same call and formatting as `querylens search` (server/cli/commands/search.ts).
-    const result = runQuery(session.reader, entry.result.ast, { ...session.options, k, expand });
+    const result = rankQuery(session.backend, entry.result.ast, { ...session.options, k, expand });
     text += formatRunLines(entry.qid, result.hits, tag);
     lines += result.hits.length;
     queries++;
@@ -292,7 +293,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
 
   let metrics: RunFileResult['metrics'] = null;
   if (session.qrels) {
-    const evaluated = evaluate({ runId: tag, queries: run }, session.qrels, { measures: PREVIEW_MEASURES });
+    const [evaluated] = evaluateRuns([{ runId: tag, queries: run }], session.qrels, { measures: PREVIEW_MEASURES });
     if (evaluated.queries.length) metrics = { mean: evaluated.mean, perQuery: Object.fromEntries(evaluated.perQuery), judged: evaluated.queries.length };
   }
   return {
