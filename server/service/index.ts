@@ -7,3 +7,6 @@
 export * from './backend.js';
 export * from './snippets.js';
 export * from './ranking.js';
+export * from './explain.js';
+export * from './evaluation.js';
+export * from './weigh.js';

@@ -38,8 +38,8 @@ export function registerWeigh(program: Command): void {
     .option('--index <dir>', "with --json: also each n-gram's statistics in this index (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as export-training --stats writes them")
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
-      const { buildWeightedQueryAst, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
-      const { planWeighing, weighInsideStructure } = await import('../../model/structured-weights.js');
+      const { mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
+      const { weighQueries } = await import('../../service/weigh.js');
       const { queryStatistics } = await import('../../model/collection-statistics.js');
       const { translate } = await import('../../../grammar/translate.js');
       const { entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
@@ -66,7 +66,14 @@ export function registerWeigh(program: Command): void {
       const model = loaded.model;
       for (const notice of model.notices) console.error(`querylens: ${notice}`);
       try {
-        const plans = source.entries.map((e) => planWeighing(e.result.ast, e.text));
+        let outcomes;
+        try {
+          outcomes = await weighQueries(model, source.entries.map((e) => ({ ast: e.result.ast, text: e.text })), digits);
+        } catch (err) {
+          if (err instanceof WeightModelError) throw new CliError(err.message);
+          throw err;
+        }
+        const plans = outcomes;
         plans.forEach((p, i) => {
           if (p.ok) return;
           const entry = source.entries[i];
@@ -76,15 +83,7 @@ export function registerWeigh(program: Command): void {
         });
         // A refused query is not read by the model; it is written back as it is.
         const texts = plans.map((p, i) => (p.ok ? p.plan.text : source.entries[i].text));
-        let weights;
-        try {
-          const asked = await model.weigh(texts.filter((_t, i) => plans[i].ok));
-          let k = 0;
-          weights = plans.map((p) => (p.ok ? asked[k++] : { query: '', ngrams: [] }));
-        } catch (err) {
-          if (err instanceof WeightModelError) throw new CliError(err.message);
-          throw err;
-        }
+        const weights = plans.map((p) => (p.ok ? p.weights : { query: '', ngrams: [] }));
         const lines: string[] = [];
         if (opts.show) {
           lines.push(`// weights by ${model.name} (${dir}, ${model.device}); bars scaled to each query's largest weight`, '');
@@ -110,13 +109,12 @@ export function registerWeigh(program: Command): void {
           source.entries.forEach((e, i) => {
             const p = plans[i];
             if (!p.ok) return lines.push(`${e.qid}\t${e.text}`);
+            const ast = p.weighted;
             if (p.plan.flat) {
-              const ast = buildWeightedQueryAst(weights[i], { digits });
               // A query with nothing to weigh (only stopwords) is kept as written, so qids stay aligned.
               return lines.push(`${e.qid}\t${ast.root ? printIndri(ast) : texts[i]}`);
             }
             // The output is an .indri file: a Lucene query's weighed structure is written in Indri.
-            const ast = weighInsideStructure(e.result.ast, p.plan, weights[i], digits);
             if (ast.dialect === 'indri') return lines.push(`${e.qid}\t${printIndri(ast)}`);
             // What the translation to Indri approximates is said, at its place in the file.
             const translated = translate(ast, 'indri');

@@ -23,8 +23,7 @@
  */
 import { existsSync } from 'node:fs';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
-import { printIndri, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
-import { buildWeightedQueryAst } from '../../model/weighted-query.js';
+import { printIndri, printLucene, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
 import { formatRunLines, type SearchHit } from '../../engine/search.js';
 import { evaluateRuns } from '../../service/evaluation.js';
 import { explainDocument as explainInBackend } from '../../service/explain.js';
@@ -63,7 +62,7 @@ import type { EngineContext } from './context.js';
 import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
-import { modelQuery, weighCached } from './weights.js';
+import { weighableQuery, weighCached, weighedQueryAst } from './weights.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
@@ -182,15 +181,17 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   ];
   const notes: string[] = [];
   const loaded = context.model();
-  const plain = loaded ? modelQuery(ast) : null;
+  // The one rule of `querylens weigh` and the weights action (weighableQuery, structured-weights.ts).
+  const weighable = loaded ? weighableQuery(ast, entry.text) : null;
   if (!loaded) notes.push('No weighted variant: no term-weighting model is loaded (set "model" in querylens.json).');
-  else if (!plain) notes.push('No weighted variant: the model weighs plain-term queries only (no fields, wildcards, filters or quoted terms).');
+  else if (!weighable!.ok) notes.push(`No weighted variant: ${weighable!.refusal.message}.`);
   else {
-    const weightedAst = buildWeightedQueryAst(await weighCached(loaded, plain.text));
+    const { query } = weighable!;
+    const weightedAst = weighedQueryAst(ast, query, await weighCached(loaded, query.plan.text));
     await step(context.documents, doc, token);
     if (weightedAst.root) {
       const weighted = runQueryAst(session, weightedAst, DEPTH);
-      const text = entry.dialect === 'lucene' ? translate(weightedAst, 'lucene').text : printIndri(weightedAst);
+      const text = entry.dialect === 'lucene' ? (query.plan.flat ? translate(weightedAst, 'lucene').text : printLucene(weightedAst)) : printIndri(weightedAst);
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
       for (const notice of loaded.model.notices) notes.push(notice);
     }
@@ -334,8 +335,6 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
   const planned = doc.source.entries.map((entry): { entry: QueryEntry; reason?: string; action?: Promise<WeightsRewrite> } => {
     if (!runnable(entry)) return { entry, reason: notRunnableReason(entry) };
     if (!isVerbatim(doc, entry)) return { entry, reason: 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place' };
-    if (!modelQuery(entry.result.ast))
-      return { entry, reason: 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)' };
     // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
     const at = rangeInFile(doc, entry, 0, 0).start;
     const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale);
