@@ -14,7 +14,7 @@ export const PREVIEW_MEASURES = ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 're
 
 export function searchOptionsOf(config: ResolvedConfig): SearchOptions {
   const s = config.scorer;
-  return s.name === 'ql' ? { scorer: 'ql', mu: s.mu } : { scorer: 'bm25', k1: s.k1, b: s.b };
+  return s.name === 'ql' ? { scorer: 'ql', mu: s.mu } : { scorer: s.name, k1: s.k1, b: s.b };
 }
 
 export class EngineSession {
