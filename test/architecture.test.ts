@@ -110,6 +110,10 @@ describe('architecture invariants', () => {
     ).toEqual([]);
   });
 
+  it('the engine draws nothing on a terminal: the index build reports progress through a callback, the CLI draws the bar', () => {
+    expect(violations('server/engine', (s) => s === 'cli-progress')).toEqual([]);
+  });
+
   it('the model runtime (server/model) knows nothing of the LSP or the CLI', () => {
     expect(violations('server/model', (s) => s.startsWith('server/lsp') || s.startsWith('server/cli') || s.startsWith('vscode'))).toEqual([]);
   });

@@ -18,6 +18,7 @@ import { convertSource } from './commands/convert.js';
 import { buildIndex, IndexError, openIndex } from '../engine/index/index.js';
 import type { IndexReader } from '../engine/index/reader.js';
 import { LocalSearchBackend } from '../service/backend.js';
+import { buildProgressBar } from './progress-bar.js';
 import { rankQuery, type RankQueryOptions } from '../service/ranking.js';
 import { compareRuns, formatComparison, readQrelsFile, type Run } from '../engine/eval/index.js';
 
@@ -95,7 +96,13 @@ async function indexStep(root: string, dir: string, write: (line: string) => voi
     if (!(err instanceof IndexError)) throw err;
     write(`== index ${SAMPLE_INDEX}: ${err.message.split('\n')[0]} -> building it from ${SAMPLE_CORPUS}`);
   }
-  const summary = await buildIndex([join(root, SAMPLE_CORPUS)], dir, { profile: 'terrier', progress: process.stderr.isTTY === true });
+  const bar = buildProgressBar();
+  let summary;
+  try {
+    summary = await buildIndex([join(root, SAMPLE_CORPUS)], dir, { profile: 'terrier', onProgress: bar?.onProgress });
+  } finally {
+    bar?.stop();
+  }
   write(
     `== index ${SAMPLE_INDEX}: ${summary.docs} documents, ${summary.terms} terms, ${summary.tokens} tokens in ${summary.seconds.toFixed(2)} s`,
   );
