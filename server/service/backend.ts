@@ -10,7 +10,7 @@ import type { AnalyzedToken } from '../engine/analysis/analyzer.js';
 import { expandQuery, selectFeedbackDocs, type ExpansionOptions, type ExpansionResult } from '../engine/expansion/index.js';
 import { IndexError, openIndex } from '../engine/index/disk.js';
 import type { CollectionStats, IndexReader, StoredDocument, TermStats } from '../engine/index/reader.js';
-import { explain, prepareQuery, type ExplainNode, type SearchOptions, type SearchResult } from '../engine/search.js';
+import { explain, prepareQuery, PreparedQuery, type ExplainNode, type SearchOptions, type SearchResult } from '../engine/search.js';
 import type { ConceptInfo, ResolvedParameters } from '../engine/search.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
 import { matchWildcard, type VocabularyMatch } from '../engine/scoring/vocabulary-match.js';
@@ -73,13 +73,26 @@ export class LocalSearchBackend implements SearchBackend {
   readonly profile: string;
   readonly analyzer: QueryAnalyzer;
 
-  /** `reader` is for the model's statistics export (server/model), which reads the local index only. */
+  private readonly reuseCompiled: boolean;
+
+  /**
+   * `reader` is for the model's statistics export (server/model), which reads the local index only.
+   * `reuseCompiledQueries`: keep each compiled query while its AST lives (the editor asks about the
+   * same query again and again); a batch run (the CLI) compiles each query once and lets it go, so a
+   * file of 100,000 queries does not keep 100,000 compiled queries.
+   */
   constructor(
     readonly reader: IndexReader,
     readonly location: string,
+    options: { reuseCompiledQueries?: boolean } = {},
   ) {
     this.profile = reader.profile;
     this.analyzer = reader.analyzer;
+    this.reuseCompiled = options.reuseCompiledQueries ?? false;
+  }
+
+  private prepared(ast: QueryAst, options: SearchOptions): PreparedQuery {
+    return this.reuseCompiled ? prepareQuery(this.reader, ast, options) : new PreparedQuery(this.reader, ast, options);
   }
 
   collectionStatistics(): CollectionStats {
@@ -101,7 +114,7 @@ export class LocalSearchBackend implements SearchBackend {
     return matchWildcard(this.reader, pattern, cap);
   }
   compile(ast: QueryAst, options: SearchOptions): CompiledQuery {
-    const prepared = prepareQuery(this.reader, ast, options);
+    const prepared = this.prepared(ast, options);
     return { concepts: prepared.concepts, warnings: prepared.warnings, parameters: prepared.parameters };
   }
   docno(doc: number): string {
@@ -114,7 +127,7 @@ export class LocalSearchBackend implements SearchBackend {
     return this.reader.document(doc);
   }
   search(ast: QueryAst, options: SearchOptions): SearchResult {
-    return prepareQuery(this.reader, ast, options).search(options.k ?? 1000);
+    return this.prepared(ast, options).search(options.k ?? 1000);
   }
   snippet(doc: number, terms: ReadonlySet<string>): Snippet {
     return snippetOf(this.analyzer, documentText(this.reader.document(doc)), terms);
@@ -152,6 +165,6 @@ export { IndexError };
 export { buildIndex as buildLocalIndex, type BuildIndexOptions, type BuildProgress, type BuildSummary } from '../engine/index/disk.js';
 
 /** Opens the on-disk index at `dir` as a backend; throws IndexError with the engine's explanation. */
-export function openLocalBackend(dir: string): LocalSearchBackend {
-  return new LocalSearchBackend(openIndex(dir), dir);
+export function openLocalBackend(dir: string, options: { reuseCompiledQueries?: boolean } = {}): LocalSearchBackend {
+  return new LocalSearchBackend(openIndex(dir), dir, options);
 }

@@ -253,7 +253,8 @@ export class LocalEngineProvider implements EngineProvider {
       // Let the initialize/initialized exchange and queued requests through before the synchronous open.
       await new Promise((r) => setImmediate(r));
       const started = performance.now();
-      const backend = openLocalBackend(path);
+      // The editor asks about the same queries again and again (lenses, hover, preview, explain).
+      const backend = openLocalBackend(path, { reuseCompiledQueries: true });
       const qrels = this.readQrels(config);
       if (generation !== this.generation) return this.current.index;
       this.loaded = new EngineSession(backend, config, qrels.qrels, path);

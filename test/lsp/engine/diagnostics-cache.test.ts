@@ -38,7 +38,7 @@ const EDIT = fc.oneof(
 );
 
 let ws: Workspace;
-const session = () => new EngineSession(openLocalBackend(ws.index), resolveConfig({}, null), null, ws.index);
+const session = () => new EngineSession(openLocalBackend(ws.index, { reuseCompiledQueries: true }), resolveConfig({}, null), null, ws.index);
 beforeAll(async () => {
   ws = await makeWorkspace();
 });
