@@ -132,6 +132,10 @@ describe('architecture invariants', () => {
     expect(named.map((f) => relative(ROOT, f))).toEqual([]);
   });
 
+  it("the LSP shows the engine's query checks (server/engine/scoring/lint.ts) instead of re-deriving them", () => {
+    expect(violations('server/lsp', (s) => s.startsWith('server/engine/scoring/vocabulary-match'))).toEqual([]);
+  });
+
   it('only the client imports the vscode API', () => {
     for (const folder of ['grammar', 'server']) {
       expect(violations(folder, (s) => s === 'vscode' || s === 'vscode-languageclient' || s.startsWith('vscode-languageclient/'))).toEqual([]);

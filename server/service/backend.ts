@@ -13,7 +13,7 @@ import type { CollectionStats, IndexReader, StoredDocument, TermStats } from '..
 import { explain, prepareQuery, PreparedQuery, type ExplainNode, type SearchOptions, type SearchResult } from '../engine/search.js';
 import type { ConceptInfo, ResolvedParameters } from '../engine/search.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
-import { matchWildcard, type VocabularyMatch } from '../engine/scoring/vocabulary-match.js';
+import { lintQuery, type QueryLint } from '../engine/scoring/lint.js';
 import { snippetOf, type Snippet } from './snippets.js';
 
 /** The analyser of the collection: how query words become index terms. */
@@ -45,10 +45,10 @@ export interface SearchBackend {
   termStatistics(term: string): TermStats | undefined;
   /** Terms starting with `prefix`, in vocabulary order. */
   vocabulary(prefix: string): Iterable<string>;
-  /** The terms a wildcard pattern matches, at most `cap` of them (in vocabulary order). */
-  matchWildcard(pattern: string, cap: number): VocabularyMatch;
   /** The query's concepts (terms, windows, synonyms) with the statistics and weights the scorer uses. */
   compile(ast: QueryAst, options: SearchOptions): CompiledQuery;
+  /** The engine's checks of the query against the collection (stopwords, unknown terms and fields, expansion caps), without ranking. */
+  lint(ast: QueryAst): QueryLint[];
 
   // Documents.
   docno(doc: number): string;
@@ -110,12 +110,12 @@ export class LocalSearchBackend implements SearchBackend {
   vocabulary(prefix: string): Iterable<string> {
     return this.reader.vocabulary(prefix);
   }
-  matchWildcard(pattern: string, cap: number): VocabularyMatch {
-    return matchWildcard(this.reader, pattern, cap);
-  }
   compile(ast: QueryAst, options: SearchOptions): CompiledQuery {
     const prepared = this.prepared(ast, options);
     return { concepts: prepared.concepts, warnings: prepared.warnings, parameters: prepared.parameters };
+  }
+  lint(ast: QueryAst): QueryLint[] {
+    return lintQuery(this.reader, ast);
   }
   docno(doc: number): string {
     return this.reader.docno(doc);
