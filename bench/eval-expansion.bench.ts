@@ -12,7 +12,9 @@ import { compareRuns, evaluate, formatComparison, parseQrels, type Run, type Run
 import { expandQuery, selectFeedbackDocs } from '../server/engine/expansion/index.js';
 import { buildMemoryIndex } from '../server/engine/index/memory.js';
 import type { IndexReader } from '../server/engine/index/reader.js';
-import { runQuery, search, type RunQueryOptions } from '../server/engine/search.js';
+import { search } from '../server/engine/search.js';
+import { LocalSearchBackend } from '../server/service/backend.js';
+import { rankQuery, type RankQueryOptions } from '../server/service/ranking.js';
 import { DATA_DIR } from '../test/support/data.js';
 
 const DATA = DATA_DIR;
@@ -42,10 +44,10 @@ function readQueries(path: string): { qid: string; text: string }[] {
     .map((l) => ({ qid: l.slice(0, l.indexOf('\t')), text: l.slice(l.indexOf('\t') + 1) }));
 }
 
-function makeRun(reader: IndexReader, queries: { qid: string; text: string }[], runId: string, options: RunQueryOptions): Run {
+function makeRun(reader: IndexReader, queries: { qid: string; text: string }[], runId: string, options: RankQueryOptions): Run {
   const byQuery = new Map<string, RunEntry[]>();
   for (const { qid, text } of queries) {
-    byQuery.set(qid, runQuery(reader, parseText(text).ast, { k: 1000, ...options }).hits.map((h) => ({ docno: h.docno, score: h.score })));
+    byQuery.set(qid, rankQuery(new LocalSearchBackend(reader, 'bench'), parseText(text).ast, { k: 1000, ...options }).hits.map((h) => ({ docno: h.docno, score: h.score })));
   }
   return { runId, queries: byQuery };
 }

@@ -110,8 +110,30 @@ describe('architecture invariants', () => {
     ).toEqual([]);
   });
 
+  it('the engine draws nothing on a terminal: the index build reports progress through a callback, the CLI draws the bar', () => {
+    expect(violations('server/engine', (s) => s === 'cli-progress')).toEqual([]);
+  });
+
   it('the model runtime (server/model) knows nothing of the LSP or the CLI', () => {
     expect(violations('server/model', (s) => s.startsWith('server/lsp') || s.startsWith('server/cli') || s.startsWith('vscode'))).toEqual([]);
+  });
+
+  it('the service layer (server/service) knows nothing of the LSP, the CLI or an editor', () => {
+    expect(violations('server/service', (s) => s.startsWith('server/lsp') || s.startsWith('server/cli') || s.startsWith('vscode'))).toEqual([]);
+  });
+
+  it('the engine and the model know nothing of the service layer above them', () => {
+    for (const folder of ['server/engine', 'server/model']) expect(violations(folder, (s) => s.startsWith('server/service'))).toEqual([]);
+  });
+
+  it("the LSP's engine features reach the index only through server/service (no server/engine/index, no IndexReader)", () => {
+    expect(violations('server/lsp/engine', (s) => s.startsWith('server/engine/index'))).toEqual([]);
+    const named = sources(join(ROOT, 'server/lsp/engine')).filter((f) => /\bIndexReader\b/.test(readFileSync(f, 'utf8')));
+    expect(named.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+
+  it("the LSP shows the engine's query checks (server/engine/scoring/lint.ts) instead of re-deriving them", () => {
+    expect(violations('server/lsp', (s) => s.startsWith('server/engine/scoring/vocabulary-match'))).toEqual([]);
   });
 
   it('only the client imports the vscode API', () => {

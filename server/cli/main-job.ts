@@ -17,7 +17,9 @@ import { formatDiagnostic } from './commands/check.js';
 import { convertSource } from './commands/convert.js';
 import { buildIndex, IndexError, openIndex } from '../engine/index/index.js';
 import type { IndexReader } from '../engine/index/reader.js';
-import { runQuery, type RunQueryOptions } from '../engine/scoring/run.js';
+import { LocalSearchBackend } from '../service/backend.js';
+import { buildProgressBar } from './progress-bar.js';
+import { rankQuery, type RankQueryOptions } from '../service/ranking.js';
 import { compareRuns, formatComparison, readQrelsFile, type Run } from '../engine/eval/index.js';
 
 export interface MainJobOptions {
@@ -34,7 +36,7 @@ export const SAMPLE_QRELS = 'samples/cranfield/qrels.txt';
 export const SAMPLE_INDEX = 'samples/.index';
 
 /** The runs made for each sample file: a name and the options of `querylens search`. */
-const RUNS_BY_DIALECT: Record<string, { id: string; options: RunQueryOptions }[]> = {
+const RUNS_BY_DIALECT: Record<string, { id: string; options: RankQueryOptions }[]> = {
   indri: [
     { id: 'bm25', options: { scorer: 'bm25' } },
     { id: 'bm25+bo1', options: { scorer: 'bm25', expand: { method: 'bo1' } } },
@@ -94,7 +96,13 @@ async function indexStep(root: string, dir: string, write: (line: string) => voi
     if (!(err instanceof IndexError)) throw err;
     write(`== index ${SAMPLE_INDEX}: ${err.message.split('\n')[0]} -> building it from ${SAMPLE_CORPUS}`);
   }
-  const summary = await buildIndex([join(root, SAMPLE_CORPUS)], dir, { profile: 'terrier', progress: process.stderr.isTTY === true });
+  const bar = buildProgressBar();
+  let summary;
+  try {
+    summary = await buildIndex([join(root, SAMPLE_CORPUS)], dir, { profile: 'terrier', onProgress: bar?.onProgress });
+  } finally {
+    bar?.stop();
+  }
   write(
     `== index ${SAMPLE_INDEX}: ${summary.docs} documents, ${summary.terms} terms, ${summary.tokens} tokens in ${summary.seconds.toFixed(2)} s`,
   );
@@ -111,11 +119,12 @@ function searchAndEvaluateStep(
 ): number {
   const configs = RUNS_BY_DIALECT[source.dialect] ?? RUNS_BY_DIALECT.indri!;
   const runs: Run[] = configs.map((c) => ({ runId: c.id, queries: new Map() }));
+  const backend = new LocalSearchBackend(reader, SAMPLE_INDEX);
   write(`== search ${name}: ${configs.map((c) => c.id).join(', ')} (top ${SHOWN} of 1000 shown, first run)`);
   for (const entry of source.entries) {
     if (entry.result.diagnostics.some((d) => d.severity === 'error')) continue;
     configs.forEach((config, i) => {
-      const { hits } = runQuery(reader, entry.result.ast, { ...config.options, k: 1000 });
+      const { hits } = rankQuery(backend, entry.result.ast, { ...config.options, k: 1000 });
       runs[i]!.queries.set(
         entry.qid,
         hits.map((h) => ({ docno: h.docno, score: h.score })),

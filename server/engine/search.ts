@@ -54,4 +54,4 @@ export function explain(reader: IndexReader, ast: QueryAst, doc: number, options
   return prepareQuery(reader, ast, options).explain(doc);
 }
 
-export { runQuery, formatRunLines, type RunQueryOptions, type FeedbackOptions, type QueryRun } from './scoring/run.js';
+export { formatRunLines } from './scoring/run.js';

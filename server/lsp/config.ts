@@ -7,6 +7,7 @@
 import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { DEFAULT_SCORER, SCORER_NAMES, SCORERS, type ScorerName } from '../engine/scoring/scorers.js';
 
 export const CONFIG_FILE_NAME = 'querylens.json';
 
@@ -21,7 +22,7 @@ export function configFolderAbove(from: string): string | null {
   }
 }
 
-export type ScorerName = 'bm25' | 'ql';
+export type { ScorerName };
 export type ExpansionMethod = 'none' | 'bo1';
 export type Device = 'auto' | 'cpu' | 'cuda';
 
@@ -84,7 +85,7 @@ export interface ConfigProblem {
 }
 
 export const DEFAULTS = {
-  scorer: { name: 'bm25', k1: 1.2, b: 0.75, mu: 2500 } as Required<ScorerConfig>,
+  scorer: { name: DEFAULT_SCORER, k1: SCORERS.bm25.defaults.k1, b: SCORERS.bm25.defaults.b, mu: SCORERS.ql.defaults.mu } as Required<ScorerConfig>,
   expansion: { method: 'none', fbDocs: 3, fbTerms: 10 } as Required<ExpansionConfig>,
   device: 'auto' as Device,
   formatting: { width: 80 } as Required<FormattingConfig>,
@@ -98,7 +99,7 @@ const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
   qrels: 'string',
   model: 'string',
   device: ['auto', 'cpu', 'cuda'],
-  scorer: { name: ['bm25', 'ql'], k1: 'number', b: 'number', mu: 'number' },
+  scorer: { name: SCORER_NAMES, k1: 'number', b: 'number', mu: 'number' },
   expansion: { method: ['none', 'bo1'], fbDocs: 'positiveInt', fbTerms: 'positiveInt' },
   formatting: { width: 'positiveInt' },
 };

@@ -21,7 +21,7 @@
  * document of the query (`rel` = the qrels grade; null when unjudged; rank null when outside top k).
  *
  * With an expansion (`export-training --expand bo1`, TW-BERT + Bo1 of the paper's §5.3): "query" is
- * the text the model reads (the query, a space, the Bo1 words: weighted-query.ts bo1ModelInput),
+ * the text the model reads (the query, a space, the Bo1 words: server/service/ranking.ts bo1ModelInput),
  * "queryEnd" where the query ends in it, every n-gram after it has "expansion": true (uni-grams only:
  * bi-grams are kept inside the query, as rankQueries keeps them), and the candidates are the top k of
  * the engine's Bo1-expanded query (rank and bm25 of that ranking), so that documents found only

@@ -7,32 +7,20 @@
  * the training loss used the same sum (query term frequency is kept).
  */
 import type { QueryAst } from '../../grammar/ast.js';
-import { walk } from '../../grammar/ast.js';
-import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
-import { DEFAULT_FEEDBACK_DOCS, expandQuery, selectFeedbackDocs, type ExpansionResult } from '../engine/expansion/index.js';
-import type { IndexReader } from '../engine/index/reader.js';
-import { prepareQuery, runQuery, type FeedbackOptions, type SearchHit, type SearchOptions } from '../engine/search.js';
-import { expansionScaleOf, type NgramWeight, type NgramWeights, type WeightModel } from './runtime.js';
-import { planWeighing, weighInsideStructure, type WeighPlanResult } from './structured-weights.js';
-import { queryStatistics } from './collection-statistics.js';
+import type { NgramWeights } from './runtime.js';
+import { weighInsideStructure, type WeighPlan } from './structured-weights.js';
 import { buildWeightedQueryAst, type MergedNgram } from './weighted-ast.js';
 
 // The #weight AST builder lives in weighted-ast.ts (collection-statistics.ts needs it without the ranking code).
 export { buildWeightedQueryAst, mergeNgrams, type MergedNgram, type WeightedQueryOptions } from './weighted-ast.js';
 
 /**
- * The natural-language text to weigh for a parsed query: the query text itself for plain text,
- * and the words of its terms (in order) for structured Indri/Lucene queries, so operator names
- * and weights already in the query are not read as words.
+ * The query the model's weights make under the one rule of structured-weights.ts: a flat plan
+ * becomes the model's `#weight` of uni-grams and bi-grams, a structured one keeps the user's
+ * structure with the weights inside. `weigh`, `search --weights` and the editor all build it here.
  */
-export function queryTextForWeighing(ast: QueryAst, text: string): string {
-  if (ast.dialect === 'text' || !ast.root) return text;
-  const words: string[] = [];
-  walk(ast.root, (n) => {
-    if (n.kind === 'term') words.push(n.text);
-  });
-  // walk() is pre-order over a stack, children visited in source order.
-  return words.join(' ');
+export function applyWeights(ast: QueryAst, plan: WeighPlan, weights: NgramWeights, digits = 4): QueryAst {
+  return plan.flat ? buildWeightedQueryAst(weights, { digits }) : weighInsideStructure(ast, plan, weights, digits);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,31 +96,6 @@ export function expandedModelInput(query: string, expansionWords: readonly strin
   return { text: words.length ? `${query} ${words.join(' ')}` : query, queryEnd: query.length };
 }
 
-/** What §5.3 gives the model for one query, and the Bo1 expansion it came from. */
-export interface Bo1ModelInput extends ExpandedModelInput {
-  expansion: ExpansionResult;
-}
-
-/**
- * The paper's §5.3 input for one query: a first pass with the query as written (uniform BM25) picks
- * the top `fbDocs` documents, Bo1 picks the expansion terms from them, and the model reads the query
- * followed by the new terms (each stem as the word the feedback documents use most). `rankQueries`
- * and the training export (`export-training --expand bo1`) both build it here, so the model is
- * trained on exactly the inputs it is run on.
- */
-export function bo1ModelInput(reader: IndexReader, ast: QueryAst, text: string, expand: FeedbackOptions, search: SearchOptions): Bo1ModelInput {
-  const fbDocs = expand.fbDocs ?? DEFAULT_FEEDBACK_DOCS.bo1;
-  const first = runQuery(reader, ast, { ...search, k: Math.max(fbDocs, 1) });
-  const expansion = expandQuery(reader, ast, selectFeedbackDocs(first.hits, fbDocs), { method: 'bo1', fbTerms: expand.fbTerms });
-  // Bo1's new terms in its order (best first). Terms already among the query's words are not
-  // appended again: the model weighs them where the user wrote them (a second copy would double
-  // their summed weight), and Bo1's reweighting of them is replaced by the model's weight.
-  const inQuery = new Set(reader.analyzer.analyze(text).map((t) => t.term));
-  const added = expansion.terms.filter((t) => !t.isOriginal && !inQuery.has(t.term)).map((t) => t.term);
-  const words = surfaceWordsFor(reader, expansion.feedbackDocs, added);
-  return { ...expandedModelInput(text, added.map((t) => words.get(t) ?? t)), expansion };
-}
-
 /**
  * Multiplies the weights of the expansion n-grams (those after `queryEnd`) by the model's learned
  * expansion scale (config.json `expansionScale`, learned through BM25 on Bo1-expanded training
@@ -204,125 +167,4 @@ export function formatWeightChart(queries: readonly WeightChartQuery[], options:
     lines.push('');
   }
   return lines.join('\n');
-}
-
-// ---------------------------------------------------------------------------------------------
-// Ranking with model weights (`querylens search --weights`, `querylens eval-model`).
-
-/** One query to rank: its id, parsed form and text as written. */
-export interface QueryToRank {
-  qid: string;
-  ast: QueryAst;
-  text: string;
-}
-
-export interface RankedQuery {
-  qid: string;
-  hits: SearchHit[];
-  /** Warnings about the query as written (stopwords, unknown terms, ...). */
-  warnings: QueryDiagnostic[];
-  /** The query the final ranking used (after weighting and expansion). */
-  finalAst: QueryAst;
-  /** True when `finalAst` is the query as written (no weights, no expansion, or nothing to weigh). */
-  asWritten: boolean;
-  /** The text the model read, when a model weighed the query. */
-  modelInput?: string;
-  /**
-   * Why the model's weights could not be put into the query as written (structured-weights.ts), at
-   * the node's range; the query is then ranked as written, and the message is also in `warnings`.
-   */
-  refusal?: QueryDiagnostic;
-}
-
-export interface RankQueriesOptions {
-  search: SearchOptions & { k: number };
-  expand?: FeedbackOptions;
-  /** A loaded model, or null for the query as written. */
-  model: WeightModel | null;
-  /** Significant digits of the model's weights: 4, as `querylens weigh` prints them, so both rank the same. */
-  digits?: number;
-}
-
-/**
- * Ranks every query: as written (model null), or with the model's weights under the one rule of
- * structured-weights.ts (exactly what `querylens weigh` writes: a flat bag of words becomes the model's
- * #weight, a structured query keeps its structure with the weights inside, a query that cannot be
- * weighed is ranked as written with a located `refusal`), optionally, for flat queries, after
- * Bo1 as the paper's §5.3 does it: a first uniform pass (the query as written) selects the feedback
- * documents, Bo1 picks the expansion terms, the model weighs the query and the expansion words
- * together (bo1ModelInput), the expansion words' weights are multiplied by the model's learned
- * expansion scale (scaleExpansionWeights), and the final ranking uses these weights, not Bo1's.
- * The model is called once for all queries (batched); the rest is the engine's runQuery.
- * Throws RangeError for a model with RM3 (§5.3 combines the model with Bo1) and lets the model's
- * WeightModelError through.
- */
-export async function rankQueries(reader: IndexReader, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
-  const { model, expand, search } = options;
-  if (!model) {
-    return queries.map((q) => {
-      const r = runQuery(reader, q.ast, { ...search, expand });
-      return { qid: q.qid, hits: r.hits, warnings: r.warnings, finalAst: r.expansion?.ast ?? q.ast, asWritten: !r.expansion };
-    });
-  }
-  if (expand && expand.method !== 'bo1') throw new RangeError(`${model.name} weights combine with Bo1 expansion only (paper §5.3), not ${expand.method}`);
-
-  // One rule for every query (structured-weights.ts): a flat bag of words gets the model's #weight of
-  // uni-grams and bi-grams, a structured query the model's weights inside its own structure, and a
-  // query that cannot be weighed is ranked as written with the reason.
-  const plans = queries.map((q): WeighPlanResult => {
-    const planned = planWeighing(q.ast, q.text);
-    if (planned.ok && !planned.plan.flat && expand) {
-      return {
-        ok: false,
-        refusal: {
-          message: `cannot weigh this query with --expand ${expand.method}: the model's expansion (paper §5.3) reads a plain query followed by the expansion words, and this query has structure of its own to keep`,
-          range: q.ast.root?.range ?? q.ast.range,
-        },
-      };
-    }
-    return planned;
-  });
-  const inputs = queries.map((q, i): ExpandedModelInput | null => {
-    const planned = plans[i];
-    if (!planned.ok) return null;
-    const text = planned.plan.text;
-    if (!expand) return { text, queryEnd: text.length };
-    return bo1ModelInput(reader, q.ast, text, expand, search);
-  });
-
-  const asked = inputs.filter((x): x is ExpandedModelInput => x !== null);
-  // A collection-aware model reads each n-gram's statistics in this index (collection-statistics.ts).
-  const statistics = model.readsStatistics ? asked.map((i) => queryStatistics(reader, i.text).ngrams.map((g) => g.stats)) : undefined;
-  const answers = await model.weigh(asked.map((i) => i.text), statistics);
-  const weights: (NgramWeights | null)[] = [];
-  let k = 0;
-  for (const input of inputs) weights.push(input ? answers[k++] : null);
-  const scale = expansionScaleOf(model);
-  return queries.map((q, i) => {
-    const planned = plans[i];
-    const input = inputs[i];
-    if (!planned.ok || !input) {
-      const refusal: QueryDiagnostic = { code: 'model/cannot-weigh', severity: 'error', message: planned.ok ? '' : planned.refusal.message, range: planned.ok ? q.ast.range : planned.refusal.range };
-      const r = runQuery(reader, q.ast, search);
-      return { qid: q.qid, hits: r.hits, warnings: [...r.warnings, refusal], finalAst: q.ast, asWritten: true, refusal };
-    }
-    let weighted: QueryAst;
-    if (planned.plan.flat) {
-      const kept = scaleExpansionWeights(restrictBigramsToQuery(weights[i]!, input.queryEnd), input.queryEnd, scale);
-      weighted = buildWeightedQueryAst(kept, { digits: options.digits ?? 4 });
-    } else {
-      weighted = weighInsideStructure(q.ast, planned.plan, weights[i]!, options.digits ?? 4);
-    }
-    // A query with nothing to weigh (only stopwords) is ranked as written, as `weigh` keeps it.
-    const finalAst = weighted.root ? weighted : q.ast;
-    const r = runQuery(reader, finalAst, search);
-    return {
-      qid: q.qid,
-      hits: r.hits,
-      warnings: prepareQuery(reader, q.ast, search).warnings,
-      finalAst,
-      asWritten: !weighted.root,
-      modelInput: input.text,
-    };
-  });
 }

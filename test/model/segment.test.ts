@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { createAnalyzer } from '../../server/engine/analysis/index.js';
 import { codePointToUtf16Offsets, segmentQuery, wordTokenIndices } from '../../server/model/segment.js';
 import { encodeQuery, encodeQueryWindows, loadTokenizer } from '../../server/model/tokenize.js';
-import { buildWeightedQueryAst, mergeNgrams, queryTextForWeighing } from '../../server/model/weighted-query.js';
+import { buildWeightedQueryAst, mergeNgrams } from '../../server/model/weighted-query.js';
+import { planWeighing } from '../../server/model/structured-weights.js';
 import { printIndri } from '../../grammar/print/indri.js';
 import type { NgramWeights } from '../../server/model/runtime.js';
 
@@ -160,6 +161,8 @@ describe('weighted query AST', () => {
   it('reads the words of a structured query, not its operators', async () => {
     const { parseQuery } = await import('../../grammar/sources/index.js');
     const res = parseQuery('#weight( 0.3 #1(heat transfer) 0.7 plates )', 'indri');
-    expect(queryTextForWeighing(res.ast, '#weight( 0.3 #1(heat transfer) 0.7 plates )')).toBe('heat transfer plates');
+    // The one rule for the text to weigh (structured-weights.ts), which export-training follows too.
+    const planned = planWeighing(res.ast, '#weight( 0.3 #1(heat transfer) 0.7 plates )');
+    expect(planned.ok && planned.plan.text).toBe('heat transfer plates');
   });
 });

@@ -17,7 +17,9 @@ import { STATISTIC_NAMES } from '../../server/model/statistic-names.js';
 import { segmentQuery } from '../../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
 import { exportTrainingRecord, uniformWeights } from '../../server/model/training-export.js';
-import { bo1ModelInput, buildWeightedQueryAst } from '../../server/model/weighted-query.js';
+import { buildWeightedQueryAst } from '../../server/model/weighted-query.js';
+import { LocalSearchBackend } from '../../server/service/backend.js';
+import { bo1ModelInput } from '../../server/service/ranking.js';
 import { runChecked } from '../support/process.js';
 import { PYTHON, REPO_ROOT, TOKENIZER_FILE, prng, randomQuery, syntheticCorpus, torchUnavailableReason } from './helpers.js';
 
@@ -71,7 +73,7 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       for (const line of records) {
         const r = JSON.parse(line) as { qid: string; query: string; docs: { docno: string; rel: number | null }[] };
         const ast = buildWeightedQueryAst(uniformWeights(r.query, reader, false), { digits: 0 });
-        const input = bo1ModelInput(reader, ast, r.query, { method: 'bo1' }, { scorer: 'bm25' });
+        const input = bo1ModelInput(new LocalSearchBackend(reader, 'test'), ast, r.query, { method: 'bo1' }, { scorer: 'bm25' });
         const judged = new Map(r.docs.filter((d) => d.rel !== null).map((d) => [d.docno, d.rel!]));
         const record = await exportTrainingRecord(reader, tokenizer, evaluator, r.qid, input.text, judged, {
           k: 30,

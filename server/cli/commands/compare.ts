@@ -30,9 +30,10 @@ export function registerCompare(program: Command): void {
       const measures = await parseMetricsOption(opts.metrics);
       const relevanceLevel = parseLevelOption(opts.level);
       const maxDocs = parseMaxDocsOption(opts.maxDocs);
-      const { compareRuns, formatComparison } = await import('../../engine/eval/index.js');
+      const { formatComparison } = await import('../../engine/eval/index.js');
+      const { compareRunList } = await import('../../service/evaluation.js');
       const { qrels, runs } = await loadQrelsAndRuns(qrelsFile, runFiles);
-      const comparison = compareRuns(runs, qrels, { measures, test, relevanceLevel, maxDocs, complete: opts.complete });
+      const comparison = compareRunList(runs, qrels, { measures, test, relevanceLevel, maxDocs, complete: opts.complete });
       if (comparison.measures.length === 0) throw new CliError('nothing to compare: counts (num_ret, num_rel, num_rel_ret) have no per-query mean to test');
       if (comparison.queries.length === 0) throw new CliError(`no run shares a query with ${qrelsFile}`);
       if (opts.json) {

@@ -18,6 +18,7 @@ import {
   type TranslateTarget,
 } from '../../../grammar/index.js';
 import { searchBody, type ClusterKind } from '../../backends/search-request.js';
+import { DEFAULT_SCORER, isScorerName, SCORER_NAMES, type ScorerName } from '../../engine/scoring/scorers.js';
 import { CliError } from '../errors.js';
 import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
 
@@ -58,7 +59,7 @@ export interface ClusterConvertOptions {
   fields: string[];
   /** Hits per request. */
   size: number;
-  scorer?: 'bm25' | 'bm25-lucene' | 'ql';
+  scorer?: ScorerName;
 }
 
 /** Translates every entry of a source into a cluster's `_search` request body. */
@@ -93,7 +94,7 @@ export function registerConvert(program: Command): void {
     .option('--to <dialect>', `target dialect (${ALL_TARGETS.join(', ')}; a cluster target prints each query's _search request body)`)
     .option('--search-fields <list>', 'for a cluster target: the fields a term without a field is searched in', 'text')
     .option('-k, --size <n>', 'for a cluster target: hits per request', '1000')
-    .option('--scorer <name>', 'for a cluster target: the scorer the queries were written for (bm25, bm25-lucene, ql)', 'bm25');
+    .option('--scorer <name>', `for a cluster target: the scorer the queries were written for (${SCORER_NAMES.join(', ')})`, DEFAULT_SCORER);
   addSourceOptions(cmd).action((file: string, opts: SourceCliOptions & { to?: string; searchFields: string; size: string; scorer: string }) => {
     const to = parseTarget(opts.to);
     const source = loadSource(file, opts);
@@ -101,7 +102,7 @@ export function registerConvert(program: Command): void {
     if (isCluster(to)) {
       const size = Number(opts.size);
       if (!Number.isInteger(size) || size < 0) throw new CliError(`--size must be a whole number ≥ 0, not '${opts.size}'`);
-      if (!['bm25', 'bm25-lucene', 'ql'].includes(opts.scorer)) throw new CliError(`unknown scorer '${opts.scorer}' (expected bm25, bm25-lucene, ql)`);
+      if (!isScorerName(opts.scorer)) throw new CliError(`unknown scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
       const fields = opts.searchFields.split(',').map((f) => f.trim()).filter(Boolean);
       if (!fields.length) throw new CliError('--search-fields needs at least one field name');
       converted = convertSourceToCluster(source, to, { fields, size, scorer: opts.scorer as ClusterConvertOptions['scorer'] });

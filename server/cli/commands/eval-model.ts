@@ -7,7 +7,7 @@
  * nDCG@10, and for each system per-query wins/losses and a paired test (t or randomisation, as
  * `querylens compare`) against uniform BM25 and against the phrase rule.
  *
- * Every row is ranked by `rankQueries` (server/model/weighted-query.ts), the code behind `querylens
+ * Every row is ranked by `rankQueries` (server/service/ranking.ts), the code behind `querylens
  * search` (Terrier BM25, k1 1.2, b 0.75, k3 8, top 1000; Bo1 3 feedback documents, 10 terms), so a row
  * equals `querylens search [--weights …] [--expand bo1]` followed by `querylens eval`. The runs pass
  * through their TREC text (formatRunLines → parseRun) as `eval` reads them. Indexes are built once per
@@ -27,7 +27,7 @@ import type { Run } from '../../engine/eval/trec-files.js';
 import type { ModelProvenance, WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
-import type { QueryToRank } from '../../model/weighted-query.js';
+import type { QueryToRank } from '../../service/ranking.js';
 import { loadModelForCli, rankQueriesForCli } from './search.js';
 
 export type CollectionRole = 'training' | 'reporting';
@@ -196,6 +196,7 @@ export interface EvalModelOptions {
 export async function evaluateModels(options: EvalModelOptions): Promise<CollectionResult[]> {
   const { readQuerySource } = await import('../../../grammar/sources/index.js');
   const { formatRunLines } = await import('../../engine/search.js');
+  const { LocalSearchBackend } = await import('../../service/backend.js');
   const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
   const specs = collectionSpecs(options.dataDir);
   const provenanceOf = (m: WeightModel) => m.config.models[m.name as 'twbert']?.provenance;
@@ -214,7 +215,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
     const seconds: Record<string, number> = {};
     for (const system of SYSTEMS) {
       const started = performance.now();
-      const ranked = await rankQueriesForCli(reader, queries, {
+      const ranked = await rankQueriesForCli(new LocalSearchBackend(reader, spec.label), queries, {
         search: { scorer: 'bm25', k1: 1.2, b: 0.75, k3: 8, k: 1000 },
         expand: system.bo1 ? { method: 'bo1', fbDocs: 3, fbTerms: 10 } : undefined,
         model: system.weights === 'model' ? model : system.weights === 'phrase' ? options.phraseRule : null,

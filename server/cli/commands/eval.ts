@@ -1,5 +1,4 @@
 /** `querylens eval QRELS RUN…`: trec_eval-exact measures (SEMANTICS.md §6), in trec_eval's layout or JSON. */
-import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 
@@ -44,16 +43,11 @@ export function parseLevelOption(text: string): number {
 
 /** Reads qrels and runs, turning format errors into one-line CLI errors (file:line). */
 export async function loadQrelsAndRuns(qrelsFile: string, runFiles: string[]) {
-  const { readQrelsFile, readRunFile, TrecFormatError } = await import('../../engine/eval/index.js');
+  const { TrecFormatError } = await import('../../engine/eval/index.js');
+  const { readQrelsAndRuns } = await import('../../service/evaluation.js');
   try {
-    const qrels = readQrelsFile(qrelsFile);
-    const runs = runFiles.map((f) => readRunFile(f));
     // Runs often share a tag (e.g. "indri"); the file name tells them apart in the output.
-    const tags = runs.map((r) => r.runId);
-    runs.forEach((r, i) => {
-      if (tags.indexOf(r.runId) !== tags.lastIndexOf(r.runId)) r.runId = basename(runFiles[i]);
-    });
-    return { qrels, runs };
+    return readQrelsAndRuns(qrelsFile, runFiles);
   } catch (err) {
     if (err instanceof TrecFormatError) throw new CliError(err.message);
     throw err;
@@ -76,9 +70,10 @@ export function registerEval(program: Command): void {
       const measures = await parseMetricsOption(opts.metrics);
       const relevanceLevel = parseLevelOption(opts.level);
       const maxDocs = parseMaxDocsOption(opts.maxDocs);
-      const { evaluate, formatTrecEval } = await import('../../engine/eval/index.js');
+      const { formatTrecEval } = await import('../../engine/eval/index.js');
+      const { evaluateRuns } = await import('../../service/evaluation.js');
       const { qrels, runs } = await loadQrelsAndRuns(qrelsFile, runFiles);
-      const results = runs.map((run) => evaluate(run, qrels, { measures, relevanceLevel, maxDocs, complete: opts.complete }));
+      const results = evaluateRuns(runs, qrels, { measures, relevanceLevel, maxDocs, complete: opts.complete });
       for (const r of results) {
         if (r.queries.length === 0) console.error(`querylens: warning: run ${r.runId} shares no query with ${qrelsFile}`);
       }

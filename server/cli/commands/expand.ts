@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { QueryNode, WeightedItem } from '../../../grammar/ast.js';
+import { isScorerName, SCORER_NAMES } from '../../engine/scoring/scorers.js';
 import { CliError } from '../errors.js';
 import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
 
@@ -41,7 +42,7 @@ export function registerExpand(program: Command): void {
     .option('--fb-docs <n>', 'feedback documents (default 3 for bo1, 10 for rm3)')
     .option('--fb-terms <n>', 'expansion terms (default 10; bo1 with 0 only reweights the query terms)')
     .option('--orig-weight <w>', 'rm3: weight of the original query, fbOrigWeight (default 0.5)')
-    .option('--scorer <name>', 'first-pass scorer: bm25, bm25-lucene or ql (default bm25 for bo1, ql for rm3)')
+    .option('--scorer <name>', `first-pass scorer: ${SCORER_NAMES.join(', ')} (default bm25 for bo1, ql for rm3)`)
     .option('--json', 'print JSON instead of the query file');
   addSourceOptions(cmd).action(async (file: string, opts: ExpandCliOptions) => {
     const method = opts.method;
@@ -54,11 +55,11 @@ export function registerExpand(program: Command): void {
         throw new CliError(`--orig-weight must be a number in [0, 1], got '${opts.origWeight}'`);
       }
     }
-    const { expandQuery, selectFeedbackDocs, DEFAULT_FEEDBACK_DOCS } = await import('../../engine/expansion/index.js');
-    const { search, SCORER_NAMES } = await import('../../engine/search.js');
+    const { DEFAULT_FEEDBACK_DOCS } = await import('../../engine/expansion/index.js');
+    const { expandWithFeedback } = await import('../../service/ranking.js');
     const scorer = opts.scorer ?? (method === 'bo1' ? 'bm25' : 'ql');
-    if (!(SCORER_NAMES as readonly string[]).includes(scorer)) throw new CliError(`unknown --scorer '${scorer}' (expected ${SCORER_NAMES.join(', ')})`);
-    const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+    if (!isScorerName(scorer)) throw new CliError(`unknown --scorer '${scorer}' (expected ${SCORER_NAMES.join(', ')})`);
+    const { openLocalBackend, IndexError } = await import('../../service/backend.js');
     const { printIndri, sourceDiagnostics } = await import('../../../grammar/index.js');
 
     const source = loadSource(file, opts);
@@ -69,7 +70,7 @@ export function registerExpand(program: Command): void {
     const originalWeightUsed = originalWeight ?? params?.fbOrigWeight;
     let reader;
     try {
-      reader = openIndex(opts.index);
+      reader = openLocalBackend(opts.index);
     } catch (err) {
       if (err instanceof IndexError) throw new CliError(err.message);
       throw err;
@@ -85,20 +86,19 @@ export function registerExpand(program: Command): void {
     const json: unknown[] = [];
     for (const entry of source.entries) {
       // Indri <feedbackDocno>: the user names the feedback documents; no first pass.
-      let feedback: number[];
+      let namedDocs: number[] | undefined;
       const named = entry.extra?.feedbackDocnos ?? [];
       if (named.length) {
-        feedback = [];
+        namedDocs = [];
         for (const docno of named) {
           const doc = reader.docByDocno(docno);
           if (doc === undefined) console.error(`querylens: warning: query ${entry.qid}: feedbackDocno ${docno} is not in the index`);
-          else feedback.push(doc);
+          else namedDocs.push(doc);
         }
-      } else {
-        const first = search(reader, entry.result.ast, { scorer: scorer as (typeof SCORER_NAMES)[number], k: fbDocs });
-        feedback = selectFeedbackDocs(first.hits, fbDocs);
       }
-      const result = expandQuery(reader, entry.result.ast, feedback, { method, fbTerms: fbTermsUsed, originalWeight: originalWeightUsed });
+      const search = { scorer };
+      const result = expandWithFeedback(reader, entry.result.ast, { method, fbDocs, fbTerms: fbTermsUsed, originalWeight: originalWeightUsed }, search, namedDocs);
+      const feedback = namedDocs ?? result.feedbackDocs;
       for (const walkItem of weightedItems(result.ast.root)) walkItem.weight = roundWeight(walkItem.weight!);
       const expanded = result.ast.root ? printIndri(result.ast) : '';
       if (opts.json) {

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Dialect } from '../../../grammar/ast.js';
 import { CliError } from '../errors.js';
-import { addScorerOptions, checkParameters, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
+import { addScorerOptions, checkParameters, openBackendForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface ExplainCliOptions extends ScorerCliOptions {
   query: string;
@@ -28,29 +28,25 @@ export function registerExplain(program: Command): void {
       if (!dialects.includes(opts.dialect)) throw new CliError(`unknown dialect '${opts.dialect}' (expected ${dialects.join(', ')})`);
       const options = toSearchOptions(opts);
       await checkParameters(options);
-      const reader = await openIndexForCli(opts.index);
-      const doc = reader.docByDocno(opts.doc);
+      const backend = await openBackendForCli(opts.index);
+      const doc = backend.docByDocno(opts.doc);
       if (doc === undefined) throw new CliError(`no document '${opts.doc}' in ${opts.index ?? 'the index of querylens.json'}`);
       const { parseQuery } = await import('../../../grammar/sources/parse-query.js');
-      const { explain, prepareQuery, renderExplain } = await import('../../engine/search.js');
+      const { renderExplain } = await import('../../engine/search.js');
+      const { explainDocument } = await import('../../service/explain.js');
       const parsed = parseQuery(opts.query, opts.dialect as Dialect);
       for (const d of parsed.diagnostics) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
       if (!opts.recover && parsed.diagnostics.some((d) => d.severity === 'error')) {
         throw new CliError('the query has syntax errors (above); fix it, or explain the recovered query with --recover');
       }
-      const prepared = prepareQuery(reader, parsed.ast, options);
-      for (const d of prepared.warnings) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
-      const tree = explain(reader, parsed.ast, doc, options);
       // Where the document would rank among all matching ones (answers "why is it not in my top k?").
-      let rank: number | null = null;
-      let matching = 0;
-      if (tree.matched) {
-        const all = prepared.search(reader.stats().numDocs);
-        matching = all.matchedDocs;
-        rank = all.hits.findIndex((h) => h.doc === doc) + 1;
-      }
+      const explained = explainDocument(backend, parsed.ast, doc, options);
+      for (const d of explained.warnings) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
+      const tree = explained.explanation;
+      const rank = tree.matched ? explained.rank : null;
+      const matching = tree.matched ? explained.matchingDocs : 0;
       if (opts.json) {
-        console.log(JSON.stringify({ docno: opts.doc, doc, scorer: prepared.parameters, rank, matchingDocs: matching, explanation: tree }, null, 2));
+        console.log(JSON.stringify({ docno: opts.doc, doc, scorer: explained.parameters, rank, matchingDocs: matching, explanation: tree }, null, 2));
         return;
       }
       console.log(`${opts.doc}: ${tree.matched ? `rank ${rank} of ${matching} matching documents, score ${tree.value}` : 'not retrieved by this query'}`);

@@ -48,20 +48,21 @@ export function registerExportTraining(program: Command): void {
       const expand = opts.expand
         ? { method: 'bo1' as const, fbDocs: countOption('--fb-docs', opts.fbDocs, false), fbTerms: countOption('--fb-terms', opts.fbTerms, true) }
         : undefined;
-      const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+      const { openLocalBackend, IndexError } = await import('../../service/backend.js');
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       const { readQrelsFile, TrecFormatError } = await import('../../engine/eval/index.js');
       const { ConceptEvaluator } = await import('../../engine/scoring/concepts.js');
       const { exportTrainingRecord } = await import('../../model/training-export.js');
-      const { queryTextForWeighing, bo1ModelInput } = await import('../../model/weighted-query.js');
+      const { bo1ModelInput } = await import('../../service/ranking.js');
+      const { planWeighing } = await import('../../model/structured-weights.js');
       const { loadTokenizer } = await import('../../model/tokenize.js');
       const { defaultModelDir } = await import('../../model/runtime.js');
       const { existsSync } = await import('node:fs');
       const { join } = await import('node:path');
 
-      let reader;
+      let backend;
       try {
-        reader = openIndex(opts.index);
+        backend = openLocalBackend(opts.index);
       } catch (err) {
         if (err instanceof IndexError) throw new CliError(err.message);
         throw err;
@@ -85,6 +86,7 @@ export function registerExportTraining(program: Command): void {
       const tokenizerFile = opts.tokenizer ?? join(defaultModelDir(), 'tokenizer.json');
       if (!existsSync(tokenizerFile)) throw new CliError(`no tokenizer at ${tokenizerFile}: build it with \`node model/build-tokenizer.mjs\``);
       const tokenizer = loadTokenizer(tokenizerFile);
+      const { reader } = backend;
       const evaluator = new ConceptEvaluator(reader);
       const out = new OutputFile(opts.out);
       let written = 0;
@@ -92,11 +94,14 @@ export function registerExportTraining(program: Command): void {
       // Nothing appears at --out unless the whole export succeeds.
       try {
         for (const entry of source.entries) {
-          let text = queryTextForWeighing(entry.result.ast, entry.text);
+          // The text the model reads at run time (the one rule of structured-weights.ts), so it trains on the same.
+          const planned = planWeighing(entry.result.ast, entry.text);
+          if (!planned.ok) throw new CliError(`${queryFile}: query ${entry.qid}: ${planned.refusal.message}`);
+          let text = planned.plan.text;
           let expansion;
           if (expand) {
             // The search settings of `querylens search --weights twbert --expand bo1` (Terrier BM25).
-            const input = bo1ModelInput(reader, entry.result.ast, text, expand, { scorer: 'bm25' });
+            const input = bo1ModelInput(backend, entry.result.ast, text, expand, { scorer: 'bm25' });
             text = input.text;
             expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast };
           }

@@ -1,4 +1,4 @@
-/** `querylens index CORPUS… --out DIR`: build an on-disk index (server/engine/index/disk.ts). */
+/** `querylens index CORPUS… --out DIR`: build an on-disk index (server/service buildLocalIndex: server/engine/index/disk.ts). */
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 
@@ -20,16 +20,18 @@ export function registerIndex(program: Command): void {
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
     .action(async (corpus: string[], opts: IndexOptions) => {
       // Loaded here so other subcommands do not pay for the engine.
-      const { buildIndex, IndexError } = await import('../../engine/index/disk.js');
+      const { buildLocalIndex, IndexError } = await import('../../service/backend.js');
       const { IngestError } = await import('../../engine/ingest/types.js');
       const { isAnalyzerProfile } = await import('../../engine/analysis/index.js');
       if (!isAnalyzerProfile(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}': use terrier or lucene`);
+      const { buildProgressBar } = await import('../progress-bar.js');
+      const bar = opts.progress ? buildProgressBar() : null;
       let summary;
       try {
-        summary = await buildIndex(corpus, opts.out, {
+        summary = await buildLocalIndex(corpus, opts.out, {
           profile: opts.profile,
           skipBad: opts.skipBad,
-          progress: opts.progress,
+          onProgress: bar?.onProgress,
         });
       } catch (err) {
         if (err instanceof IngestError) {
@@ -40,6 +42,8 @@ export function registerIndex(program: Command): void {
         const code = (err as NodeJS.ErrnoException).code;
         if (code) throw new CliError(`cannot write the index at ${opts.out}: ${systemReason(err as NodeJS.ErrnoException)}: ${code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space or ' : ''}choose another --out (any previous index there is unchanged)`);
         throw err;
+      } finally {
+        bar?.stop();
       }
       for (const example of summary.skippedExamples) console.error(`querylens: skipped ${example}`);
       if (summary.skipped > summary.skippedExamples.length) {

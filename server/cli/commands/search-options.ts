@@ -7,8 +7,9 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { CONFIG_FILE_NAME, configFolderAbove } from '../../lsp/config.js';
-import type { IndexReader } from '../../engine/index/reader.js';
+import type { LocalSearchBackend } from '../../service/backend.js';
 import type { SearchOptions } from '../../engine/search.js';
+import { ANSERINI_DEFAULTS, DEFAULT_SCORER, describeScorers, isScorerName, SCORER_NAMES, SCORERS } from '../../engine/scoring/scorers.js';
 
 export interface ScorerCliOptions {
   /** Absent: the `index` of the nearest querylens.json (see indexFromConfig). */
@@ -25,12 +26,12 @@ export interface ScorerCliOptions {
 export function addScorerOptions(cmd: Command): Command {
   return cmd
     .option('--index <dir>', 'index folder built by `querylens index` (default: the "index" of the nearest querylens.json, from the current folder upwards)')
-    .option('--scorer <name>', 'bm25 (Terrier BM25), bm25-lucene (Lucene BM25, float32) or ql (Indri query likelihood)', 'bm25')
-    .option('--k1 <x>', 'BM25 k1 (default 1.2; 0.9 with --anserini)')
-    .option('--b <x>', 'BM25 b (default 0.75; 0.4 with --anserini)')
-    .option('--k3 <x>', 'Terrier BM25 k3 (default 8)')
-    .option('--mu <x>', 'Dirichlet mu for ql (default 2500)')
-    .option('--anserini', "bm25-lucene with Anserini's k1 = 0.9, b = 0.4")
+    .option('--scorer <name>', describeScorers(), DEFAULT_SCORER)
+    .option('--k1 <x>', `BM25 k1 (default ${SCORERS.bm25.defaults.k1}; ${ANSERINI_DEFAULTS.k1} with --anserini)`)
+    .option('--b <x>', `BM25 b (default ${SCORERS.bm25.defaults.b}; ${ANSERINI_DEFAULTS.b} with --anserini)`)
+    .option('--k3 <x>', `Terrier BM25 k3 (default ${SCORERS.bm25.defaults.k3})`)
+    .option('--mu <x>', `Dirichlet mu for ql (default ${SCORERS.ql.defaults.mu})`)
+    .option('--anserini', `bm25-lucene with Anserini's k1 = ${ANSERINI_DEFAULTS.k1}, b = ${ANSERINI_DEFAULTS.b}`)
     .option('--window-stats <how>', 'statistics of #1/#uw/phrases: exact (counted) or terrier (df = N/100)', 'exact');
 }
 
@@ -49,13 +50,12 @@ function number(name: string, text: string | undefined): number | undefined {
 }
 
 export function toSearchOptions(opts: ScorerCliOptions): SearchOptions {
-  const scorers = ['bm25', 'bm25-lucene', 'ql'];
-  if (!scorers.includes(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${scorers.join(', ')})`);
+  if (!isScorerName(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
   if (opts.anserini && opts.scorer !== 'bm25-lucene') throw new CliError('--anserini applies to --scorer bm25-lucene only');
   const windowStats = opts.windowStats === 'exact' ? 'exact' : opts.windowStats === 'terrier' ? 'terrier-heuristic' : undefined;
   if (!windowStats) throw new CliError(`unknown --window-stats '${opts.windowStats}' (expected exact or terrier)`);
   return {
-    scorer: opts.scorer as SearchOptions['scorer'],
+    scorer: opts.scorer,
     k1: number('--k1', opts.k1),
     b: number('--b', opts.b),
     k3: number('--k3', opts.k3),
@@ -96,10 +96,11 @@ export function indexFromConfig(from: string = process.cwd()): string {
   return resolve(dir, index);
 }
 
-export async function openIndexForCli(dir: string | undefined): Promise<IndexReader> {
-  const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+/** The local index of --index (or querylens.json) as the service's backend; a bad index is one CLI line. */
+export async function openBackendForCli(dir: string | undefined): Promise<LocalSearchBackend> {
+  const { openLocalBackend, IndexError } = await import('../../service/backend.js');
   try {
-    return openIndex(dir ?? indexFromConfig());
+    return openLocalBackend(dir ?? indexFromConfig());
   } catch (err) {
     if (err instanceof IndexError) throw new CliError(err.message);
     throw err;

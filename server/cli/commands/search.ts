@@ -11,17 +11,17 @@
  * With `--expand bo1` as well, the paper's §5.3 recipe: a first uniform pass (the query as written)
  * selects the feedback documents, Bo1 picks the expansion terms from them, and the model weighs the
  * original and the expansion terms together; the final ranking uses the model's weights, not Bo1's
- * (server/model/weighted-query.ts: rankQueries, expandedModelInput).
+ * (server/service/ranking.ts: rankQueries, bo1ModelInput).
  */
 import type { Command } from 'commander';
-import type { IndexReader } from '../../engine/index/reader.js';
+import type { SearchBackend } from '../../service/backend.js';
 import type { WeightModel, WeightModelName } from '../../model/runtime.js';
-import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../model/weighted-query.js';
+import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../service/ranking.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
 import { WarningPrinter } from '../warning-summary.js';
 import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js';
-import { addScorerOptions, checkParameters, countOption, openIndexForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
+import { addScorerOptions, checkParameters, countOption, openBackendForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   recover?: boolean;
@@ -41,13 +41,13 @@ export type WeightsChoice = 'none' | 'phrase' | WeightModelName;
 export const WEIGHTS_CHOICES: readonly WeightsChoice[] = ['none', 'phrase', 'twbert', 'deepct'];
 
 /**
- * rankQueries (server/model/weighted-query.ts) with the model's failures as one-line CLI errors.
+ * rankQueries (server/service/ranking.ts) with the model's failures as one-line CLI errors.
  */
-export async function rankQueriesForCli(reader: IndexReader, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
-  const { rankQueries } = await import('../../model/weighted-query.js');
+export async function rankQueriesForCli(backend: SearchBackend, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
+  const { rankQueries } = await import('../../service/ranking.js');
   const { WeightModelError } = await import('../../model/runtime.js');
   try {
-    return await rankQueries(reader, queries, options);
+    return await rankQueries(backend, queries, options);
   } catch (err) {
     if (err instanceof WeightModelError) throw new CliError(err.message);
     throw err;
@@ -103,7 +103,7 @@ export function registerSearch(program: Command): void {
     const options = toSearchOptions(opts);
     await checkParameters(options);
     const source = loadSource(file, opts);
-    const reader = await openIndexForCli(opts.index);
+    const backend = await openBackendForCli(opts.index);
     const { formatRunLines } = await import('../../engine/search.js');
     const { sourceDiagnostics, entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
 
@@ -134,7 +134,7 @@ export function registerSearch(program: Command): void {
       const { printIndri } = await import('../../../grammar/print/indri.js');
       let at = 0;
       for (const batch of batches) {
-        const ranked = await rankQueriesForCli(reader, batch, { search: { ...options, k }, expand, model: loaded?.model ?? null });
+        const ranked = await rankQueriesForCli(backend, batch, { search: { ...options, k }, expand, model: loaded?.model ?? null });
         for (const r of ranked) {
           const entry = toRank[at++];
           printer.add(file, source.text, entryDiagnosticsInFile(source, entry, r.warnings));

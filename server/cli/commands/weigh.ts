@@ -38,8 +38,8 @@ export function registerWeigh(program: Command): void {
     .option('--index <dir>', "the index the queries will run on (a collection-aware model reads its statistics; default: querylens.json's index); with --json also each n-gram's statistics in it (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as export-training --stats writes them")
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
-      const { buildWeightedQueryAst, mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
-      const { planWeighing, weighInsideStructure } = await import('../../model/structured-weights.js');
+      const { mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
+      const { weighQueries } = await import('../../service/weigh.js');
       const { queryStatistics } = await import('../../model/collection-statistics.js');
       const { translate } = await import('../../../grammar/translate.js');
       const { entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
@@ -48,7 +48,7 @@ export function registerWeigh(program: Command): void {
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
       if (opts.json && opts.show) throw new CliError('--json and --show are two different outputs: choose one');
-      let reader = opts.index === undefined ? undefined : await (await import('./search-options.js')).openIndexForCli(opts.index);
+      let backend = opts.index === undefined ? undefined : await (await import('./search-options.js')).openBackendForCli(opts.index);
       if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
       const digits = Number(opts.digits);
       if (!Number.isInteger(digits) || digits < 1 || digits > 17) throw new CliError(`--digits must be an integer from 1 to 17, got '${opts.digits}'`);
@@ -67,15 +67,22 @@ export function registerWeigh(program: Command): void {
       try {
         // A collection-aware model weighs by the statistics of the index the queries will run on: --index, else
         // querylens.json's index (a clear error when neither is there).
-        if (model.readsStatistics && !reader) {
+        if (model.readsStatistics && !backend) {
           try {
-            reader = await (await import('./search-options.js')).openIndexForCli(undefined);
+            backend = await (await import('./search-options.js')).openBackendForCli(undefined);
           } catch (err) {
             if (err instanceof CliError) throw new CliError(`the ${model.name} model weighs a query by the statistics of the collection it runs on, so it needs an index: ${err.message}`);
             throw err;
           }
         }
-        const plans = source.entries.map((e) => planWeighing(e.result.ast, e.text));
+        let outcomes;
+        try {
+          outcomes = await weighQueries(model, source.entries.map((e) => ({ ast: e.result.ast, text: e.text })), digits, backend);
+        } catch (err) {
+          if (err instanceof WeightModelError) throw new CliError(err.message);
+          throw err;
+        }
+        const plans = outcomes;
         plans.forEach((p, i) => {
           if (p.ok) return;
           const entry = source.entries[i];
@@ -85,16 +92,7 @@ export function registerWeigh(program: Command): void {
         });
         // A refused query is not read by the model; it is written back as it is.
         const texts = plans.map((p, i) => (p.ok ? p.plan.text : source.entries[i].text));
-        let weights;
-        try {
-          const read = texts.filter((_t, i) => plans[i].ok);
-          const asked = await model.weigh(read, model.readsStatistics && reader ? read.map((t) => queryStatistics(reader!, t).ngrams.map((g) => g.stats)) : undefined);
-          let k = 0;
-          weights = plans.map((p) => (p.ok ? asked[k++] : { query: '', ngrams: [] }));
-        } catch (err) {
-          if (err instanceof WeightModelError) throw new CliError(err.message);
-          throw err;
-        }
+        const weights = plans.map((p) => (p.ok ? p.weights : { query: '', ngrams: [] }));
         const lines: string[] = [];
         if (opts.show) {
           lines.push(`// weights by ${model.name} (${dir}, ${model.device}); bars scaled to each query's largest weight`, '');
@@ -104,7 +102,7 @@ export function registerWeigh(program: Command): void {
             JSON.stringify(
               source.entries.map((e, i) => {
                 // The statistics of the text the model read (structured queries: their words in source order).
-                const statistics = reader && plans[i].ok ? queryStatistics(reader, texts[i]).ngrams : undefined;
+                const statistics = backend && opts.json && plans[i].ok ? queryStatistics(backend.reader, texts[i]).ngrams : undefined;
                 if (statistics && statistics.map((x) => x.terms.join(' ')).join('|') !== weights[i].ngrams.map((g) => g.terms.join(' ')).join('|')) {
                   throw new CliError(`${opts.index}: the index's analyser gives other words than the model's (${model.config.profile} profile); build the index with that profile`);
                 }
@@ -120,13 +118,12 @@ export function registerWeigh(program: Command): void {
           source.entries.forEach((e, i) => {
             const p = plans[i];
             if (!p.ok) return lines.push(`${e.qid}\t${e.text}`);
+            const ast = p.weighted;
             if (p.plan.flat) {
-              const ast = buildWeightedQueryAst(weights[i], { digits });
               // A query with nothing to weigh (only stopwords) is kept as written, so qids stay aligned.
               return lines.push(`${e.qid}\t${ast.root ? printIndri(ast) : texts[i]}`);
             }
             // The output is an .indri file: a Lucene query's weighed structure is written in Indri.
-            const ast = weighInsideStructure(e.result.ast, p.plan, weights[i], digits);
             if (ast.dialect === 'indri') return lines.push(`${e.qid}\t${printIndri(ast)}`);
             // What the translation to Indri approximates is said, at its place in the file.
             const translated = translate(ast, 'indri');

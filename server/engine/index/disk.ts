@@ -21,7 +21,6 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import cliProgress from 'cli-progress';
 import { isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
 import { readCorpus, IngestError } from '../ingest/index.js';
 import { listFiles } from '../ingest/folder.js';
@@ -73,9 +72,7 @@ export interface BuildIndexOptions {
   profile?: AnalyzerProfile;
   /** Skip malformed records (counted in the summary) instead of stopping at the first. */
   skipBad?: boolean;
-  /** Draw a progress bar on stderr (only when stderr is a terminal). */
-  progress?: boolean;
-  /** Called after each indexed document; throwing from it aborts the build (nothing is left at outDir). */
+  /** Called after each indexed document (a front end draws its progress from it: server/cli/progress-bar.ts); throwing from it aborts the build (nothing is left at outDir). */
   onProgress?: (p: BuildProgress) => void;
   /** Called for each skipped record (with skipBad). */
   onBad?: (error: IngestError) => void;
@@ -147,7 +144,6 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   let bytesRead = 0;
   let skipped = 0;
   const skippedExamples: string[] = [];
-  const bar = options.progress && process.stderr.isTTY ? new ProgressBar(totalBytes) : undefined;
   try {
     const store = new StoreFileWriter(join(tmp, 'store.bin'), buildId);
     const acc = new IndexAccumulator(profile, (_doc, s) => store.add(s));
@@ -164,9 +160,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
       acc.add(doc);
       const docs = acc.numDocs;
       options.onProgress?.({ docs, bytesRead, totalBytes });
-      if (bar && (docs & 63) === 0) bar.update(bytesRead, docs);
     }
-    bar?.update(totalBytes, acc.numDocs);
     // One more progress call after an event-loop turn: a cancel that arrived while the last
     // records were read (the language server's $/cancelRequest) is seen before the writing,
     // which is synchronous and is not interrupted once started.
@@ -180,8 +174,6 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err;
-  } finally {
-    bar?.stop();
   }
 
   const files: Record<string, number> = {};
@@ -315,38 +307,6 @@ async function inputBytes(inputs: string[]): Promise<number> {
     }
   }
   return total;
-}
-
-/**
- * The progress bar: input bytes drive the percentage and ETA (the number of documents is not
- * known in advance, the input size is); documents and docs/s are shown beside it.
- */
-class ProgressBar {
-  private readonly bar: cliProgress.SingleBar;
-  private readonly started = performance.now();
-
-  constructor(private readonly totalBytes: number) {
-    this.bar = new cliProgress.SingleBar(
-      {
-        stream: process.stderr,
-        format: 'indexing |{bar}| {percentage}% | {docs} docs | {speed} docs/s | ETA {eta_formatted}',
-        hideCursor: true,
-        clearOnComplete: true,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    this.bar.start(Math.max(1, totalBytes), 0, { docs: 0, speed: 0 });
-  }
-
-  update(bytesRead: number, docs: number): void {
-    const seconds = (performance.now() - this.started) / 1000;
-    const speed = seconds > 0 ? Math.round(docs / seconds) : 0;
-    this.bar.update(Math.min(bytesRead, Math.max(1, this.totalBytes)), { docs, speed });
-  }
-
-  stop(): void {
-    this.bar.stop();
-  }
 }
 
 /** store.bin is written while documents stream in, so their text is never all in memory. */

@@ -50,8 +50,9 @@ function excerpt(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
-export type ScorerName = 'bm25' | 'bm25-lucene' | 'ql';
-export const SCORER_NAMES: readonly ScorerName[] = ['bm25', 'bm25-lucene', 'ql'];
+export type { ScorerName } from './scorers.js';
+export { SCORER_NAMES } from './scorers.js';
+import type { ScorerName } from './scorers.js';
 
 export type PlanGroupOp = BeliefOp | 'bool';
 

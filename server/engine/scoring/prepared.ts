@@ -7,6 +7,7 @@ import type { QueryAst, SourceRange } from '../../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
 import type { IndexReader } from '../index/reader.js';
 import { compileQuery, type CompiledConcept, type Plan, type PlanItem, type ScorerName } from './compile.js';
+import { ANSERINI_DEFAULTS, DEFAULT_SCORER, isScorerName, SCORER_NAMES, SCORERS, type ScorerParameter } from './scorers.js';
 import { isWindowLike, unionAll, type ConceptPostings, type ConceptSpec } from './concepts.js';
 import {
   collectionProbability,
@@ -20,11 +21,9 @@ import {
 } from './dirichlet.js';
 import { explainNode, fmt, type ExplainNode } from './explain.js';
 import {
-  ANSERINI_BM25,
   explainLuceneIdf,
   explainLuceneTerm,
   intToByte4,
-  LUCENE_BM25_DEFAULTS,
   luceneAvgdl,
   luceneBm25Score,
   luceneIdf,
@@ -121,16 +120,17 @@ export interface SearchResult {
 
 /** Resolves defaults and validates parameters; throws RangeError with a clear message. */
 export function resolveParameters(options: SearchOptions = {}): ResolvedParameters {
-  const scorer = options.scorer ?? 'bm25';
-  if (scorer !== 'bm25' && scorer !== 'bm25-lucene' && scorer !== 'ql') throw new RangeError(`unknown scorer "${String(scorer)}" (expected bm25, bm25-lucene or ql)`);
-  const lucene = options.anserini ? ANSERINI_BM25 : LUCENE_BM25_DEFAULTS;
-  const base = scorer === 'bm25-lucene' ? { ...lucene, k3: TERRIER_BM25_DEFAULTS.k3 } : TERRIER_BM25_DEFAULTS;
+  const scorer = options.scorer ?? DEFAULT_SCORER;
+  if (!isScorerName(scorer)) throw new RangeError(`unknown scorer "${String(scorer)}" (expected ${SCORER_NAMES.slice(0, -1).join(', ')} or ${SCORER_NAMES[SCORER_NAMES.length - 1]})`);
+  // Parameters a scorer does not read keep the other scorers' defaults, so every field is a number.
+  const own: Partial<Record<ScorerParameter, number>> = scorer === 'bm25-lucene' && options.anserini ? ANSERINI_DEFAULTS : SCORERS[scorer].defaults;
+  const base = { ...TERRIER_BM25_DEFAULTS, mu: DIRICHLET_DEFAULT_MU, ...own };
   const p: ResolvedParameters = {
     scorer,
     k1: options.k1 ?? base.k1,
     b: options.b ?? base.b,
     k3: options.k3 ?? base.k3,
-    mu: options.mu ?? DIRICHLET_DEFAULT_MU,
+    mu: options.mu ?? base.mu,
     windowStats: options.windowStats ?? 'exact',
   };
   if (p.windowStats !== 'exact' && p.windowStats !== 'terrier-heuristic') throw new RangeError(`windowStats must be "exact" or "terrier-heuristic" (got "${String(p.windowStats)}")`);

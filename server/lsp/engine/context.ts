@@ -3,7 +3,7 @@
  * provider.ts so the feature modules depend on this contract, not on the provider that imports them.
  */
 import type { CancellationToken, WorkDoneProgressReporter } from 'vscode-languageserver';
-import type { BuildSummary } from '../../engine/index/index.js';
+import type { BuildSummary } from '../../service/backend.js';
 import type { ResolvedConfig } from '../config.js';
 import type { IndexActivity, ResourceStatus } from '../engine.js';
 import type { LiveDocuments } from './live-documents.js';

@@ -1,17 +1,13 @@
 /**
- * Diagnostics that need the index: a term the index has never seen (`engine/oov`), a
- * stopword the analyser drops (`engine/stopword`), a field the index does not have
- * (`engine/unknown-field`), a wildcard that matches more terms than the expansion cap
- * (`engine/wildcard-cap`).
- *
- * They are computed from the AST with the index's own analyser and vocabulary, not by
- * compiling the query: a 1,000-query file must re-validate within a keystroke, and compiling
- * materialises posting lists. Results are cached per query text for the session, so an edit
- * re-checks only the queries it touched.
+ * Diagnostics that need the index: the engine's query checks (server/engine/scoring/lint.ts, through
+ * the session's backend: `engine/oov`, `engine/stopword`, `engine/unknown-field`,
+ * `engine/wildcard-cap`) placed in the file. The engine says which node; this module narrows the
+ * range to the part written there (the term without its field, the field name) and converts.
+ * Results are cached per query text for the session, so an edit re-checks only the queries it touched.
  */
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
-import { walk, type Dialect, type ParseResult, type QueryAst, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
-import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/vocabulary-match.js';
+import type { Dialect, ParseResult, QueryAst, QueryEntry, SourceRange } from '../../../grammar/index.js';
+import type { QueryLint, QueryLintCode, QueryLintData } from '../../engine/scoring/lint.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
@@ -19,15 +15,10 @@ import type { EngineContext } from './context.js';
 import { nodeParts } from './query-parts.js';
 import type { EngineSession } from './session.js';
 
-export type EngineDiagnosticCode = 'engine/oov' | 'engine/stopword' | 'engine/unknown-field' | 'engine/wildcard-cap';
+export type EngineDiagnosticCode = QueryLintCode;
 
 /** `data` of each engine diagnostic (what a client or a future quick fix may rely on). */
-export interface EngineDiagnosticData {
-  'engine/oov': { term: string; analysed: string[] };
-  'engine/stopword': { term: string };
-  'engine/unknown-field': { field: string; known: string[] };
-  'engine/wildcard-cap': { pattern: string; cap: number };
-}
+export type EngineDiagnosticData = QueryLintData;
 
 interface QueryProblem {
   code: EngineDiagnosticCode;
@@ -38,72 +29,31 @@ interface QueryProblem {
   data: EngineDiagnosticData[EngineDiagnosticCode];
 }
 
+const SEVERITY: Record<QueryLint['severity'], DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  info: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+/** Where in the query text a check is shown; null for a field inherited from an enclosing `title:( … )`, reported there. */
+function problemRange(lint: QueryLint, text: string, dialect: Dialect): SourceRange | null {
+  const { node } = lint;
+  if (lint.code === 'engine/unknown-field') {
+    // `#any:F` ends with the field name, `#any(F)` with it and ')'.
+    if (node.kind === 'any') return node.form === 'colon' ? { start: node.range.end - node.field.length, end: node.range.end } : { start: node.range.end - 1 - node.field.length, end: node.range.end - 1 };
+    return nodeParts(text, node, dialect).fields.find((f) => f.field === lint.data.field)?.range ?? null;
+  }
+  return nodeParts(text, node, dialect).body;
+}
+
 /** The engine problems of one parsed query (query-relative ranges). */
 export function queryProblems(session: EngineSession, ast: QueryAst, text: string, dialect: Dialect): QueryProblem[] {
-  const { reader } = session;
-  const analyzer = reader.analyzer;
   const problems: QueryProblem[] = [];
-  const known = () => reader.fields();
-  walk(ast.root, (node) => {
-    const parts = nodeParts(text, node, dialect);
-    for (const f of parts.fields) {
-      if (!session.hasField(f.field))
-        problems.push({
-          code: 'engine/unknown-field',
-          severity: DiagnosticSeverity.Warning,
-          message: `The index has no field "${f.field}" (indexed: ${known().join(', ') || 'none'}); the restriction matches nothing.`,
-          range: f.range,
-          data: { field: f.field, known: known() },
-        });
-    }
-    if (node.kind === 'any' && !session.hasField(node.field)) {
-      problems.push({
-        code: 'engine/unknown-field',
-        severity: DiagnosticSeverity.Warning,
-        message: `The index has no field "${node.field}" (indexed: ${known().join(', ') || 'none'}).`,
-        // `#any:F` ends with the field name, `#any(F)` with it and ')'.
-        range: node.form === 'colon' ? { start: node.range.end - node.field.length, end: node.range.end } : { start: node.range.end - 1 - node.field.length, end: node.range.end - 1 },
-        data: { field: node.field, known: known() },
-      });
-    }
-    if (node.kind === 'term') {
-      const tokens = analyzer.analyzeTerm(node.text, { raw: node.raw });
-      if (tokens.length === 0) {
-        if (analyzer.isStopword(node.text.toLowerCase()))
-          problems.push({
-            code: 'engine/stopword',
-            severity: DiagnosticSeverity.Information,
-            message: `"${node.text}" is a stopword for the ${reader.profile} profile: it is dropped and scores nothing.`,
-            range: parts.body,
-            data: { term: node.text },
-          });
-      } else {
-        const absent = tokens.filter((t) => !reader.termStats(t));
-        if (absent.length > 0)
-          problems.push({
-            code: 'engine/oov',
-            severity: DiagnosticSeverity.Warning,
-            message:
-              tokens.length === 1
-                ? `"${node.text}" (analysed "${tokens[0]}") does not occur in the index: it matches no document.`
-                : `"${node.text}" analyses to ${tokens.map((t) => `"${t}"`).join(' ')}; ${absent.map((t) => `"${t}"`).join(', ')} never occur in the index.`,
-            range: parts.body,
-            data: { term: node.text, analysed: tokens },
-          });
-      }
-    } else if (node.kind === 'wildcard') {
-      const cap = DEFAULT_MAX_EXPANSIONS;
-      const m = matchWildcard(reader, node.pattern, cap);
-      if (m.capped)
-        problems.push({
-          code: 'engine/wildcard-cap',
-          severity: DiagnosticSeverity.Warning,
-          message: `${node.pattern} matches more than ${cap} index terms; only the first ${cap} (in vocabulary order) are used. Make the prefix longer.`,
-          range: parts.body,
-          data: { pattern: node.pattern, cap },
-        });
-    }
-  });
+  for (const lint of session.backend.lint(ast)) {
+    const range = problemRange(lint, text, dialect);
+    if (range) problems.push({ code: lint.code, severity: SEVERITY[lint.severity], message: lint.message, range, data: lint.data });
+  }
   return problems;
 }
 

@@ -3,15 +3,15 @@
  * there is one), stopword status and the effective weight the scorer gives it; for a window
  * (`#1(…)`, `#uwN(…)`, a phrase), the exact window df/cf.
  *
- * Everything about concepts comes from the engine's compiled query (search.ts
- * `prepareQuery(...).concepts`, the same `ConceptInfo` that `search()` returns): weights are
+ * Everything about concepts comes from the engine's compiled query (the backend's `compile`,
+ * server/service/backend.ts: the same `ConceptInfo` that `search()` returns): weights are
  * multiplied down the tree there under Terrier semantics, and idf is the scorer's own, so the
  * hover cannot disagree with the ranking. Only whole-document term statistics come straight
  * from the index.
  */
 import { MarkupKind, type MarkupContent } from 'vscode-languageserver';
 import type { QueryNode, SourceRange, TermNode } from '../../../grammar/index.js';
-import { prepareQuery, type ConceptInfo } from '../../engine/search.js';
+import type { ConceptInfo } from '../../engine/search.js';
 import { nodesAt } from '../documents.js';
 import type { FeatureModule, QueryPosition } from '../features.js';
 import type { EngineContext } from './context.js';
@@ -64,26 +64,26 @@ function fieldsOf(c: ConceptInfo): string[] {
 }
 
 function termSection(session: EngineSession, term: TermNode, own: ConceptInfo | null): string {
-  const { reader } = session;
-  const tokens = reader.analyzer.analyzeTerm(term.text, { raw: term.raw });
+  const { backend } = session;
+  const tokens = backend.analyzer.analyzeTerm(term.text, { raw: term.raw });
   if (tokens.length === 0) {
-    return reader.analyzer.isStopword(term.text.toLowerCase())
-      ? `**${term.text}** is a stopword for the ${reader.profile} profile: it is dropped from the query and scores nothing.`
+    return backend.analyzer.isStopword(term.text.toLowerCase())
+      ? `**${term.text}** is a stopword for the ${backend.profile} profile: it is dropped from the query and scores nothing.`
       : `**${term.text}** has no indexable characters: it is ignored.`;
   }
-  const lines = [`**${term.text}** → ${tokens.map((t) => `\`${t}\``).join(' ')} (${reader.profile} analysis${term.raw ? ', quoted: not stemmed' : ''})`];
+  const lines = [`**${term.text}** → ${tokens.map((t) => `\`${t}\``).join(' ')} (${backend.profile} analysis${term.raw ? ', quoted: not stemmed' : ''})`];
   const rows: string[][] = [];
   const restricted = own ? fieldsOf(own) : [];
   const singleOwn = own && own.spec.kind === 'term' && tokens.length === 1;
   for (const t of tokens) {
-    const s = reader.termStats(t);
+    const s = backend.termStatistics(t);
     const label = tokens.length > 1 ? `\`${t}\`` : 'whole document';
     if (singleOwn && restricted.length === 0) rows.push([label, formatNumber(own.df), formatNumber(own.cf), scoreValue(own)]);
     else rows.push([label, formatNumber(s?.df ?? 0), formatNumber(s?.cf ?? 0), '—']);
   }
   if (singleOwn && restricted.length > 0) rows.push([`in ${restricted.join(', ')}`, formatNumber(own.df), formatNumber(own.cf), scoreValue(own)]);
   lines.push('', table(session, rows));
-  const absent = tokens.filter((t) => !reader.termStats(t));
+  const absent = tokens.filter((t) => !backend.termStatistics(t));
   if (absent.length) lines.push('', `${absent.map((t) => `\`${t}\``).join(', ')} does not occur in the index.`);
   return lines.join('\n');
 }
@@ -105,7 +105,7 @@ export function statsHover(session: EngineSession, at: QueryPosition): MarkupCon
   const chain = nodesAt(ast.root, at.offset);
   const inner: QueryNode | undefined = chain[chain.length - 1];
   if (!inner) return null;
-  const prepared = prepareQuery(session.reader, ast, session.options);
+  const prepared = session.backend.compile(ast, session.options);
   const found = conceptAt(prepared.concepts, at.offset);
   const sections: string[] = [];
   if (inner.kind === 'term') {

@@ -30,7 +30,7 @@ import {
   type WorkDoneProgressServerReporter,
 } from 'vscode-languageserver';
 import { readQrelsFile, type Qrels } from '../../engine/eval/index.js';
-import { buildIndex, IndexError, openIndex, type BuildSummary } from '../../engine/index/index.js';
+import { buildLocalIndex, IndexError, openLocalBackend, type BuildSummary } from '../../service/backend.js';
 import { WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
 import { loadWeightModelOffThread } from '../../model/worker-model.js';
 import type { ResolvedConfig } from '../config.js';
@@ -244,7 +244,7 @@ export class LocalEngineProvider implements EngineProvider {
     if (this.loaded && this.loaded.indexPath === path && this.loadedStamp === stamp) {
       // Same index: only the qrels and scorer settings may have changed.
       const qrels = this.readQrels(config);
-      this.loaded = new EngineSession(this.loaded.reader, config, qrels.qrels, path);
+      this.loaded = new EngineSession(this.loaded.backend, config, qrels.qrels, path);
       return readyStatus(this.loaded, qrels.problem);
     }
 
@@ -253,10 +253,11 @@ export class LocalEngineProvider implements EngineProvider {
       // Let the initialize/initialized exchange and queued requests through before the synchronous open.
       await new Promise((r) => setImmediate(r));
       const started = performance.now();
-      const reader = openIndex(path);
+      // The editor asks about the same queries again and again (lenses, hover, preview, explain).
+      const backend = openLocalBackend(path, { reuseCompiledQueries: true });
       const qrels = this.readQrels(config);
       if (generation !== this.generation) return this.current.index;
-      this.loaded = new EngineSession(reader, config, qrels.qrels, path);
+      this.loaded = new EngineSession(backend, config, qrels.qrels, path);
       this.loadedStamp = stamp;
       this.log(`querylens: opened ${path} in ${(performance.now() - started).toFixed(0)} ms`);
       return readyStatus(this.loaded, qrels.problem);
@@ -351,7 +352,7 @@ export class LocalEngineProvider implements EngineProvider {
     const reporters = () => [own, ...build.participants.map((p) => p.reporter)].filter((r): r is WorkDoneProgressReporter => r !== null);
     let lastReport = 0;
     try {
-      const summary = await buildIndex([corpus], path, {
+      const summary = await buildLocalIndex([corpus], path, {
         onProgress: (p) => {
           if (cancelled()) throw new BuildCancelled();
           build.docs = p.docs;
@@ -427,12 +428,12 @@ function modelStatus(loaded: LoadedModel, path: string): ResourceStatus {
 }
 
 function readyStatus(session: EngineSession, qrelsProblem: string | undefined): ResourceStatus {
-  const s = session.reader.stats();
+  const s = session.backend.collectionStatistics();
   const qrels = session.qrels ? `, qrels for ${session.qrels.size} queries` : '';
   return {
     state: 'ready',
     path: session.indexPath,
-    message: `Index loaded: ${s.numDocs.toLocaleString('en-US')} documents, ${session.reader.vocabularySize().toLocaleString('en-US')} terms (${session.reader.profile} profile)${qrels}.${qrelsProblem ? ` Note: ${qrelsProblem}.` : ''}`,
+    message: `Index loaded: ${s.numDocs.toLocaleString('en-US')} documents, ${session.backend.vocabularySize().toLocaleString('en-US')} terms (${session.backend.profile} profile)${qrels}.${qrelsProblem ? ` Note: ${qrelsProblem}.` : ''}`,
   };
 }
 

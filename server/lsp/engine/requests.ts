@@ -23,10 +23,12 @@
  */
 import { existsSync } from 'node:fs';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
-import { printIndri, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
-import { buildWeightedQueryAst } from '../../model/weighted-query.js';
-import { evaluate } from '../../engine/eval/index.js';
-import { explain, formatRunLines, runQuery, type SearchHit } from '../../engine/search.js';
+import { printIndri, printLucene, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
+import { formatRunLines, type SearchHit } from '../../engine/search.js';
+import { evaluateRuns } from '../../service/evaluation.js';
+import { explainDocument as explainInBackend } from '../../service/explain.js';
+import { rankQuery } from '../../service/ranking.js';
+import { matchedTerms } from '../../service/snippets.js';
 import { isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureHost, FeatureModule } from '../features.js';
 import type { LiveDocuments } from './live-documents.js';
@@ -57,10 +59,10 @@ import {
   type WeighFileResult,
 } from './protocol.js';
 import type { EngineContext } from './context.js';
-import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
+import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
-import { modelQuery, weighCached } from './weights.js';
+import { weighableQuery, weighCached, weighedQueryAst } from './weights.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
@@ -108,9 +110,9 @@ export async function preview(context: EngineContext, params: PreviewParams, tok
       rank: i + 1,
       docno: h.docno,
       title: session.title(h.doc),
-      snippet: snippetOf(session, documentText(session, h.doc), terms),
+      snippet: session.backend.snippet(h.doc, terms),
       score: h.score,
-      ...(params.explain === false ? {} : { explanation: explain(session.reader, ast, h.doc, session.options) }),
+      ...(params.explain === false ? {} : { explanation: session.backend.explain(ast, h.doc, session.options) }),
       relevance: session.relevance(judgedQid(entry), h.docno),
     });
   }
@@ -132,17 +134,15 @@ export async function explainDocument(context: EngineContext, params: ExplainPar
   const session = requireSession(context);
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
   const ast = requireRunnable(entry);
-  const d = typeof params.docno === 'string' ? session.reader.docByDocno(params.docno) : undefined;
+  const d = typeof params.docno === 'string' ? session.backend.docByDocno(params.docno) : undefined;
   if (d === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no document "${String(params.docno)}" in the index`);
-  const result = runQueryAst(session, ast, DEPTH);
+  const { explanation, rank } = explainInBackend(session.backend, ast, d, session.options, DEPTH);
   await step(context.documents, doc, token);
-  const at = result.hits.findIndex((h) => h.doc === d);
-  const explanation = explain(session.reader, ast, d, session.options);
   return {
     qid: entry.qid,
     docno: params.docno,
     title: session.title(d),
-    rank: at >= 0 ? at + 1 : null,
+    rank,
     score: explanation.matched === false ? null : explanation.value,
     explanation,
     relevance: session.relevance(judgedQid(entry), params.docno),
@@ -181,15 +181,17 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   ];
   const notes: string[] = [];
   const loaded = context.model();
-  const plain = loaded ? modelQuery(ast) : null;
+  // The one rule of `querylens weigh` and the weights action (weighableQuery, structured-weights.ts).
+  const weighable = loaded ? weighableQuery(ast, entry.text) : null;
   if (!loaded) notes.push('No weighted variant: no term-weighting model is loaded (set "model" in querylens.json).');
-  else if (!plain) notes.push('No weighted variant: the model weighs plain-term queries only (no fields, wildcards, filters or quoted terms).');
+  else if (!weighable!.ok) notes.push(`No weighted variant: ${weighable!.refusal.message}.`);
   else {
-    const weightedAst = buildWeightedQueryAst(await weighCached(loaded, plain.text, undefined, session));
+    const { query } = weighable!;
+    const weightedAst = weighedQueryAst(ast, query, await weighCached(loaded, query.plan.text, undefined, session));
     await step(context.documents, doc, token);
     if (weightedAst.root) {
       const weighted = runQueryAst(session, weightedAst, DEPTH);
-      const text = entry.dialect === 'lucene' ? translate(weightedAst, 'lucene').text : printIndri(weightedAst);
+      const text = entry.dialect === 'lucene' ? (query.plan.flat ? translate(weightedAst, 'lucene').text : printLucene(weightedAst)) : printIndri(weightedAst);
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
       for (const notice of loaded.model.notices) notes.push(notice);
     }
@@ -280,7 +282,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
       continue;
     }
     // The same call and formatting as `querylens search` (server/cli/commands/search.ts).
-    const result = runQuery(session.reader, entry.result.ast, { ...session.options, k, expand });
+    const result = rankQuery(session.backend, entry.result.ast, { ...session.options, k, expand });
     text += formatRunLines(entry.qid, result.hits, tag);
     lines += result.hits.length;
     queries++;
@@ -292,7 +294,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
 
   let metrics: RunFileResult['metrics'] = null;
   if (session.qrels) {
-    const evaluated = evaluate({ runId: tag, queries: run }, session.qrels, { measures: PREVIEW_MEASURES });
+    const [evaluated] = evaluateRuns([{ runId: tag, queries: run }], session.qrels, { measures: PREVIEW_MEASURES });
     if (evaluated.queries.length) metrics = { mean: evaluated.mean, perQuery: Object.fromEntries(evaluated.perQuery), judged: evaluated.queries.length };
   }
   return {
@@ -333,8 +335,6 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
   const planned = doc.source.entries.map((entry): { entry: QueryEntry; reason?: string; action?: Promise<WeightsRewrite> } => {
     if (!runnable(entry)) return { entry, reason: notRunnableReason(entry) };
     if (!isVerbatim(doc, entry)) return { entry, reason: 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place' };
-    if (!modelQuery(entry.result.ast))
-      return { entry, reason: 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)' };
     // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
     const at = rangeInFile(doc, entry, 0, 0).start;
     const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale, context.session());

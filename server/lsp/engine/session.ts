@@ -1,11 +1,12 @@
 /**
- * What the engine features share once an index is loaded: the reader, the qrels, the search
- * options derived from the configuration, and per-session caches. A new `EngineSession` is
- * made for every (re)load, so caches never outlive the index they describe.
+ * What the engine features share once an index is loaded: the search backend (server/service),
+ * the qrels, the search options derived from the configuration, and per-session caches. A new
+ * `EngineSession` is made for every (re)load, so caches never outlive the index they describe.
  */
-import { evaluate, type Qrels } from '../../engine/eval/index.js';
-import type { IndexReader } from '../../engine/index/index.js';
+import type { Qrels } from '../../engine/eval/index.js';
 import type { SearchHit, SearchOptions } from '../../engine/search.js';
+import { documentTitle, type SearchBackend } from '../../service/backend.js';
+import { queryMetrics } from '../../service/evaluation.js';
 import type { ResolvedConfig } from '../config.js';
 
 /** Measures shown in previews and comparisons (trec_eval names). */
@@ -13,7 +14,7 @@ export const PREVIEW_MEASURES = ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 're
 
 export function searchOptionsOf(config: ResolvedConfig): SearchOptions {
   const s = config.scorer;
-  return s.name === 'ql' ? { scorer: 'ql', mu: s.mu } : { scorer: 'bm25', k1: s.k1, b: s.b };
+  return s.name === 'ql' ? { scorer: 'ql', mu: s.mu } : { scorer: s.name, k1: s.k1, b: s.b };
 }
 
 export class EngineSession {
@@ -23,13 +24,13 @@ export class EngineSession {
   private readonly fieldSet: Set<string>;
 
   constructor(
-    readonly reader: IndexReader,
+    readonly backend: SearchBackend,
     readonly config: ResolvedConfig,
     readonly qrels: Qrels | null,
     readonly indexPath: string,
   ) {
     this.options = searchOptionsOf(config);
-    this.fieldSet = new Set(reader.fields());
+    this.fieldSet = new Set(backend.fields());
   }
 
   hasField(field: string): boolean {
@@ -50,23 +51,13 @@ export class EngineSession {
 
   /** trec_eval measures of one ranked list; null when the qrels do not judge the query or it has no written id (qid null). */
   metrics(qid: string | null, hits: readonly SearchHit[], measures = PREVIEW_MEASURES): Record<string, number> | null {
-    if (qid === null) return null;
-    const judged = this.qrels?.get(qid);
-    if (!judged) return null;
-    const run = { runId: 'preview', queries: new Map([[qid, hits.map((h) => ({ docno: h.docno, score: h.score }))]]) };
-    const result = evaluate(run, new Map([[qid, judged]]), { measures });
-    return result.perQuery.get(qid) ?? Object.fromEntries(measures.map((m) => [m, 0]));
+    if (qid === null || !this.qrels) return null;
+    return queryMetrics(this.qrels, qid, hits, measures);
   }
 
   title(doc: number): string {
-    const stored = this.reader.document(doc);
-    return stored.title || firstWords(stored.fields.text ?? Object.values(stored.fields)[0] ?? '', 12);
+    return documentTitle(this.backend.document(doc));
   }
-}
-
-function firstWords(text: string, n: number): string {
-  const words = text.trim().split(/\s+/);
-  return words.length > n ? `${words.slice(0, n).join(' ')} …` : words.join(' ');
 }
 
 /**

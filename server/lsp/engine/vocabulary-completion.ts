@@ -3,7 +3,7 @@
  * frequent (df) first, and field names (after `term.` in Indri, as `field:` in Lucene).
  *
  * The vocabulary is sorted, so the prefix's terms are one contiguous run found by binary
- * search (IndexReader.vocabulary(prefix)); only that run is ranked.
+ * search (SearchBackend.vocabulary(prefix)); only that run is ranked.
  */
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
 import { rangeInFile } from '../documents.js';
@@ -22,9 +22,9 @@ const WORD_BEFORE = /[\p{L}\p{N}_]*$/u;
 export function vocabularyByDf(session: EngineSession, prefix: string, limit = MAX_VOCABULARY_ITEMS): { term: string; df: number; cf: number }[] {
   const out: { term: string; df: number; cf: number }[] = [];
   let scanned = 0;
-  for (const term of session.reader.vocabulary(prefix)) {
+  for (const term of session.backend.vocabulary(prefix)) {
     if (++scanned > MAX_SCANNED) break;
-    const s = session.reader.termStats(term);
+    const s = session.backend.termStatistics(term);
     if (s) out.push({ term, df: s.df, cf: s.cf });
   }
   out.sort((a, b) => b.df - a.df);
@@ -40,7 +40,7 @@ export function vocabularyCompletion(session: EngineSession, at: QueryPosition):
   // `#wei|`: an operator name; the grammar's completion answers.
   if (charBefore === '#') return [];
   const range = rangeInFile(at.doc, at.entry, start, at.offset);
-  const fields = session.reader.fields();
+  const fields = session.backend.fields();
   const items: CompletionItem[] = [];
 
   if (at.entry.dialect === 'indri' && charBefore === '.' && /[\p{L}\p{N}_"]/u.test(text[start - 2] ?? '')) {

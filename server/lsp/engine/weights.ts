@@ -23,10 +23,10 @@
 import { printIndri, printLucene, translate, walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { WeighBatcher } from '../../model/batcher.js';
 import { WeightModelError, type NgramWeights, type WeightModel } from '../../model/runtime.js';
-import { queryStatistics, type NgramStatistics } from '../../model/collection-statistics.js';
+import type { NgramStatistics } from '../../model/collection-statistics.js';
 import type { EngineSession } from './session.js';
-import { planWeighing, weighInsideStructure, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
-import { buildWeightedQueryAst } from '../../model/weighted-query.js';
+import { planWeighing, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
+import { applyWeights } from '../../model/weighted-query.js';
 
 export interface LoadedModel {
   model: WeightModel;
@@ -47,7 +47,7 @@ const PLAIN_CONTAINERS = new Set(['belief', 'boolean', 'boost', 'window', 'phras
 /**
  * The query's words (see the header: loose terms, then phrase words not already there), or null
  * when the query is not a plain-term query (leaves unrestricted plain terms, no #not or
- * prohibited clause). querylens/compare and querylens/weighFile (requests.ts) still gate on this.
+ * prohibited clause). It reads a query in the model's own output shape (weighableQuery).
  */
 export function modelQuery(ast: QueryAst): ModelQuery | null {
   if (!ast.root) return null;
@@ -182,15 +182,19 @@ export function weighableQuery(ast: QueryAst, text: string): WeighableResult {
   return { ok: true, query: { plan, words, reweigh: false } };
 }
 
-/** The weighed query as the CLI's `weigh` builds it (4 significant digits), in the query's own dialect; null when nothing is left to weigh. */
+/** The weighed query as the CLI's `weigh` builds it (4 significant digits; server/model/weighted-query.ts applyWeights). */
+export function weighedQueryAst(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): QueryAst {
+  return applyWeights(ast, query.plan, weights);
+}
+
+/** The weighed query in the query's own dialect; null when nothing is left to weigh. */
 export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): string | null {
+  const weighed = weighedQueryAst(ast, query, weights);
   if (query.plan.flat) {
-    const flat = buildWeightedQueryAst(weights);
-    if (!flat.root) return null;
-    return ast.dialect === 'lucene' ? translate(flat, 'lucene').text : printIndri(flat);
+    if (!weighed.root) return null;
+    return ast.dialect === 'lucene' ? translate(weighed, 'lucene').text : printIndri(weighed);
   }
-  const inside = weighInsideStructure(ast, query.plan, weights);
-  return ast.dialect === 'lucene' ? printLucene(inside) : printIndri(inside);
+  return ast.dialect === 'lucene' ? printLucene(weighed) : printIndri(weighed);
 }
 
 /**
@@ -198,7 +202,7 @@ export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: 
  * window, phrase or #syn as a whole), as Indri text: what the action's title promises.
  */
 export function weighedItems(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): { label: string; weight: number }[] {
-  const weighed = query.plan.flat ? buildWeightedQueryAst(weights) : weighInsideStructure(ast, query.plan, weights);
+  const weighed = weighedQueryAst(ast, query, weights);
   const root = weighed.root;
   if (!root) return [];
   const label = (node: QueryNode): string => printIndri({ dialect: 'indri', root: node, range: weighed.range });
@@ -252,7 +256,7 @@ export function weighCached(loaded: LoadedModel, text: string, isStale?: () => b
     let perSession = statisticsCaches.get(session);
     if (!perSession) statisticsCaches.set(session, (perSession = new Map()));
     cache = perSession;
-    if (!cache.has(text)) statistics = queryStatistics(session.reader, text).ngrams.map((g) => g.stats);
+    if (!cache.has(text)) statistics = session.backend.ngramStatistics(text);
   }
   const cached = cache.get(text);
   if (cached) return cached;

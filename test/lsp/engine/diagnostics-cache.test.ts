@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseQueryFile } from '../../../grammar/index.js';
-import { openIndex } from '../../../server/engine/index/index.js';
+import { openLocalBackend } from '../../../server/service/backend.js';
 import { resolveConfig } from '../../../server/lsp/config.js';
 import { parseQueryFileIncremental, type ParseMemo, type QueryDocument } from '../../../server/lsp/documents.js';
 import { engineDiagnostics } from '../../../server/lsp/engine/engine-diagnostics.js';
@@ -38,7 +38,7 @@ const EDIT = fc.oneof(
 );
 
 let ws: Workspace;
-const session = () => new EngineSession(openIndex(ws.index), resolveConfig({}, null), null, ws.index);
+const session = () => new EngineSession(openLocalBackend(ws.index, { reuseCompiledQueries: true }), resolveConfig({}, null), null, ws.index);
 beforeAll(async () => {
   ws = await makeWorkspace();
 });

@@ -297,14 +297,15 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
         '5\t#weight( 2.0 #1(flat plate) 1.0 shock )',
         '6\t#combine( the of )',
       ],
-      weighable: ['1', '2', '5'],
-      notWeighed: { '3': /plain-term queries only/, '4': /syntax errors/, '6': /stopwords only/ },
+      // One rule with `querylens weigh` (structured-weights.ts): a field restriction is kept, with the weights inside.
+      weighable: ['1', '2', '3', '5'],
+      notWeighed: { '4': /syntax errors/, '6': /stopwords only/ },
     },
     {
       language: 'lucene',
-      lines: ['1\tboundary layer flow', '2\ttitle:flow plate', '3\t"heat conduction"^2 slabs', '4\tflow AND (heat'],
-      weighable: ['1', '3'],
-      notWeighed: { '2': /plain-term queries only/, '4': /syntax errors/ },
+      lines: ['1\tboundary layer flow', '2\ttitle:flow plate', '3\t"heat conduction"^2 slabs', '4\tflow AND (heat', '5\tflo* plate'],
+      weighable: ['1', '2', '3'],
+      notWeighed: { '4': /syntax errors/, '5': /cannot weigh this query: the model weighs words, and this wildcard is a pattern/ },
     },
   ];
 

@@ -104,6 +104,17 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
     expect(Object.keys(r.deltas!)).toEqual(['bo1', 'weighted']);
     expect(r.rows.every((row) => 'weighted' in row.ranks)).toBe(true);
   });
+
+  it("weighs querylens/compare's variant by the one rule of `querylens weigh`: structure kept, patterns refused with its reason", async () => {
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\t#combine( flow.title plate )\n2\t#combine( flo* plate )');
+    const kept = await client.request<CompareResult>('querylens/compare', { uri, qid: '1', k: 5 });
+    expect(kept.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'weighted']);
+    expect(kept.variants[2]!.query).toMatch(/^#weight\( [0-9.]+ flow\.title [0-9.]+ plate \)$/);
+    const refused = await client.request<CompareResult>('querylens/compare', { uri, qid: '2', k: 5 });
+    expect(refused.variants.map((v) => v.name)).toEqual(['original', 'bo1']);
+    expect(refused.notes.join(' ')).toMatch(/No weighted variant: cannot weigh this query: the model weighs words, and this wildcard is a pattern/);
+  });
   /** Distinct plain-term queries nobody weighed before in this server (cache misses). */
   function freshQueries(n: number, tag: string): string[] {
     const words = ['boundary', 'layer', 'flow', 'heat', 'transfer', 'shock', 'wave', 'wing', 'pressure', 'supersonic', 'laminar', 'plate'];
