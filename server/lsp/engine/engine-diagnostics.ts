@@ -9,11 +9,11 @@
  * materialises posting lists. Results are cached per query text for the session, so an edit
  * re-checks only the queries it touched.
  */
-import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
-import { walk, type Dialect, type ParseResult, type QueryAst, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
+import { CodeActionKind, DiagnosticSeverity, type CodeAction, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
+import { closestName, walk, type Dialect, type ParseResult, type QueryAst, type QueryEntry, type QueryNode, type SourceRange } from '../../../grammar/index.js';
 import { DEFAULT_MAX_EXPANSIONS, matchWildcard } from '../../engine/scoring/vocabulary-match.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
-import { rangeInFile, type QueryDocument } from '../documents.js';
+import { entryAt, rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { nodeParts } from './query-parts.js';
@@ -21,11 +21,13 @@ import type { EngineSession } from './session.js';
 
 export type EngineDiagnosticCode = 'engine/oov' | 'engine/stopword' | 'engine/unknown-field' | 'engine/wildcard-cap';
 
-/** `data` of each engine diagnostic (what a client or a future quick fix may rely on). */
+/** `data` of each engine diagnostic (what a client or a quick fix relies on). */
 export interface EngineDiagnosticData {
   'engine/oov': { term: string; analysed: string[] };
-  'engine/stopword': { term: string };
-  'engine/unknown-field': { field: string; known: string[] };
+  /** `remove`: the query range (the item with its weight or operator, and a blank) whose removal drops the stopword and leaves a valid query; absent when none does (the only item, a word of a phrase). */
+  'engine/stopword': { term: string; remove?: SourceRange };
+  /** `suggestion`: the indexed field closest to `field` by edit distance, when one is near (quick fix: replace the name). */
+  'engine/unknown-field': { field: string; known: string[]; suggestion?: string };
   'engine/wildcard-cap': { pattern: string; cap: number };
 }
 
@@ -44,39 +46,39 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
   const analyzer = reader.analyzer;
   const problems: QueryProblem[] = [];
   const known = () => reader.fields();
-  walk(ast.root, (node) => {
+  const unknownField = (field: string, range: SourceRange, consequence: string): QueryProblem => {
+    const suggestion = closestName(field, known());
+    return {
+      code: 'engine/unknown-field',
+      severity: DiagnosticSeverity.Warning,
+      message: `The index has no field "${field}" (indexed: ${known().join(', ') || 'none'})${consequence}${suggestion ? `; did you mean "${suggestion}"?` : '.'}`,
+      range,
+      data: suggestion ? { field, known: known(), suggestion } : { field, known: known() },
+    };
+  };
+  walk(ast.root, (node, parents) => {
     const parts = nodeParts(text, node, dialect);
     for (const f of parts.fields) {
-      if (!session.hasField(f.field))
-        problems.push({
-          code: 'engine/unknown-field',
-          severity: DiagnosticSeverity.Warning,
-          message: `The index has no field "${f.field}" (indexed: ${known().join(', ') || 'none'}); the restriction matches nothing.`,
-          range: f.range,
-          data: { field: f.field, known: known() },
-        });
+      if (!session.hasField(f.field)) problems.push(unknownField(f.field, f.range, '; the restriction matches nothing'));
     }
     if (node.kind === 'any' && !session.hasField(node.field)) {
-      problems.push({
-        code: 'engine/unknown-field',
-        severity: DiagnosticSeverity.Warning,
-        message: `The index has no field "${node.field}" (indexed: ${known().join(', ') || 'none'}).`,
-        // `#any:F` ends with the field name, `#any(F)` with it and ')'.
-        range: node.form === 'colon' ? { start: node.range.end - node.field.length, end: node.range.end } : { start: node.range.end - 1 - node.field.length, end: node.range.end - 1 },
-        data: { field: node.field, known: known() },
-      });
+      // `#any:F` ends with the field name, `#any(F)` with it and ')'.
+      const range = node.form === 'colon' ? { start: node.range.end - node.field.length, end: node.range.end } : { start: node.range.end - 1 - node.field.length, end: node.range.end - 1 };
+      problems.push(unknownField(node.field, range, ''));
     }
     if (node.kind === 'term') {
       const tokens = analyzer.analyzeTerm(node.text, { raw: node.raw });
       if (tokens.length === 0) {
-        if (analyzer.isStopword(node.text.toLowerCase()))
+        if (analyzer.isStopword(node.text.toLowerCase())) {
+          const remove = removableRange(text, node, parents);
           problems.push({
             code: 'engine/stopword',
             severity: DiagnosticSeverity.Information,
             message: `"${node.text}" is a stopword for the ${reader.profile} profile: it is dropped and scores nothing.`,
             range: parts.body,
-            data: { term: node.text },
+            data: remove ? { term: node.text, remove } : { term: node.text },
           });
+        }
       } else {
         const absent = tokens.filter((t) => !reader.termStats(t));
         if (absent.length > 0)
@@ -105,6 +107,42 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
     }
   });
   return problems;
+}
+
+/**
+ * The text to delete to drop `node` (a stopword) from its query: the item with its `#weight` weight,
+ * or the Lucene clause with its `+`/`-` and `^boost`, and the blanks after it (before it, at the end
+ * of a list). Undefined when dropping it would not leave a valid query of the same meaning: the
+ * only item of its operator, a word of a window or phrase, a clause joined by AND/OR/NOT.
+ */
+function removableRange(text: string, node: QueryNode, parents: readonly QueryNode[]): SourceRange | undefined {
+  let target: QueryNode = node;
+  let depth = parents.length - 1;
+  if (parents[depth]?.kind === 'boost') target = parents[depth--]!;
+  const container = parents[depth];
+  let start: number;
+  if (!container) return undefined;
+  if (container.kind === 'belief') {
+    const item = container.items.find((i) => i.node === target);
+    if (!item || container.items.length < 2) return undefined;
+    start = item.weightRange?.start ?? target.range.start;
+  } else if (container.kind === 'boolean') {
+    const clause = container.clauses.find((c) => c.node === target);
+    if (!clause || container.clauses.length < 2) return undefined;
+    if (container.clauses.some((c) => c.via !== 'default' && c.via !== 'plus' && c.via !== 'minus')) return undefined;
+    start = clause.operatorRange?.start ?? target.range.start;
+  } else return undefined;
+  let end = target.range.end;
+  const blank = /[ \t]/;
+  if (end < text.length && blank.test(text[end]!)) {
+    while (end < text.length && blank.test(text[end]!)) end++;
+    // `#combine( the heat )`: the blank before `)` stays; after the last item, take the blank before.
+    if (end < text.length && /[)\]}]/.test(text[end]!) && start > 0 && blank.test(text[start - 1]!)) {
+      end = target.range.end;
+      while (start > 0 && blank.test(text[start - 1]!)) start--;
+    }
+  } else while (start > 0 && blank.test(text[start - 1]!)) start--;
+  return { start, end };
 }
 
 /**
@@ -198,6 +236,42 @@ export function engineDiagnostics(session: EngineSession, doc: QueryDocument): D
   return out;
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+/**
+ * The quick fix of an engine diagnostic, built from its `data` (which comes back from the client, so
+ * its shape is checked) and the text still at its range: an unknown field becomes the suggested one;
+ * a stopword is dropped with its weight or operator.
+ */
+export function engineQuickFix(doc: QueryDocument, diagnostic: Diagnostic): CodeAction | null {
+  const data = diagnostic.data;
+  if (!isRecord(data)) return null;
+  let title: string;
+  let edit: TextEdit;
+  if (diagnostic.code === 'engine/unknown-field') {
+    if (typeof data.field !== 'string' || typeof data.suggestion !== 'string' || !/^[\p{L}\p{N}_-]+$/u.test(data.suggestion)) return null;
+    if (doc.document.getText(diagnostic.range) !== data.field) return null;
+    title = `Change the field to "${data.suggestion}"`;
+    edit = { range: diagnostic.range, newText: data.suggestion };
+  } else if (diagnostic.code === 'engine/stopword') {
+    const remove = data.remove;
+    if (typeof data.term !== 'string' || !isRecord(remove) || !Number.isInteger(remove.start) || !Number.isInteger(remove.end)) return null;
+    const entry = entryAt(doc, diagnostic.range.start)?.entry;
+    if (!entry || (remove.end as number) > entry.text.length || (remove.start as number) > (remove.end as number)) return null;
+    // The stopword must still be where the diagnostic says, inside the range to remove.
+    if (!entry.text.slice(remove.start as number, remove.end as number).includes(data.term)) return null;
+    title = `Remove the stopword "${data.term}"`;
+    edit = { range: rangeInFile(doc, entry, remove.start as number, remove.end as number), newText: '' };
+  } else return null;
+  return { title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: { changes: { [doc.uri]: [edit] } } };
+}
+
+function wantsQuickFix(only: string[] | undefined): boolean {
+  return !only || only.length === 0 || only.some((k) => k === CodeActionKind.QuickFix || CodeActionKind.QuickFix.startsWith(`${k}.`));
+}
+
 export function engineDiagnosticsModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/diagnostics',
@@ -205,6 +279,13 @@ export function engineDiagnosticsModule(context: EngineContext): FeatureModule {
       context.documents.see(doc);
       const session = context.session();
       return session ? engineDiagnostics(session, doc) : [];
+    },
+    codeActions: (request) => {
+      if (!wantsQuickFix(request.context.only)) return [];
+      return request.context.diagnostics.flatMap((d) => {
+        const fix = d.source === DIAGNOSTIC_SOURCE ? engineQuickFix(request.doc, d) : null;
+        return fix ? [fix] : [];
+      });
     },
   };
 }

@@ -144,6 +144,49 @@ describe('engine diagnostics', () => {
     expect(lucene.diagnostics.map((d) => [d.code, textOf(lucene.text, d.range)])).toEqual([['engine/unknown-field', 'body']]);
   });
 
+  async function fixOf(languageId: string, text: string, code: string): Promise<{ title: string; after: string } | undefined> {
+    const uri = freshUri(languageId);
+    client.open(uri, languageId, text);
+    const diagnostic = (await client.diagnosticsFor(uri)).find((d) => d.code === code);
+    expect(diagnostic, `a ${code} diagnostic in ${text}`).toBeDefined();
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: diagnostic!.range,
+      context: { diagnostics: [diagnostic!], only: ['quickfix'] },
+    });
+    const fix = actions.find((a) => a.diagnostics?.[0]?.code === code);
+    return fix ? { title: fix.title, after: applyEdits(text, fix.edit!.changes![uri]!) } : undefined;
+  }
+
+  it('suggests the closest indexed field and fixes the name', async () => {
+    const { diagnostics } = await diagnose('indri', '1	#combine( flow.titel )');
+    expect(diagnostics[0]!.message).toMatch(/no field "titel" .*; did you mean "title"\?$/);
+    expect(await fixOf('indri', '1	#combine( flow.titel plate )', 'engine/unknown-field')).toEqual({ title: 'Change the field to "title"', after: '1	#combine( flow.title plate )' });
+    expect((await fixOf('lucene', '1	txt:flow plate', 'engine/unknown-field'))?.after).toBe('1	text:flow plate');
+    // Nothing near: no suggestion, no fix.
+    expect(await fixOf('indri', '1	#combine( flow.abstract )', 'engine/unknown-field')).toBeUndefined();
+  });
+
+  it('drops a stopword with its weight or operator, leaving a valid query', async () => {
+    const cases: [string, string, string][] = [
+      ['indri', '1	#combine( the flow plate )', '1	#combine( flow plate )'],
+      ['indri', '1	#combine( flow plate the )', '1	#combine( flow plate )'],
+      ['indri', '1	#weight( 0.5 the 1.0 flow )', '1	#weight( 1.0 flow )'],
+      ['indri', '1	the flow', '1	flow'],
+      ['lucene', '1	flow +the^2 plate', '1	flow plate'],
+      ['lucene', '1	flow the', '1	flow'],
+    ];
+    for (const [dialect, before, after] of cases) {
+      const fix = await fixOf(dialect, before, 'engine/stopword');
+      expect(fix, before).toEqual({ title: 'Remove the stopword "the"', after });
+      expect(parseQuery(after.slice(2), dialect as 'indri' | 'lucene').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    }
+    // Where dropping it would change or break the query, no fix: the only item, a word of a window.
+    expect(await fixOf('indri', '1	#combine( the )', 'engine/stopword')).toBeUndefined();
+    expect(await fixOf('indri', '1	#combine( #1(flow of the plate) heat )', 'engine/stopword')).toBeUndefined();
+    expect(await fixOf('lucene', '1	flow AND the', 'engine/stopword')).toBeUndefined();
+  });
+
   it('flags a wildcard that expands past the cap', async () => {
     const { text, diagnostics } = await diagnose('indri', '1\t#combine( zz* flow* )');
     expect(diagnostics.map((d) => [d.code, textOf(text, d.range)])).toEqual([['engine/wildcard-cap', 'zz*']]);
