@@ -61,3 +61,13 @@ export function surfaceForms(reader: IndexReader, docs: readonly number[], stems
   }
   return out;
 }
+
+/**
+ * A word for one index term, read from the first `maxDocs` documents of its posting list (the
+ * vocabulary completion's insert text): the most frequent word there that analyses back to the term.
+ */
+export function representativeWord(reader: IndexReader, stem: string, maxDocs = 3): SurfaceForm {
+  const postings = reader.postings(stem);
+  const docs = postings ? Array.from(postings.docs.subarray(0, maxDocs)) : [];
+  return surfaceForms(reader, docs, [stem]).get(stem)!;
+}

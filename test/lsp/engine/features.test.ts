@@ -91,12 +91,15 @@ describe('vocabulary completion', () => {
 
   it('returns vocabulary terms of the prefix, most frequent first, replacing the prefix', async () => {
     const items = (await complete('indri', '1\t#combine( h<|> )')).filter((i) => i.detail?.startsWith('df'));
-    expect(items.map((i) => i.label)).toEqual(['heat', 'high', 'hyperson']);
+    // Words, not stems: `hyperson` is inserted as the word of the documents that it comes from.
+    expect(items.map((i) => i.label)).toEqual(['heat', 'high', 'hypersonic']);
+    expect(items.map((i) => (i.textEdit as TextEdit).newText)).toEqual(['heat', 'high', 'hypersonic']);
     expect(items[0]!.detail).toBe('df 2 · cf 5');
+    expect(items[2]!.detail).toBe('df 1 · cf 1 · index term hyperson');
     expect((items[0]!.textEdit as TextEdit).range).toEqual({ start: { line: 0, character: 12 }, end: { line: 0, character: 13 } });
     const b = (await complete('indri', '1\t#combine( flow b<|> )')).filter((i) => i.detail?.startsWith('df')).map((i) => i.label);
-    expect(b[0]).toBe('boundari');
-    expect(b).toContain('bodi');
+    expect(b[0]).toBe('boundary');
+    expect(b).toContain('bodies');
   });
 
   it('offers indexed field names after "term." and "field:" in Lucene', async () => {
