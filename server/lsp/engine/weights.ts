@@ -180,15 +180,36 @@ export function weighableQuery(ast: QueryAst, text: string): WeighableResult {
   return { ok: true, query: { plan, words, reweigh: false } };
 }
 
-/** The weighed query as the CLI's `weigh` builds it (4 significant digits), in the query's own dialect; null when nothing is left to weigh. */
-export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): string | null {
+/** Significant digits of the weights the weights action writes (`querylens weigh --digits 3`). */
+export const WEIGHED_DIGITS = 3;
+
+/**
+ * The weighed query as the CLI's `weigh --digits 3` builds it, in the query's own dialect; null when
+ * nothing is left to weigh. One difference, so that no structure the user wrote is lost: a query
+ * re-weighed from the model's own shape keeps its `#1( … )` pairs even where the model now gives
+ * them 0 (the CLI leaves out what weighs 0; it could not tell the user's pairs from its own).
+ */
+export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: NgramWeights, digits = WEIGHED_DIGITS): string | null {
   if (query.plan.flat) {
-    const flat = buildWeightedQueryAst(weights);
+    let flat = buildWeightedQueryAst(weights, { digits, dropZero: !query.reweigh });
+    if (query.reweigh) flat = keepWrittenZeros(flat, ast);
     if (!flat.root) return null;
     return ast.dialect === 'lucene' ? translate(flat, 'lucene').text : printIndri(flat);
   }
-  const inside = weighInsideStructure(ast, query.plan, weights);
+  const inside = weighInsideStructure(ast, query.plan, weights, digits);
   return ast.dialect === 'lucene' ? printLucene(inside) : printIndri(inside);
+}
+
+/** `weighed` without its 0-weight items, except those the user's query (`written`) has at its top level. */
+function keepWrittenZeros(weighed: QueryAst, written: QueryAst): QueryAst {
+  const root = weighed.root;
+  if (!root || root.kind !== 'belief') return weighed;
+  const label = (node: QueryNode) => printIndri({ dialect: 'indri', root: node, range: weighed.range });
+  const top = written.root?.kind === 'belief' ? written.root.items.map((i) => i.node) : written.root?.kind === 'boolean' ? written.root.clauses.map((c) => (c.node.kind === 'boost' ? c.node.child : c.node)) : [];
+  // The user's Lucene "a b" is the model's #1(a b): compare them as Indri.
+  const writtenLabels = new Set(top.map((n) => (written.dialect === 'lucene' ? translate({ dialect: 'lucene', root: n, range: written.range }, 'indri').text : label(n))));
+  const items = root.items.filter((i) => (i.weight ?? 0) > 0 || writtenLabels.has(label(i.node)));
+  return { ...weighed, root: items.length ? { ...root, items } : null };
 }
 
 /**

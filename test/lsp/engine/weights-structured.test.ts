@@ -64,11 +64,11 @@ describe.skipIf(!haveModel)('the weigh action uses the CLI rule (model/artifacts
       })
     ).filter((a) => a.kind === 'refactor.rewrite.weights');
 
-  /** The query lines `querylens weigh` writes for a query file (qid<TAB>query). */
+  /** The query lines `querylens weigh --digits 3` writes for a query file (qid<TAB>query): the action's weights have 3 significant digits. */
   async function cliWeigh(name: string, lines: string[]): Promise<string[]> {
     const file = join(work, name);
     writeFileSync(file, lines.map((q, i) => `${i + 1}\t${q}`).join('\n') + '\n');
-    const out = await runChecked(process.execPath, [CLI, 'weigh', file, '--device', 'cpu', '--model-dir', MODEL_DIR], { cwd: REPO, timeoutMs: 120_000 });
+    const out = await runChecked(process.execPath, [CLI, 'weigh', file, '--digits', '3', '--device', 'cpu', '--model-dir', MODEL_DIR], { cwd: REPO, timeoutMs: 120_000 });
     return out.split('\n').filter((l) => /^\d+\t/.test(l)).map((l) => l.split('\t')[1]!);
   }
 
