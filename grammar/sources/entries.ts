@@ -109,6 +109,8 @@ export function duplicateQidDiagnostics(
   const out: SourceDiagnostic[] = [];
   /** Every id in the file, written or implied, and those already offered: a renumbering takes none of them. */
   let taken: Set<string> | undefined;
+  /** The id last offered for each duplicated id: the next search starts after it (a file of one id stays linear). */
+  const offered = new Map<string, string>();
   // Written ids first: only they can be "used again"; an implied id (a line number) is never
   // reported as a duplicate of anything, but one that collides with a written id is pointed out.
   for (let i = 0; i < entries.length; i++) {
@@ -121,8 +123,9 @@ export function duplicateQidDiagnostics(
     }
     const range = qidRangeOf(entry, i) ?? { start: entry.offset, end: entry.offset };
     taken ??= new Set(entries.map((e) => e.qid));
-    const next = nextFreeQid(entry.qid, taken);
+    const next = nextFreeQid(offered.get(entry.qid) ?? entry.qid, taken);
     taken.add(next);
+    offered.set(entry.qid, next);
     out.push(
       fileDiagnostic(
         starts,
@@ -157,6 +160,7 @@ export function duplicateQidDiagnostics(
 /**
  * The id a duplicate can take: the next number after its trailing number that no query uses
  * (`3` → `5` when 4 is taken, `q07` → `q08`), or, without a trailing number, the id with `-2`, `-3`, ….
+ * (Called with the id offered last for the same duplicate, `x-2` goes on as `x-3`.)
  */
 export function nextFreeQid(qid: string, taken: ReadonlySet<string>): string {
   const m = /^(.*?)([0-9]+)$/.exec(qid);

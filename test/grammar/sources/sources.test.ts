@@ -133,6 +133,23 @@ describe('diagnostic positions', () => {
     expect(dup).toHaveLength(1);
     expect(dup[0].line).toBe(2);
     expect(dup[0].message).toContain('line 1');
+    // The next id no query uses (4 is taken): the renumbering quick fix's data.
+    expect(dup[0].data).toEqual({ qid: '3', next: '5' });
+  });
+
+  it('offers every duplicate of one id its own free id, in time linear in the file', () => {
+    const n = 30_000;
+    const lines = Array.from({ length: n }, (_, i) => (i === 1 ? '3\tb' : '1\ta'));
+    const started = performance.now();
+    const source = parseQueryFile(lines.join('\n') + '\n', 'indri', 'd.indri');
+    const ms = performance.now() - started;
+    const next = source.diagnostics.filter((d) => d.code === 'source/duplicate-qid').map((d) => (d.data as { next: string }).next);
+    expect(next).toHaveLength(n - 2);
+    expect(new Set(next).size).toBe(n - 2);
+    expect(next.slice(0, 3)).toEqual(['2', '4', '5']);
+    expect(next).not.toContain('3');
+    // Searching from the id each time is quadratic: some 30 s for this file.
+    expect(ms).toBeLessThan(5_000);
   });
 });
 
