@@ -194,10 +194,26 @@ export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: 
     let flat = buildWeightedQueryAst(weights, { digits, dropZero: !query.reweigh });
     if (query.reweigh) flat = keepWrittenZeros(flat, ast);
     if (!flat.root) return null;
-    return ast.dialect === 'lucene' ? translate(flat, 'lucene').text : printIndri(flat);
+    return ast.dialect === 'lucene' ? luceneWithZeros(flat) : printIndri(flat);
   }
   const inside = weighInsideStructure(ast, query.plan, weights, digits);
   return ast.dialect === 'lucene' ? printLucene(inside) : printIndri(inside);
+}
+
+/**
+ * A flat weighed `#weight` in Lucene. The translation leaves out a weight-0 item (it reads 0 as "no
+ * boost to give"); a kept pair of the user's is written `"a b"^0` instead: the item is translated
+ * with a stand-in boost, which is then set to 0.
+ */
+function luceneWithZeros(flat: QueryAst): string {
+  const root = flat.root;
+  if (root?.kind !== 'belief' || !root.items.some((i) => i.weight === 0)) return translate(flat, 'lucene').text;
+  const STAND_IN = 2;
+  const standIn: QueryAst = { ...flat, root: { ...root, items: root.items.map((i) => (i.weight === 0 ? { ...i, weight: STAND_IN } : i)) } };
+  const translated = translate(standIn, 'lucene').ast?.root;
+  if (translated?.kind !== 'boolean' || translated.clauses.length !== root.items.length) return translate(flat, 'lucene').text;
+  const clauses = translated.clauses.map((c, i) => (root.items[i]!.weight === 0 && c.node.kind === 'boost' ? { ...c, node: { ...c.node, boost: 0 } } : c));
+  return printLucene({ dialect: 'lucene', root: { ...translated, clauses }, range: flat.range });
 }
 
 /** `weighed` without its 0-weight items, except those the user's query (`written`) has at its top level. */

@@ -31,6 +31,7 @@ describe('the weights action text', () => {
   it('keeps the user\'s #1 pair when the model re-weighs it to 0, and leaves out the 0-weight pairs it would add', () => {
     const weights = weightsOf(['supersonic', 'high', 'speed'], [0.557123, 0.31, 0.42], [0, 0]);
     expect(rewrite('#weight( 0.5571 supersonic 0.25 #1(high speed) )', 'indri', weights)).toBe('#weight( 0.557 supersonic 0.31 high 0.42 speed 0 #1(high speed) )');
+    expect(rewrite('supersonic^0.5571 "high speed"^0.25', 'lucene', weights)).toBe('supersonic^0.557 high^0.31 speed^0.42 "high speed"^0');
   });
 
   it('writes weights with 3 significant digits', () => {
