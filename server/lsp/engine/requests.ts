@@ -337,7 +337,7 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
       return { entry, reason: 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)' };
     // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
     const at = rangeInFile(doc, entry, 0, 0).start;
-    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale);
+    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale, context.session()?.config.formatting.width);
     return { entry, action };
   });
   const settled = await Promise.allSettled(planned.map((p) => p.action ?? Promise.resolve(null)));
