@@ -6,6 +6,8 @@ export * from './ast.js';
 export * from './diagnostics.js';
 
 export { parseIndri } from './indri/index.js';
+export { messageInFile } from './indri/messages.js';
+export { closestName, editDistance } from './closest.js';
 export { parseLucene } from './lucene/index.js';
 export { parseText } from './text/index.js';
 

@@ -11,7 +11,7 @@ import type { QueryAst, QueryNode, SourceRange } from '../ast.js';
 import type { ParseResult, QueryDiagnostic } from '../diagnostics.js';
 import { fastParseIndri } from './fast.js';
 import { lexIndri } from './lexer.js';
-import { describeToken, expectedByMessage, lineColumn } from './messages.js';
+import { describeToken, expectedByMessage, lineColumn, missingCloseMessage } from './messages.js';
 import { indriParser } from './parser.js';
 import * as T from './tokens.js';
 import { indriVisitor } from './visitor.js';
@@ -216,6 +216,7 @@ function strayDiagnostic(t: IToken): QueryDiagnostic {
       severity: 'error',
       message: `"${t.image}" has no matching ${open.LABEL}`,
       range,
+      data: { close: t.image },
     };
   }
   if (t.tokenType === T.LParen) {
@@ -277,9 +278,9 @@ function reportUnclosed(
     diagnostics.push({
       code: 'syntax/missing-close',
       severity: 'error',
-      message: `missing "${close}" to close ${name} opened at ${lineColumn(text, start)}`,
+      message: missingCloseMessage(close, name, lineColumn(text, start)),
       range: { start, end: tokens[open.index].endOffset! + 1 },
-      data: { insert: close, offset },
+      data: { insert: close, offset, name, openedAt: start },
     });
   }
 }
@@ -413,6 +414,7 @@ function toDiagnostic(
           severity: 'error',
           message: `"${actual.image}" has no matching ${actualOpener.LABEL}`,
           range,
+          data: { close: actual.image },
         };
       }
       if (opener && (atEof || actualOpener)) {
@@ -421,9 +423,9 @@ function toDiagnostic(
         return {
           code: 'syntax/missing-close',
           severity: 'error',
-          message: `missing "${closer[1]}" to close ${name} opened at ${lineColumn(text, start)}`,
+          message: missingCloseMessage(closer[1], name, lineColumn(text, start)),
           range: { start, end: openTok.endOffset! + 1 },
-          data: { insert: closer[1], offset: prevEnd },
+          data: { insert: closer[1], offset: prevEnd, name, openedAt: start },
         };
       }
       if (!atEof && BELIEF_TYPES.has(actual.tokenType) && where) {

@@ -7,6 +7,8 @@
  * them further once it knows the enclosing operator (missing ")" to close #combine ...).
  */
 import { EOF, tokenLabel, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import { closestName } from '../closest.js';
+import type { DiagnosticDataByCode, QueryDiagnostic } from '../diagnostics.js';
 import { Dot, INDRI_OPERATORS, Term } from './tokens.js';
 
 /** Rules where a TERM token names something (a field, a prior). */
@@ -92,7 +94,10 @@ export const indriErrorMessageProvider: IParserErrorMessageProvider = {
   },
 };
 
-/** Closest known operator name for a misspelt one: same letters ignoring case, or a prefix. */
+/**
+ * Closest known operator name for a misspelt one: the same letters in another case, or the
+ * operator nearest by edit distance (grammar/closest.ts: `#weigth` → `#weight`, `#comb` → `#combine`).
+ */
 export function suggestOperator(image: string): string | undefined {
   const lower = image.toLowerCase();
   const exact = INDRI_OPERATORS.find((op) => op === lower);
@@ -100,37 +105,9 @@ export function suggestOperator(image: string): string | undefined {
   const windowed = /^#(od|uw)[0-9]+$/.exec(lower);
   if (windowed) return lower;
   if (/^#[0-9]+$/.test(lower)) return lower;
-  // One edit away (substitution, insertion or deletion) from a known operator.
-  let best: string | undefined;
-  for (const op of INDRI_OPERATORS) {
-    if (editDistanceAtMostOne(lower, op)) {
-      best = op;
-      break;
-    }
-  }
-  return best;
-}
-
-function editDistanceAtMostOne(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  let j = 0;
-  let edits = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      i++;
-      j++;
-      continue;
-    }
-    if (++edits > 1) return false;
-    if (a.length > b.length) i++;
-    else if (a.length < b.length) j++;
-    else {
-      i++;
-      j++;
-    }
-  }
-  return edits + (a.length - i) + (b.length - j) <= 1;
+  const named = INDRI_OPERATORS.filter((op) => /^#[a-z]/.test(op)).map((op) => op.slice(1));
+  const closest = closestName(lower.slice(1), named);
+  return closest === undefined ? undefined : `#${closest}`;
 }
 
 /** Message for an operator word that is not an Indri operator. */
@@ -157,6 +134,15 @@ export function unknownOperatorMessage(image: string): { message: string; sugges
 export const SUM_MESSAGE =
   '#sum is not accepted by Indri as a scored operator; use #combine (equal weights) or #wsum with a weight before each item';
 
+/**
+ * "missing ")" to close #combine opened at 3:5". `at` is a 1-based line:column: the parser gives the
+ * query's own, and a query file replaces it by the file's (grammar/sources, server/lsp/diagnostics.ts)
+ * from the diagnostic's `data.openedAt`.
+ */
+export function missingCloseMessage(close: string, name: string, at: string): string {
+  return `missing "${close}" to close ${name} opened at ${at}`;
+}
+
 /** 1-based line:column of an offset, for "opened at 1:1". */
 export function lineColumn(text: string, offset: number): string {
   let line = 1;
@@ -166,4 +152,17 @@ export function lineColumn(text: string, offset: number): string {
     lineStart = i + 1;
   }
   return `${line}:${offset - lineStart + 1}`;
+}
+
+/**
+ * A query diagnostic's message as a query file shows it: a position it names ("opened at 1:9") is
+ * moved from the query's text to the file's. `filePosition` gives the 0-based line and column in
+ * the file of a query offset. Other messages are returned as they are.
+ */
+export function messageInFile(d: QueryDiagnostic, filePosition: (queryOffset: number) => { line: number; column: number }): string {
+  if (d.code !== 'syntax/missing-close') return d.message;
+  const data = d.data as DiagnosticDataByCode['syntax/missing-close'] | undefined;
+  if (data?.name === undefined || data.openedAt === undefined) return d.message;
+  const at = filePosition(data.openedAt);
+  return missingCloseMessage(data.insert, data.name, `${at.line + 1}:${at.column + 1}`);
 }

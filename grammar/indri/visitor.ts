@@ -264,6 +264,7 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!opTok) return this.errorNode(range);
     this.checkNotEmpty(opTok, items.length, range, 'a weight and an item');
     this.checkSomeWeight(opTok, items);
+    this.offerSwap(items);
     const node: BeliefNode = { kind: 'belief', op: BELIEF_OPS[opTok.image], items, range };
     if (restriction) node.restriction = restriction;
     return node;
@@ -283,6 +284,29 @@ export class IndriCstVisitor extends BaseVisitor {
       undefined,
       'warning',
     );
+  }
+
+  /**
+   * `#weight( heat 0.5 flow 0.3 )`: every weight written after its item. The parser reads it as an
+   * item without a weight, weighted items, and a last weight with no item; inserting a weight
+   * would leave that last error, so the first item's `indri/weight-expected` offers to put each
+   * weight before its item instead, keeping the user's text of both.
+   */
+  private offerSwap(items: WeightedItem[]): void {
+    const n = items.length;
+    if (n < 2 || items[0].weight !== undefined || items[0].node.kind === 'error') return;
+    const last = items[n - 1];
+    if (last.node.kind !== 'error' || last.node.range.start !== last.node.range.end) return;
+    for (let i = 1; i < n; i++) {
+      if (!items[i].weightRange) return;
+      if (i < n - 1 && items[i].node.kind === 'error') return;
+    }
+    const slice = (r: SourceRange) => this.text.slice(r.start, r.end);
+    const pairs: string[] = [];
+    for (let i = 1; i < n; i++) pairs.push(`${slice(items[i].weightRange!)} ${slice(items[i - 1].node.range)}`);
+    const swap = { range: { start: items[0].node.range.start, end: last.weightRange!.end }, text: pairs.join(' ') };
+    const first = this.diagnostics.find((d) => d.code === 'indri/weight-expected' && d.range.start === items[0].node.range.start);
+    if (first) first.data = { ...(first.data as object), swap };
   }
 
   /** `#combine()`: the grammar lets lists be empty so that recovery keeps the `)`. */

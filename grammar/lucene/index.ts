@@ -3,7 +3,7 @@
  *
  * parseLucene is total: it never throws, always returns an AST and reports every problem
  * as a diagnostic with a stable code:
- * - `syntax/missing-close` (data {insert, offset}), `syntax/unexpected-token`,
+ * - `syntax/missing-close` (data {insert, offset}), `syntax/unmatched-close` (data {close}), `syntax/unexpected-token`,
  *   `syntax/expected-clause`, `syntax/empty-group`, `syntax/too-deep`,
  *   `syntax/too-many-errors`, `syntax/unexpected-character`
  * - `lucene/mixed-and-or`, `lucene/only-negative`, `lucene/lowercase-operator`
@@ -287,7 +287,7 @@ function toDiagnostic(e: IRecognitionException, text: string, tokens: IToken[]):
   const prevEnd = prev && !Number.isNaN(prev.startOffset) && prev.tokenType !== EOF ? prev.startOffset + prev.image.length : text.length;
   const range = atEnd ? { start: Math.min(prevEnd, text.length), end: Math.min(prevEnd, text.length) } : { start: token.startOffset, end: token.startOffset + token.image.length };
   let { code, message } = splitCodedMessage(e.message);
-  if (!atEnd && code !== 'syntax/unexpected-token' && luceneParser.skippedTokens.has(token.startOffset)) {
+  if (!atEnd && code !== 'syntax/unexpected-token' && code !== 'syntax/unmatched-close' && luceneParser.skippedTokens.has(token.startOffset)) {
     // Recovery skipped the token (and maybe more after it) and went on: nothing was
     // missing, these tokens were extra. Report the whole skipped run.
     let i = tokenIndexAt(tokens, token.startOffset);
@@ -302,6 +302,8 @@ function toDiagnostic(e: IRecognitionException, text: string, tokens: IToken[]):
   if (code === 'syntax/missing-close') {
     const offset = atEnd ? range.start : prevEnd;
     d.data = { insert: closingFor(tokens, offset, message), offset };
+  } else if (code === 'syntax/unmatched-close' && !atEnd) {
+    d.data = { close: token.image };
   }
   return d;
 }

@@ -59,7 +59,7 @@ function after(previous: IToken | undefined): string {
 export const luceneErrorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage({ expected, actual, previous }) {
     if (expected === EOF) {
-      if (actual.tokenType === T.RParen) return withCode('syntax/unexpected-token', "unexpected ')': there is no '(' for it to close");
+      if (actual.tokenType === T.RParen) return withCode('syntax/unmatched-close', "unexpected ')': there is no '(' for it to close");
       return withCode('syntax/unexpected-token', `unexpected ${describeToken(actual)}`);
     }
     if (expected === T.RParen) {

@@ -322,7 +322,7 @@ export class LuceneAstBuilder extends BaseVisitor {
         this.report('lucene/dangling-escape', 'error', "a '\\' at the end escapes nothing; write '\\\\' for a backslash", range);
         break;
       case T.StrayClose:
-        this.report('syntax/unexpected-token', 'error', `unexpected '${t.image}': no range is open`, range);
+        this.report('syntax/unmatched-close', 'error', `unexpected '${t.image}': no range is open`, range, { close: t.image });
         break;
       case T.Caret:
         this.report('syntax/unexpected-token', 'error', "'^' must follow a term, phrase or group (as in term^2)", range);

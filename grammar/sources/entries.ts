@@ -1,5 +1,6 @@
 import type { Dialect, SourceRange } from '../ast.js';
-import type { ParseResult, QueryDiagnostic, Severity } from '../diagnostics.js';
+import type { DiagnosticDataByCode, ParseResult, QueryDiagnostic, Severity } from '../diagnostics.js';
+import { messageInFile } from '../indri/messages.js';
 import { parseQuerySafely } from './parse-query.js';
 import { mapEndToFile, mapToFile, positionAt, type OffsetMap } from './positions.js';
 import type { QueryEntry, SourceDiagnostic } from './types.js';
@@ -33,11 +34,13 @@ export function fileDiagnostic(
   message: string,
   range: SourceRange,
   qid?: string,
+  data?: unknown,
 ): SourceDiagnostic {
   const s = positionAt(starts, range.start);
   const e = positionAt(starts, range.end);
   const d: SourceDiagnostic = { code, severity, message, range, line: s.line, column: s.column, endLine: e.line, endColumn: e.column };
   if (qid !== undefined) d.qid = qid;
+  if (data !== undefined) d.data = data;
   return d;
 }
 
@@ -57,14 +60,16 @@ export function toFileDiagnostic(entry: QueryEntry, d: QueryDiagnostic, starts: 
   // The parsers' diagnostics have one of two key lists; those are built as literals, which
   // give the same object as the spread below. V8's object spread followed by new keys takes
   // a slow path (some 10-20 µs a diagnostic, measured), and a file can carry thousands.
-  const { code, severity, message } = d;
+  const { code, severity } = d;
+  // Only a missing-close message names a position (the opener's); that one is the file's.
+  const message = code === 'syntax/missing-close' ? messageInFile(d, (at) => positionAt(starts, mapToFile(entry.map, at))) : d.message;
   switch (keyList(d)) {
     case PLAIN:
       return { code, severity, message, range, line: sLine, column, endLine: eLine, endColumn, qid };
     case WITH_DATA:
       return { code, severity, message, range, data: d.data, line: sLine, column, endLine: eLine, endColumn, qid };
     default:
-      return { ...d, range, line: sLine, column, endLine: eLine, endColumn, qid };
+      return { ...d, message, range, line: sLine, column, endLine: eLine, endColumn, qid };
   }
 }
 
@@ -102,6 +107,10 @@ export function duplicateQidDiagnostics(
   // array indices there, without hashing (half the time of a Map for 10,000 qids).
   const first: Record<string, QueryEntry | undefined> = Object.create(null);
   const out: SourceDiagnostic[] = [];
+  /** Every id in the file, written or implied, and those already offered: a renumbering takes none of them. */
+  let taken: Set<string> | undefined;
+  /** The id last offered for each duplicated id: the next search starts after it (a file of one id stays linear). */
+  const offered = new Map<string, string>();
   // Written ids first: only they can be "used again"; an implied id (a line number) is never
   // reported as a duplicate of anything, but one that collides with a written id is pointed out.
   for (let i = 0; i < entries.length; i++) {
@@ -113,14 +122,19 @@ export function duplicateQidDiagnostics(
       continue;
     }
     const range = qidRangeOf(entry, i) ?? { start: entry.offset, end: entry.offset };
+    taken ??= new Set(entries.map((e) => e.qid));
+    const next = nextFreeQid(offered.get(entry.qid) ?? entry.qid, taken);
+    taken.add(next);
+    offered.set(entry.qid, next);
     out.push(
       fileDiagnostic(
         starts,
         'source/duplicate-qid',
         'error',
-        `Query id '${entry.qid}' is used again (first on line ${seen.line + 1}); runs and trec_eval key results by query id.`,
+        `Query id '${entry.qid}' is used again (first on line ${seen.line + 1}); runs and trec_eval key results by query id. '${next}' is free.`,
         range,
         entry.qid,
+        { qid: entry.qid, next } satisfies DiagnosticDataByCode['source/duplicate-qid'],
       ),
     );
   }
@@ -141,4 +155,24 @@ export function duplicateQidDiagnostics(
   }
   out.sort((a, b) => a.range.start - b.range.start);
   return out;
+}
+
+/**
+ * The id a duplicate can take: the next number after its trailing number that no query uses
+ * (`3` → `5` when 4 is taken, `q07` → `q08`), or, without a trailing number, the id with `-2`, `-3`, ….
+ * (Called with the id offered last for the same duplicate, `x-2` goes on as `x-3`.)
+ */
+export function nextFreeQid(qid: string, taken: ReadonlySet<string>): string {
+  const m = /^(.*?)([0-9]+)$/.exec(qid);
+  if (m) {
+    const [, prefix, digits] = m;
+    for (let n = BigInt(digits!) + 1n; ; n++) {
+      const candidate = `${prefix}${n.toString().padStart(digits!.length, '0')}`;
+      if (!taken.has(candidate)) return candidate;
+    }
+  }
+  for (let n = 2; ; n++) {
+    const candidate = `${qid}-${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
 }

@@ -15,7 +15,7 @@ import {
 } from 'vscode-languageserver';
 import type { DiagnosticDataByCode, QueryEntry } from '../../grammar/index.js';
 import { convertDocument, describeConversion, otherDialect, siblingUri } from './convert.js';
-import { entryAt, fileOffset, type QueryDocument } from './documents.js';
+import { entryAt, fileOffset, rangeInFile, type QueryDocument } from './documents.js';
 import type { CodeActionRequest, FeatureModule } from './features.js';
 
 export const CONVERT_ACTION_KIND = `${CodeActionKind.Source}.convert`;
@@ -26,12 +26,20 @@ type FixableCode = keyof DiagnosticDataByCode;
 const DATA_GUARDS: { [C in FixableCode]: (d: unknown) => d is DiagnosticDataByCode[C] } = {
   'syntax/missing-close': (d): d is DiagnosticDataByCode['syntax/missing-close'] =>
     isRecord(d) && typeof d.insert === 'string' && Number.isInteger(d.offset),
+  'syntax/unmatched-close': (d): d is DiagnosticDataByCode['syntax/unmatched-close'] => isRecord(d) && typeof d.close === 'string' && d.close.length > 0,
   'indri/weight-expected': (d): d is DiagnosticDataByCode['indri/weight-expected'] =>
-    isRecord(d) && Number.isInteger(d.offset) && typeof d.suggestedWeight === 'number',
+    isRecord(d) &&
+    Number.isInteger(d.offset) &&
+    typeof d.suggestedWeight === 'number' &&
+    (d.swap === undefined || (isRecord(d.swap) && typeof d.swap.text === 'string' && isQueryRange(d.swap.range))),
+  'indri/unknown-operator': (d): d is DiagnosticDataByCode['indri/unknown-operator'] =>
+    isRecord(d) && typeof d.suggestion === 'string' && /^#[A-Za-z0-9]+$/.test(d.suggestion),
   'indri/needs-base64': (d): d is DiagnosticDataByCode['indri/needs-base64'] =>
     isRecord(d) && typeof d.encoded === 'string' && typeof d.quote === 'boolean',
   'lucene/lowercase-operator': (d): d is DiagnosticDataByCode['lucene/lowercase-operator'] =>
     isRecord(d) && typeof d.replacement === 'string' && /^(AND|OR|NOT)$/.test(d.replacement),
+  'source/duplicate-qid': (d): d is DiagnosticDataByCode['source/duplicate-qid'] =>
+    isRecord(d) && typeof d.qid === 'string' && typeof d.next === 'string' && /^[^\s]+$/.test(d.next),
   'source/spaces-after-qid': (d): d is DiagnosticDataByCode['source/spaces-after-qid'] =>
     isRecord(d) &&
     typeof d.qid === 'string' &&
@@ -44,6 +52,10 @@ const DATA_GUARDS: { [C in FixableCode]: (d: unknown) => d is DiagnosticDataByCo
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null;
+}
+
+function isQueryRange(r: unknown): r is { start: number; end: number } {
+  return isRecord(r) && Number.isInteger(r.start) && Number.isInteger(r.end) && (r.start as number) >= 0 && (r.start as number) <= (r.end as number);
 }
 
 function isFixable(code: Diagnostic['code']): code is FixableCode {
@@ -63,22 +75,40 @@ function insertAt(doc: QueryDocument, entry: QueryEntry, queryOffset: number, te
 export function quickFixFor(doc: QueryDocument, diagnostic: Diagnostic): CodeAction | null {
   const code = diagnostic.code;
   if (!isFixable(code)) return null;
-  const located = entryAt(doc, diagnostic.range.start);
-  if (!located) return null;
-  const { entry } = located;
+  // The query the diagnostic lies in; file-level codes (a query id) need none.
+  const entry = entryAt(doc, diagnostic.range.start)?.entry;
   let title: string;
   let edit: TextEdit;
   switch (code) {
     case 'syntax/missing-close': {
       const data = diagnostic.data;
-      if (!DATA_GUARDS[code](data)) return null;
+      if (!DATA_GUARDS[code](data) || !entry) return null;
       title = `Insert missing '${data.insert}'`;
       edit = insertAt(doc, entry, data.offset, data.insert);
       break;
     }
+    case 'syntax/unmatched-close': {
+      const data = diagnostic.data;
+      if (!DATA_GUARDS[code](data) || !entry) return null;
+      // The closer must still be there (the data comes back from the client, maybe after edits);
+      // the blanks before it go with it, so `#combine( a ) )` becomes `#combine( a )`.
+      const text = doc.document.getText();
+      const end = doc.document.offsetAt(diagnostic.range.end);
+      let start = doc.document.offsetAt(diagnostic.range.start);
+      if (text.slice(start, end) !== data.close) return null;
+      while (start > entry.offset && (text[start - 1] === ' ' || text[start - 1] === '\t')) start--;
+      title = `Remove the extra '${data.close}'`;
+      edit = { range: { start: doc.document.positionAt(start), end: diagnostic.range.end }, newText: '' };
+      break;
+    }
     case 'indri/weight-expected': {
       const data = diagnostic.data;
-      if (!DATA_GUARDS[code](data)) return null;
+      if (!DATA_GUARDS[code](data) || !entry) return null;
+      if (data.swap && data.swap.range.end <= entry.text.length) {
+        title = `Put each weight before its item: ${data.swap.text.length > 40 ? `${data.swap.text.slice(0, 39)}…` : data.swap.text}`;
+        edit = { range: rangeInFile(doc, entry, data.swap.range.start, data.swap.range.end), newText: data.swap.text };
+        break;
+      }
       const weight = formatWeight(data.suggestedWeight);
       title = `Insert weight ${weight}`;
       edit = insertAt(doc, entry, data.offset, `${weight} `);
@@ -92,11 +122,27 @@ export function quickFixFor(doc: QueryDocument, diagnostic: Diagnostic): CodeAct
       edit = { range: diagnostic.range, newText: `${op}(${data.encoded})` };
       break;
     }
+    case 'indri/unknown-operator': {
+      const data = diagnostic.data;
+      if (!DATA_GUARDS[code](data)) return null;
+      title = `Change to ${data.suggestion}`;
+      edit = { range: diagnostic.range, newText: data.suggestion };
+      break;
+    }
     case 'lucene/lowercase-operator': {
       const data = diagnostic.data;
       if (!DATA_GUARDS[code](data)) return null;
       title = `Use the operator ${data.replacement}`;
       edit = { range: diagnostic.range, newText: data.replacement };
+      break;
+    }
+    case 'source/duplicate-qid': {
+      const data = diagnostic.data;
+      if (!DATA_GUARDS[code](data)) return null;
+      // The id must still be written there (the data comes back from the client, maybe after edits).
+      if (doc.document.getText(diagnostic.range) !== data.qid) return null;
+      title = `Renumber this query '${data.next}' (a free id)`;
+      edit = { range: diagnostic.range, newText: data.next };
       break;
     }
     case 'source/spaces-after-qid': {

@@ -5,7 +5,7 @@
  * build its edit from `data` and the query's position alone.
  */
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
-import type { QueryDiagnostic, Severity, QueryEntry, SourceDiagnostic } from '../../grammar/index.js';
+import { messageInFile, type QueryDiagnostic, type Severity, type QueryEntry, type SourceDiagnostic } from '../../grammar/index.js';
 import { rangeInFile, type QueryDocument } from './documents.js';
 import type { FeatureModule } from './features.js';
 
@@ -24,7 +24,10 @@ export function toLspDiagnostic(doc: QueryDocument, entry: QueryEntry, d: QueryD
     severity: SEVERITY[d.severity],
     code: d.code,
     source: DIAGNOSTIC_SOURCE,
-    message: d.message,
+    message: messageInFile(d, (at) => {
+      const p = rangeInFile(doc, entry, at, at).start;
+      return { line: p.line, column: p.character };
+    }),
     ...(d.data === undefined ? {} : { data: d.data }),
   };
 }

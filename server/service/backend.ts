@@ -11,6 +11,7 @@ import { expandQuery, selectFeedbackDocs, type ExpansionOptions, type ExpansionR
 import { IndexError, openIndex } from '../engine/index/disk.js';
 import type { CollectionStats, IndexReader, StoredDocument, TermStats } from '../engine/index/reader.js';
 import { queryStatistics, type NgramStatistics } from '../model/collection-statistics.js';
+import { representativeWord, surfaceForms, type SurfaceForm } from '../engine/expansion/surface-forms.js';
 import { explain, prepareQuery, PreparedQuery, type ExplainNode, type SearchOptions, type SearchResult } from '../engine/search.js';
 import type { ConceptInfo, ResolvedParameters } from '../engine/search.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
@@ -55,6 +56,10 @@ export interface SearchBackend {
    * statistics in this collection (server/model/collection-statistics.ts).
    */
   ngramStatistics(text: string): NgramStatistics[];
+  /** For each index term of `stems`, the word of the documents' stored text that analyses to it most often (expansion/surface-forms.ts). */
+  surfaceForms(docs: readonly number[], stems: Iterable<string>): Map<string, SurfaceForm>;
+  /** The word an index term is written as for a person (completion): expansion/surface-forms.ts representativeWord. */
+  representativeWord(term: string): SurfaceForm;
 
   // Documents.
   docno(doc: number): string;
@@ -122,6 +127,14 @@ export class LocalSearchBackend implements SearchBackend {
   }
   lint(ast: QueryAst): QueryLint[] {
     return lintQuery(this.reader, ast);
+  }
+
+  representativeWord(term: string): SurfaceForm {
+    return representativeWord(this.reader, term);
+  }
+
+  surfaceForms(docs: readonly number[], stems: Iterable<string>): Map<string, SurfaceForm> {
+    return surfaceForms(this.reader, docs, stems);
   }
 
   ngramStatistics(text: string): NgramStatistics[] {

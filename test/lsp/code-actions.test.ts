@@ -66,6 +66,39 @@ describe('quick fixes', () => {
     await check('indri', '// c\n12   #combine( heat flow )', 'source/spaces-after-qid', '// c\n12\t#combine( heat flow )', /Make '12' the query id/);
   });
 
+  it('puts each weight before its item when all were written after (the query then has no error)', async () => {
+    await check('indri', '1\t#weight( heat 0.5 )', 'indri/weight-expected', '1\t#weight( 0.5 heat )', /Put each weight before its item: 0\.5 heat/);
+    await check('indri', '1\t#combine( #weight( heat 0.5 #1(flow rate) 2 ) x )', 'indri/weight-expected', '1\t#combine( #weight( 0.5 heat 2 #1(flow rate) ) x )');
+    for (const after of ['1\t#weight( 0.5 heat )', '1\t#combine( #weight( 0.5 heat 2 #1(flow rate) ) x )']) {
+      const uri = freshUri('indri');
+      client.open(uri, 'indri', after);
+      expect((await client.diagnosticsFor(uri)).filter((d) => d.severity === 1)).toEqual([]);
+    }
+  });
+
+  it('removes a closing parenthesis that closes nothing, with the blank before it', async () => {
+    await check('indri', '1\t#combine( heat flow ) )', 'syntax/unmatched-close', '1\t#combine( heat flow )', /Remove the extra '\)'/);
+    await check('lucene', '1\t(heat flow))', 'syntax/unmatched-close', '1\t(heat flow)');
+    await check('lucene', '1\theat ] flow', 'syntax/unmatched-close', '1\theat flow');
+  });
+
+  it('replaces an unknown operator by the closest known one', async () => {
+    await check('indri', '1\t#weigth( 1 heat 2 flow )', 'indri/unknown-operator', '1\t#weight( 1 heat 2 flow )', /Change to #weight/);
+    await check('indri', '1\t#comb( heat flow )', 'indri/unknown-operator', '1\t#combine( heat flow )');
+  });
+
+  it('renumbers a duplicate query id to the next id no query uses', async () => {
+    await check('indri', '3\theat\n4\tflow\n3\twing', 'source/duplicate-qid', '3\theat\n4\tflow\n5\twing', /Renumber this query '5'/);
+    await check('indri', 'q07\theat\nq07\tflow', 'source/duplicate-qid', 'q07\theat\nq08\tflow');
+  });
+
+  it('names the file position of an unclosed operator, not the query one', async () => {
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '// c\n7\t#combine( heat #1( a b )');
+    const missing = (await client.diagnosticsFor(uri)).find((d) => d.code === 'syntax/missing-close');
+    expect(missing?.message).toBe('missing ")" to close #combine opened at 2:3');
+  });
+
   it('builds the fix from data alone: a diagnostic with unusable data gets no fix', async () => {
     const uri = freshUri('indri');
     const text = '1\t#combine( a';

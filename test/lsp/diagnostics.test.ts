@@ -45,7 +45,7 @@ describe('diagnostics', () => {
 
   it('marks an unclosed operator at its opening, with the insertion point in data', async () => {
     await check('indri', 'q1\t<|#combine(|> white house', [
-      { code: 'syntax/missing-close', severity: 1, data: { insert: ')', offset: 21 }, message: /missing "\)"/ },
+      { code: 'syntax/missing-close', severity: 1, data: { insert: ')', offset: 21, name: '#combine', openedAt: 0 }, message: /missing "\)" to close #combine opened at 1:4/ },
     ]);
   });
 

@@ -5,11 +5,11 @@
  * range to the part written there (the term without its field, the field name) and converts.
  * Results are cached per query text for the session, so an edit re-checks only the queries it touched.
  */
-import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
-import type { Dialect, ParseResult, QueryAst, QueryEntry, SourceRange } from '../../../grammar/index.js';
+import { CodeActionKind, DiagnosticSeverity, type CodeAction, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
+import { closestName, walk, type Dialect, type ParseResult, type QueryAst, type QueryEntry, type QueryNode, type SourceRange } from '../../../grammar/index.js';
 import type { QueryLint, QueryLintCode, QueryLintData } from '../../engine/scoring/lint.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
-import { rangeInFile, type QueryDocument } from '../documents.js';
+import { entryAt, rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { nodeParts } from './query-parts.js';
@@ -17,8 +17,16 @@ import type { EngineSession } from './session.js';
 
 export type EngineDiagnosticCode = QueryLintCode;
 
-/** `data` of each engine diagnostic (what a client or a future quick fix may rely on). */
-export type EngineDiagnosticData = QueryLintData;
+/**
+ * `data` of each engine diagnostic (what a client or a quick fix relies on): the engine's, plus for a stopword
+ * `remove`, the query range (the item with its weight or operator, and a blank) whose removal drops it and leaves
+ * a valid query (absent when none does: the only item, a word of a phrase), and for an unknown field
+ * `suggestion`, the indexed field closest to it by edit distance when one is near (quick fix: replace the name).
+ */
+export type EngineDiagnosticData = Omit<QueryLintData, 'engine/stopword' | 'engine/unknown-field'> & {
+  'engine/stopword': QueryLintData['engine/stopword'] & { remove?: SourceRange };
+  'engine/unknown-field': QueryLintData['engine/unknown-field'] & { suggestion?: string };
+};
 
 interface QueryProblem {
   code: EngineDiagnosticCode;
@@ -50,11 +58,66 @@ function problemRange(lint: QueryLint, text: string, dialect: Dialect): SourceRa
 /** The engine problems of one parsed query (query-relative ranges). */
 export function queryProblems(session: EngineSession, ast: QueryAst, text: string, dialect: Dialect): QueryProblem[] {
   const problems: QueryProblem[] = [];
+  let parentsOf: Map<QueryNode, readonly QueryNode[]> | undefined;
   for (const lint of session.backend.lint(ast)) {
     const range = problemRange(lint, text, dialect);
-    if (range) problems.push({ code: lint.code, severity: SEVERITY[lint.severity], message: lint.message, range, data: lint.data });
+    if (!range) continue;
+    let message = lint.message;
+    let data: EngineDiagnosticData[EngineDiagnosticCode] = lint.data;
+    if (lint.code === 'engine/unknown-field') {
+      const suggestion = closestName(lint.data.field, session.backend.fields());
+      if (suggestion) {
+        message = `${message.replace(/\.$/, '')}; did you mean "${suggestion}"?`;
+        data = { ...lint.data, suggestion };
+      }
+    } else if (lint.code === 'engine/stopword' && ast.root) {
+      if (!parentsOf) {
+        const found = new Map<QueryNode, readonly QueryNode[]>();
+        walk(ast.root, (node, parents) => void found.set(node, [...parents]));
+        parentsOf = found;
+      }
+      const remove = removableRange(text, lint.node, parentsOf.get(lint.node) ?? []);
+      if (remove) data = { ...lint.data, remove };
+    }
+    problems.push({ code: lint.code, severity: SEVERITY[lint.severity], message, range, data });
   }
   return problems;
+}
+
+/**
+ * The text to delete to drop `node` (a stopword) from its query: the item with its `#weight` weight,
+ * or the Lucene clause with its `+`/`-` and `^boost`, and the blanks after it (before it, at the end
+ * of a list). Undefined when dropping it would not leave a valid query of the same meaning: the
+ * only item of its operator, a word of a window or phrase, a clause joined by AND/OR/NOT.
+ */
+function removableRange(text: string, node: QueryNode, parents: readonly QueryNode[]): SourceRange | undefined {
+  let target: QueryNode = node;
+  let depth = parents.length - 1;
+  if (parents[depth]?.kind === 'boost') target = parents[depth--]!;
+  const container = parents[depth];
+  let start: number;
+  if (!container) return undefined;
+  if (container.kind === 'belief') {
+    const item = container.items.find((i) => i.node === target);
+    if (!item || container.items.length < 2) return undefined;
+    start = item.weightRange?.start ?? target.range.start;
+  } else if (container.kind === 'boolean') {
+    const clause = container.clauses.find((c) => c.node === target);
+    if (!clause || container.clauses.length < 2) return undefined;
+    if (container.clauses.some((c) => c.via !== 'default' && c.via !== 'plus' && c.via !== 'minus')) return undefined;
+    start = clause.operatorRange?.start ?? target.range.start;
+  } else return undefined;
+  let end = target.range.end;
+  const blank = /[ \t]/;
+  if (end < text.length && blank.test(text[end]!)) {
+    while (end < text.length && blank.test(text[end]!)) end++;
+    // `#combine( the heat )`: the blank before `)` stays; after the last item, take the blank before.
+    if (end < text.length && /[)\]}]/.test(text[end]!) && start > 0 && blank.test(text[start - 1]!)) {
+      end = target.range.end;
+      while (start > 0 && blank.test(text[start - 1]!)) start--;
+    }
+  } else while (start > 0 && blank.test(text[start - 1]!)) start--;
+  return { start, end };
 }
 
 /**
@@ -148,6 +211,42 @@ export function engineDiagnostics(session: EngineSession, doc: QueryDocument): D
   return out;
 }
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null;
+}
+
+/**
+ * The quick fix of an engine diagnostic, built from its `data` (which comes back from the client, so
+ * its shape is checked) and the text still at its range: an unknown field becomes the suggested one;
+ * a stopword is dropped with its weight or operator.
+ */
+export function engineQuickFix(doc: QueryDocument, diagnostic: Diagnostic): CodeAction | null {
+  const data = diagnostic.data;
+  if (!isRecord(data)) return null;
+  let title: string;
+  let edit: TextEdit;
+  if (diagnostic.code === 'engine/unknown-field') {
+    if (typeof data.field !== 'string' || typeof data.suggestion !== 'string' || !/^[\p{L}\p{N}_-]+$/u.test(data.suggestion)) return null;
+    if (doc.document.getText(diagnostic.range) !== data.field) return null;
+    title = `Change the field to "${data.suggestion}"`;
+    edit = { range: diagnostic.range, newText: data.suggestion };
+  } else if (diagnostic.code === 'engine/stopword') {
+    const remove = data.remove;
+    if (typeof data.term !== 'string' || !isRecord(remove) || !Number.isInteger(remove.start) || !Number.isInteger(remove.end)) return null;
+    const entry = entryAt(doc, diagnostic.range.start)?.entry;
+    if (!entry || (remove.end as number) > entry.text.length || (remove.start as number) > (remove.end as number)) return null;
+    // The stopword must still be where the diagnostic says, inside the range to remove.
+    if (!entry.text.slice(remove.start as number, remove.end as number).includes(data.term)) return null;
+    title = `Remove the stopword "${data.term}"`;
+    edit = { range: rangeInFile(doc, entry, remove.start as number, remove.end as number), newText: '' };
+  } else return null;
+  return { title, kind: CodeActionKind.QuickFix, diagnostics: [diagnostic], isPreferred: true, edit: { changes: { [doc.uri]: [edit] } } };
+}
+
+function wantsQuickFix(only: string[] | undefined): boolean {
+  return !only || only.length === 0 || only.some((k) => k === CodeActionKind.QuickFix || CodeActionKind.QuickFix.startsWith(`${k}.`));
+}
+
 export function engineDiagnosticsModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/diagnostics',
@@ -155,6 +254,13 @@ export function engineDiagnosticsModule(context: EngineContext): FeatureModule {
       context.documents.see(doc);
       const session = context.session();
       return session ? engineDiagnostics(session, doc) : [];
+    },
+    codeActions: (request) => {
+      if (!wantsQuickFix(request.context.only)) return [];
+      return request.context.diagnostics.flatMap((d) => {
+        const fix = d.source === DIAGNOSTIC_SOURCE ? engineQuickFix(request.doc, d) : null;
+        return fix ? [fix] : [];
+      });
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
  * "Add Bo1 expansion terms": a refactor action on the query under the cursor. Its title
  * shows the terms and weights before anything is applied,
- *   Add Bo1 expansion terms: flow 0.41, boundari 0.33, …
- * and its edit replaces the query with the expanded one (Indri `#weight( w "t" … )` for
- * Indri documents, Lucene `t^w …` for Lucene ones).
+ *   Add Bo1 expansion terms: flow 0.41, transition 0.33, …
+ * and its edit replaces the query with the expanded one (Indri `#weight( w t … )` for Indri
+ * documents, Lucene `t^w …` for Lucene ones), written for a person (ranking.ts expandedQueryText):
+ * the user's words as typed, a word of the feedback documents for each added stem, 3 significant
+ * digits, laid out as the formatter lays out the query's place in the file (formatting.ts).
  *
  * It is not a quick fix: no diagnostic says a query needs expansion, so there is no
  * diagnostic code to hang it on (unlike server/lsp/code-actions.ts). It is computed when the
@@ -14,7 +16,8 @@ import { CodeActionKind, type CancellationToken, type CodeAction } from 'vscode-
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
-import { bo1Expansion, expandedQueryText, runnable } from './ranking.js';
+import { layoutInDocument } from '../formatting.js';
+import { bo1Expansion, expandedQueryText, expansionWords, runnable } from './ranking.js';
 import type { EngineSession } from './session.js';
 
 export const BO1_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.bo1`;
@@ -37,9 +40,11 @@ export function bo1Action(session: EngineSession, request: CodeActionRequest, to
   if (token.isCancellationRequested) return null;
   const added = expansion.terms.filter((t) => !t.isOriginal);
   if (added.length === 0) return null;
-  const listed = added.slice(0, TITLE_TERMS).map((t) => `${t.term} ${t.weight.toFixed(2)}`);
+  const words = expansionWords(session, entry.result.ast, expansion);
+  const listed = added.slice(0, TITLE_TERMS).map((t) => `${words.get(t.term)?.text ?? t.term} ${t.weight.toFixed(2)}`);
   const title = `Add Bo1 expansion terms: ${listed.join(', ')}${added.length > TITLE_TERMS ? ', …' : ''}`;
-  const newText = expandedQueryText(expansion, entry.dialect);
+  const text = expandedQueryText(session, entry.result.ast, expansion, entry.dialect, words);
+  const newText = text ? layoutInDocument(doc, entry, text, session.config.formatting.width) : null;
   if (!newText) return null;
   return {
     title,

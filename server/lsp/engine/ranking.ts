@@ -3,9 +3,10 @@
  * requests and the Bo1 action run it: with the session's scorer and expansion settings, and the
  * expanded query printed in the document's dialect.
  */
-import { printIndri, translate, type QueryAst, type QueryEntry, type QueryNode } from '../../../grammar/index.js';
+import { printIndri, translate, walk, type QueryAst, type QueryEntry, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { hasErrors } from '../../../grammar/diagnostics.js';
 import type { ExpansionResult } from '../../engine/expansion/index.js';
+import type { SurfaceForm } from '../../engine/expansion/surface-forms.js';
 import type { SearchResult } from '../../engine/search.js';
 import { expandWithFeedback } from '../../service/ranking.js';
 import type { EngineSession } from './session.js';
@@ -24,7 +25,10 @@ export function bo1Expansion(session: EngineSession, ast: QueryAst): ExpansionRe
   return expandWithFeedback(session.backend, ast, { method: 'bo1', fbDocs, fbTerms }, session.options);
 }
 
-/** Weights rounded for people to read and edit; the ranking barely moves at 4 digits. */
+/** Significant digits of the weights a rewrite writes: enough to rank as computed, few enough to read. */
+export const REWRITE_DIGITS = 3;
+
+/** Weights rounded for people to read and edit; the ranking barely moves at 3 digits. */
 function roundWeights(node: QueryNode, digits: number): QueryNode {
   const round = (w: number | undefined) => (w === undefined ? undefined : Number(w.toPrecision(digits)));
   switch (node.kind) {
@@ -40,9 +44,70 @@ function roundWeights(node: QueryNode, digits: number): QueryNode {
   }
 }
 
-/** The expanded query as text of the document's dialect: Indri `#weight(...)`, Lucene `t^w …`. */
-export function expandedQueryText(expansion: ExpansionResult, dialect: string, digits = 4): string {
-  const ast: QueryAst = { ...expansion.ast, root: expansion.ast.root ? roundWeights(expansion.ast.root, digits) : null };
+/** A plain term of the user's over the whole document: the kind expansion reweights (query-terms.ts). */
+function isBagTerm(node: QueryNode): node is TermNode {
+  return node.kind === 'term' && !node.fields?.length && !node.context?.length;
+}
+
+/**
+ * How each term of an expansion is written for a person: the user's own word for a stem of the
+ * query (as typed: `wings`, not `"wing"`), and for an added stem the most frequent word of the
+ * feedback documents that analyses back to it (`supersonic`, not `"superson"`), raw only when no
+ * word does (surface-forms.ts).
+ */
+export function expansionWords(session: EngineSession, original: QueryAst, expansion: ExpansionResult): Map<string, ExpansionWord> {
+  const analyzer = session.backend.analyzer;
+  const words = new Map<string, ExpansionWord>();
+  walk(original.root, (node) => {
+    if (!isBagTerm(node)) return;
+    const stems = analyzer.analyzeTerm(node.text, { raw: node.raw });
+    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
+  });
+  const missing = expansion.terms.map((t) => t.term).filter((t) => !words.has(t));
+  for (const [stem, form] of session.backend.surfaceForms(expansion.feedbackDocs, missing)) words.set(stem, form);
+  return words;
+}
+
+export interface ExpansionWord extends SurfaceForm {
+  /** The user's own term, when the stem is one of the query's: printed as written (its encoding too). */
+  written?: TermNode;
+}
+
+/** The expanded #weight with each expansion term (a raw stem) replaced by its word (expansionWords). */
+function withWords(node: QueryNode, stems: ReadonlySet<string>, words: ReadonlyMap<string, ExpansionWord>): QueryNode {
+  if (node.kind === 'filter') return { ...node, scored: withWords(node.scored, stems, words) };
+  if (node.kind !== 'belief') return node;
+  return {
+    ...node,
+    items: node.items.map((item) => {
+      const term = item.node;
+      // Expansion's own terms are raw stems without a source range; the user's other concepts are kept as they are.
+      if (term.kind !== 'term' || !term.raw || term.range.end !== 0 || !stems.has(term.text)) return item;
+      const word = words.get(term.text);
+      if (!word) return item;
+      if (word.written) return { ...item, node: { ...word.written, fields: undefined, context: undefined } };
+      const numeric = /^[0-9]+$/.test(word.text) ? { numeric: true } : {};
+      return { ...item, node: { kind: 'term', text: word.text, raw: word.raw, range: term.range, ...numeric } };
+    }),
+  };
+}
+
+/**
+ * The expanded query as text of the document's dialect (Indri `#weight(...)`, Lucene `t^w …`), for a
+ * person: the user's words as typed, a word for each added stem, weights to REWRITE_DIGITS
+ * significant digits. It analyses to the expansion's terms, so it ranks as the expansion does.
+ */
+export function expandedQueryText(
+  session: EngineSession,
+  original: QueryAst,
+  expansion: ExpansionResult,
+  dialect: string,
+  words = expansionWords(session, original, expansion),
+  digits = REWRITE_DIGITS,
+): string {
+  const stems = new Set(expansion.terms.map((t) => t.term));
+  const root = expansion.ast.root ? roundWeights(withWords(expansion.ast.root, stems, words), digits) : null;
+  const ast: QueryAst = { ...expansion.ast, root };
   if (dialect === 'lucene') return translate(ast, 'lucene').text;
   return printIndri(ast);
 }

@@ -177,7 +177,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
 
   const lists: { name: string; query: string; hits: SearchHit[] }[] = [
     { name: 'original', query: entry.text, hits: original.hits },
-    { name: 'bo1', query: expandedQueryText(expansion, entry.dialect), hits: expanded.hits },
+    { name: 'bo1', query: expandedQueryText(session, ast, expansion, entry.dialect), hits: expanded.hits },
   ];
   const notes: string[] = [];
   const loaded = context.model();

@@ -1,6 +1,7 @@
 /**
  * Completion from the index: vocabulary terms starting with the word being typed, most
- * frequent (df) first, and field names (after `term.` in Indri, as `field:` in Lucene).
+ * frequent (df) first, each inserted as a word (its most frequent form in the documents, not the
+ * stem), and field names (after `term.` in Indri, as `field:` in Lucene).
  *
  * The vocabulary is sorted, so the prefix's terms are one contiguous run found by binary
  * search (SearchBackend.vocabulary(prefix)); only that run is ranked.
@@ -9,6 +10,7 @@ import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
 import { rangeInFile } from '../documents.js';
 import type { FeatureModule, QueryPosition } from '../features.js';
 import type { EngineContext } from './context.js';
+import type { SurfaceForm } from '../../engine/expansion/surface-forms.js';
 import type { EngineSession } from './session.js';
 
 /** Items returned per request: enough to pick from, small enough to send quickly. */
@@ -56,17 +58,23 @@ export function vocabularyCompletion(session: EngineSession, at: QueryPosition):
       .filter((f) => f.startsWith(prefix))
       .forEach((f) => items.push({ label: `${f}:`, kind: CompletionItemKind.Field, detail: 'indexed field', sortText: '0000', textEdit: { range, newText: `${f}:` } }));
   }
-  vocabularyByDf(session, prefix).forEach((t, i) =>
+  const words = session.cache<SurfaceForm>('completion-words');
+  vocabularyByDf(session, prefix).forEach((t, i) => {
+    // The index holds stems (`aerodynam`); a person types words: insert the term's most frequent
+    // word (`aerodynamic`). A stem no word analyses back to is inserted as it is.
+    let form = words.get(t.term);
+    if (!form) words.set(t.term, (form = session.backend.representativeWord(t.term)));
+    const word = form.raw ? t.term : form.text;
     items.push({
-      label: t.term,
+      label: word,
       kind: CompletionItemKind.Value,
-      detail: `df ${t.df.toLocaleString('en-US')} · cf ${t.cf.toLocaleString('en-US')}`,
+      detail: `df ${t.df.toLocaleString('en-US')} · cf ${t.cf.toLocaleString('en-US')}${word === t.term ? '' : ` · index term ${t.term}`}`,
       // Keeps the df order in clients that sort by sortText, after any field items.
       sortText: `1${String(i).padStart(4, '0')}`,
-      filterText: t.term,
-      textEdit: { range, newText: t.term },
-    }),
-  );
+      filterText: word,
+      textEdit: { range, newText: word },
+    });
+  });
   return items;
 }
 

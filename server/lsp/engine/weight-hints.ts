@@ -1,6 +1,7 @@
 /**
  * Inlay hints with the weighting model's predicted weight after each word the model reads
- * (`boundary ·1.16`), under the same rule and from the same cached weights as the weights action
+ * (`boundary ·1.16`; in Lucene after the word's phrase and `^boost`, never between them; none where
+ * the same weight is already written on the word), under the same rule and from the same cached weights as the weights action
  * (weights.ts): a flat query's words, a structured query's terms (inside fields, `#syn`, windows);
  * a query the rule refuses gets no hints (the action, disabled, says why). The server's static capabilities do not announce inlay hints
  * (server.ts is grammar plumbing), so this module registers the request dynamically when its
@@ -8,6 +9,7 @@
  * No model loaded: no hints.
  */
 import { InlayHintRequest, type CancellationToken, type Connection, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
+import { walk, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { rangeInFile } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
@@ -53,20 +55,67 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
     // A query the model failed on gets no hints; the others still do.
     if (result.status === 'rejected') return;
     const perWord = weighedWordWeights(query, result.value);
+    const parents = parentsOf(entry.result.ast.root);
+    // Words whose hint goes to the same place (the words of one Lucene phrase) share one hint.
+    const byAnchor = new Map<number, { words: string[]; labels: string[] }>();
     query.words.forEach((w, i) => {
       const weight = perWord[i];
       if (weight === undefined) return;
+      const shown = weight.toFixed(2);
+      // `0.5571 supersonic ·0.56`: the weight is already written there.
+      const literal = literalWeight(w.node, parents);
+      if (literal !== undefined && literal.toFixed(2) === shown) return;
+      const anchor = hintAnchor(w.node, parents, entry.dialect).range.end;
+      let group = byAnchor.get(anchor);
+      if (!group) byAnchor.set(anchor, (group = { words: [], labels: [] }));
+      group.words.push(w.node.text);
+      group.labels.push(`·${shown}`);
+    });
+    for (const [anchor, group] of byAnchor) {
+      const named = group.words.map((word) => `"${word}"`).join(', ');
       hints.push({
-        position: rangeInFile(doc, entry, w.node.range.start, w.node.range.end).end,
-        label: `·${weight.toFixed(2)}`,
+        position: rangeInFile(doc, entry, anchor, anchor).end,
+        label: group.labels.join(' '),
         paddingLeft: true,
         tooltip: query.plan.flat
-          ? `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`
-          : `${modelLabel(loaded)} weight of "${w.node.text}" (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action puts the model's weights inside the query's structure.`,
+          ? `${modelLabel(loaded)} weight of ${named} (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`
+          : `${modelLabel(loaded)} weight of ${named} (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action puts the model's weights inside the query's structure.`,
       });
-    });
+    }
   });
   return hints;
+}
+
+/** Each node's parent. */
+function parentsOf(root: QueryNode | null): Map<QueryNode, QueryNode> {
+  const out = new Map<QueryNode, QueryNode>();
+  walk(root, (node, parents) => {
+    const parent = parents[parents.length - 1];
+    if (parent) out.set(node, parent);
+  });
+  return out;
+}
+
+/** The weight written on a term itself: its `#weight` item's weight, or its Lucene `^boost`. */
+function literalWeight(term: TermNode, parents: ReadonlyMap<QueryNode, QueryNode>): number | undefined {
+  const parent = parents.get(term);
+  if (parent?.kind === 'boost') return parent.boost;
+  if (parent?.kind === 'belief') {
+    const item = parent.items.find((i) => i.node === term);
+    return item?.weightRange ? item.weight : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The node a word's hint follows: the word, or in Lucene the phrase it is in and the `^boost` after
+ * either, so a hint never splits `term^2` or `"a b"` (issue 14 §3).
+ */
+function hintAnchor(term: TermNode, parents: ReadonlyMap<QueryNode, QueryNode>, dialect: string): QueryNode {
+  let node: QueryNode = term;
+  if (dialect !== 'lucene') return node;
+  for (let parent = parents.get(node); parent && (parent.kind === 'phrase' || parent.kind === 'boost'); parent = parents.get(node)) node = parent;
+  return node;
 }
 
 export function weightHintsModule(context: EngineContext): FeatureModule {

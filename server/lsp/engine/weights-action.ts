@@ -2,8 +2,9 @@
  * "Apply TW-BERT weights": a refactor action that rewrites the query under the CLI's rule
  * (weights.ts, server/model/structured-weights.ts): a flat bag of words becomes the model's
  * `#weight( w t … w #1(a b) … )` (Lucene: `t^w … "a b"^w`), a structured query keeps its fields,
- * `#syn`, windows and own weights with the model's weights inside. The edit is the line
- * `querylens weigh` writes for the query (in the query's own dialect). The title shows the
+ * `#syn`, windows and own weights with the model's weights inside. The edit is the query
+ * `querylens weigh --digits 3` writes for it (in the query's own dialect), laid out as the formatter
+ * lays out the query's place in the file (formatting.ts layoutInDocument). The title shows the
  * predicted word weights before anything is applied. Offered only when a model is loaded
  * (querylens.json `model`).
  *
@@ -18,6 +19,7 @@ import { printIndri, printLucene, walk, type QueryAst, type QueryNode } from '..
 import { StaleRequestError } from '../../model/batcher.js';
 import type { WeighRefusal } from '../../model/structured-weights.js';
 import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
+import { layoutInDocument } from '../formatting.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import type { EngineSession } from './session.js';
@@ -26,6 +28,8 @@ import { weighableQuery, weighCached, weighedItems, weighedQueryText, weighedWor
 
 export const WEIGHTS_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.weights`;
 const TITLE_WORDS = 6;
+/** querylens.json's default `formatting.width`, for callers without a session. */
+const DEFAULT_WIDTH = 80;
 
 function wants(only: string[] | undefined, kind: string): boolean {
   if (!only || only.length === 0) return true;
@@ -52,8 +56,12 @@ export async function weightsAction(loaded: LoadedModel, request: CodeActionRequ
   return { title: `Apply ${modelLabel(loaded)} weights`, kind: WEIGHTS_ACTION_KIND, disabled: { reason: rewrite.unchanged } };
 }
 
-/** `session`: the loaded index, whose statistics a collection-aware model reads. */
+/**
+ * `session`: the loaded index, whose statistics a collection-aware model reads, and whose configured formatter width
+ * (querylens.json `formatting.width`) the rewrite is laid out to, one item per line past it where the file allows it.
+ */
 export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, session?: EngineSession | null): Promise<WeightsRewrite> {
+  const width = session?.config.formatting.width ?? DEFAULT_WIDTH;
   const { doc, range, context } = request;
   if (!wants(context.only, WEIGHTS_ACTION_KIND)) return null;
   const located = entryAt(doc, range.start);
@@ -63,7 +71,8 @@ export async function weightsRewrite(loaded: LoadedModel, request: CodeActionReq
   if (!weighable.ok) return { unchanged: weighable.refusal.message, refusal: weighable.refusal };
   const query = weighable.query;
   const weights = await weighCached(loaded, query.plan.text, isStale, session);
-  const newText = weighedQueryText(entry.result.ast, query, weights);
+  const weighed = weighedQueryText(entry.result.ast, query, weights);
+  const newText = weighed === null ? null : layoutInDocument(doc, entry, weighed, width);
   if (newText === null) return null;
   if (newText === entry.text) return { unchanged: `already weighted by ${modelLabel(loaded)}: re-weighing its words gives the same query` };
   // What the rewrite applies: each word's weight, or, for words inside a window or phrase the rewrite

@@ -25,8 +25,8 @@ import { WeighBatcher } from '../../model/batcher.js';
 import { WeightModelError, type NgramWeights, type WeightModel } from '../../model/runtime.js';
 import type { NgramStatistics } from '../../model/collection-statistics.js';
 import type { EngineSession } from './session.js';
-import { planWeighing, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
-import { applyWeights } from '../../model/weighted-query.js';
+import { planWeighing, weighInsideStructure, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
+import { applyWeights, buildWeightedQueryAst } from '../../model/weighted-query.js';
 
 export interface LoadedModel {
   model: WeightModel;
@@ -182,19 +182,57 @@ export function weighableQuery(ast: QueryAst, text: string): WeighableResult {
   return { ok: true, query: { plan, words, reweigh: false } };
 }
 
-/** The weighed query as the CLI's `weigh` builds it (4 significant digits; server/model/weighted-query.ts applyWeights). */
+/** The weighed query as the CLI's `weigh` builds it (server/model/weighted-query.ts applyWeights), for ranking. */
 export function weighedQueryAst(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): QueryAst {
   return applyWeights(ast, query.plan, weights);
 }
 
-/** The weighed query in the query's own dialect; null when nothing is left to weigh. */
-export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: NgramWeights): string | null {
-  const weighed = weighedQueryAst(ast, query, weights);
+/** Significant digits of the weights the weights action writes (`querylens weigh --digits 3`). */
+export const WEIGHED_DIGITS = 3;
+
+/**
+ * The weighed query as the CLI's `weigh --digits 3` builds it, in the query's own dialect; null when
+ * nothing is left to weigh. One difference, so that no structure the user wrote is lost: a query
+ * re-weighed from the model's own shape keeps its `#1( … )` pairs even where the model now gives
+ * them 0 (the CLI leaves out what weighs 0; it could not tell the user's pairs from its own).
+ */
+export function weighedQueryText(ast: QueryAst, query: WeighableQuery, weights: NgramWeights, digits = WEIGHED_DIGITS): string | null {
   if (query.plan.flat) {
-    if (!weighed.root) return null;
-    return ast.dialect === 'lucene' ? translate(weighed, 'lucene').text : printIndri(weighed);
+    let flat = buildWeightedQueryAst(weights, { digits, dropZero: !query.reweigh });
+    if (query.reweigh) flat = keepWrittenZeros(flat, ast);
+    if (!flat.root) return null;
+    return ast.dialect === 'lucene' ? luceneWithZeros(flat) : printIndri(flat);
   }
-  return ast.dialect === 'lucene' ? printLucene(weighed) : printIndri(weighed);
+  const inside = weighInsideStructure(ast, query.plan, weights, digits);
+  return ast.dialect === 'lucene' ? printLucene(inside) : printIndri(inside);
+}
+
+/**
+ * A flat weighed `#weight` in Lucene. The translation leaves out a weight-0 item (it reads 0 as "no
+ * boost to give"); a kept pair of the user's is written `"a b"^0` instead: the item is translated
+ * with a stand-in boost, which is then set to 0.
+ */
+function luceneWithZeros(flat: QueryAst): string {
+  const root = flat.root;
+  if (root?.kind !== 'belief' || !root.items.some((i) => i.weight === 0)) return translate(flat, 'lucene').text;
+  const STAND_IN = 2;
+  const standIn: QueryAst = { ...flat, root: { ...root, items: root.items.map((i) => (i.weight === 0 ? { ...i, weight: STAND_IN } : i)) } };
+  const translated = translate(standIn, 'lucene').ast?.root;
+  if (translated?.kind !== 'boolean' || translated.clauses.length !== root.items.length) return translate(flat, 'lucene').text;
+  const clauses = translated.clauses.map((c, i) => (root.items[i]!.weight === 0 && c.node.kind === 'boost' ? { ...c, node: { ...c.node, boost: 0 } } : c));
+  return printLucene({ dialect: 'lucene', root: { ...translated, clauses }, range: flat.range });
+}
+
+/** `weighed` without its 0-weight items, except those the user's query (`written`) has at its top level. */
+function keepWrittenZeros(weighed: QueryAst, written: QueryAst): QueryAst {
+  const root = weighed.root;
+  if (!root || root.kind !== 'belief') return weighed;
+  const label = (node: QueryNode) => printIndri({ dialect: 'indri', root: node, range: weighed.range });
+  const top = written.root?.kind === 'belief' ? written.root.items.map((i) => i.node) : written.root?.kind === 'boolean' ? written.root.clauses.map((c) => (c.node.kind === 'boost' ? c.node.child : c.node)) : [];
+  // The user's Lucene "a b" is the model's #1(a b): compare them as Indri.
+  const writtenLabels = new Set(top.map((n) => (written.dialect === 'lucene' ? translate({ dialect: 'lucene', root: n, range: written.range }, 'indri').text : label(n))));
+  const items = root.items.filter((i) => (i.weight ?? 0) > 0 || writtenLabels.has(label(i.node)));
+  return { ...weighed, root: items.length ? { ...root, items } : null };
 }
 
 /**

@@ -49,14 +49,14 @@ const DIAGNOSTICS: [string, Reported[]][] = [
     { code: 'indri/zero-weights', message: 'every weight of this #wsyn is 0, so it gives its items no weight at all (Σ|w| = 0); give at least one item a non-zero weight', at: '#wsyn' },
   ]],
   ['#combine(a b', [
-    { code: 'syntax/missing-close', message: 'missing ")" to close #combine opened at 1:1', at: '#combine(', data: { insert: ')', offset: 12 } },
+    { code: 'syntax/missing-close', message: 'missing ")" to close #combine opened at 1:1', at: '#combine(', data: { insert: ')', offset: 12, name: '#combine', openedAt: 0 } },
   ]],
   ['#weight(1 #1(a b', [
-    { code: 'syntax/missing-close', message: 'missing ")" to close #weight opened at 1:1', at: '#weight(', data: { insert: ')', offset: 16 } },
-    { code: 'syntax/missing-close', message: 'missing ")" to close #1 opened at 1:11', at: '#1(', data: { insert: ')', offset: 16 } },
+    { code: 'syntax/missing-close', message: 'missing ")" to close #weight opened at 1:1', at: '#weight(', data: { insert: ')', offset: 16, name: '#weight', openedAt: 0 } },
+    { code: 'syntax/missing-close', message: 'missing ")" to close #1 opened at 1:11', at: '#1(', data: { insert: ')', offset: 16, name: '#1', openedAt: 10 } },
   ]],
   ['#combine(\n  a {b c\n)', [
-    { code: 'syntax/missing-close', message: 'missing "}" to close "{" opened at 2:5', at: '{', data: { insert: '}', offset: 18 } },
+    { code: 'syntax/missing-close', message: 'missing "}" to close "{" opened at 2:5', at: '{', data: { insert: '}', offset: 18, name: '"{"', openedAt: 14 } },
   ]],
   ['#foo(a)', [{ code: 'indri/unknown-operator', message: 'unknown operator #foo', at: '#foo' }]],
   ['#Combine(a)', [
@@ -122,7 +122,7 @@ const DIAGNOSTICS: [string, Reported[]][] = [
   ['#dateafter()', [{ code: 'indri/arity', message: '#dateafter takes one date, found 0', at: '#dateafter()' }]],
   ['#1(a #combine(b))', [
     { code: 'indri/scored-in-unscored', message: '#combine cannot be used inside #1: only terms and extent operators (#1, #uw, #syn, ...) can', at: '#combine' },
-    { code: 'syntax/unmatched-close', message: '")" has no matching "("', at: ')' },
+    { code: 'syntax/unmatched-close', message: '")" has no matching "("', at: ')', data: { close: ')' } },
   ]],
   ['#1(a.(title) b)', [
     {
@@ -146,7 +146,7 @@ const DIAGNOSTICS: [string, Reported[]][] = [
   ]],
   ['(a b)', [
     { code: 'syntax/unexpected-token', message: 'Indri has no "(" grouping; use #combine( ... ) to group items', at: '(' },
-    { code: 'syntax/unmatched-close', message: '")" has no matching "("', at: ')' },
+    { code: 'syntax/unmatched-close', message: '")" has no matching "("', at: ')', data: { close: ')' } },
   ]],
   [`#weight(1 a ${'9'.repeat(310)} b)`, [
     { code: 'indri/number-out-of-range', message: 'the weight 99999999999999999999… is too large', at: '9'.repeat(310) },
@@ -199,7 +199,7 @@ describe('parseIndri: error recovery', () => {
   it('single-token insertion: a missing ")" before a token that can follow it', () => {
     const text = '{a #1(b c} d';
     expect(reported(text)).toEqual([
-      { code: 'syntax/missing-close', message: 'missing ")" to close #1 opened at 1:4', at: '#1(', data: { insert: ')', offset: 9 } },
+      { code: 'syntax/missing-close', message: 'missing ")" to close #1 opened at 1:4', at: '#1(', data: { insert: ')', offset: 9, name: '#1', openedAt: 3 } },
     ]);
     expect(tree(text)).toEqual(implicit([syn('braces', [t('a'), win('hash-number', true, 1, [t('b'), t('c')])]), t('d')]));
   });
@@ -220,7 +220,7 @@ describe('parseIndri: error recovery', () => {
   it('re-sync inside a repetition: a junk token between items is skipped', () => {
     const text = '#combine(a ] b :: c)';
     expect(reported(text)).toEqual([
-      { code: 'syntax/unmatched-close', message: '"]" has no matching "["', at: ']' },
+      { code: 'syntax/unmatched-close', message: '"]" has no matching "["', at: ']', data: { close: ']' } },
       { code: 'syntax/unexpected-token', message: 'expected ")" to close #combine, found ":"', at: ':' },
     ]);
     expect(tree(text)).toEqual(belief('combine', [t('a'), t('b'), t('c')]));

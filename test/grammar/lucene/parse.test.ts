@@ -241,8 +241,8 @@ describe('parseLucene: errors', () => {
 
   it.each([
     ['a AND', 'syntax/expected-clause', "expected a term, phrase, range or group after 'AND', but the query ends here", { start: 5, end: 5 }],
-    ['a ) b', 'syntax/unexpected-token', "unexpected ')': there is no '(' for it to close", { start: 2, end: 3 }],
-    ['a ] b', 'syntax/unexpected-token', "unexpected ']': no range is open", { start: 2, end: 3 }],
+    ['a ) b', 'syntax/unmatched-close', "unexpected ')': there is no '(' for it to close", { start: 2, end: 3 }],
+    ['a ] b', 'syntax/unmatched-close', "unexpected ']': no range is open", { start: 2, end: 3 }],
     ['^2 a', 'syntax/unexpected-token', "'^' must follow a term, phrase or group (as in term^2)", { start: 0, end: 2 }],
     ['roam~1^2~2', 'syntax/unexpected-token', "only one '~' is allowed on a term, before or after its boost: remove '~1' or '~2'", { start: 8, end: 10 }],
     ['"a b"~1^2~3', 'syntax/unexpected-token', "only one '~' is allowed on a phrase, before or after its boost: remove '~1' or '~3'", { start: 9, end: 11 }],
@@ -281,7 +281,7 @@ describe('parseLucene: errors', () => {
 
   it('reports several errors in one query', () => {
     const d = parseLucene('(a ] b) ) c^x "d').diagnostics.filter((x) => x.severity === 'error');
-    expect(d.map((x) => x.code)).toEqual(['syntax/unexpected-token', 'syntax/unexpected-token', 'lucene/bad-boost', 'syntax/missing-close']);
+    expect(d.map((x) => x.code)).toEqual(['syntax/unmatched-close', 'syntax/unmatched-close', 'lucene/bad-boost', 'syntax/missing-close']);
   });
 
   it('is total: empty text has a null root, anything else a BooleanNode root', () => {

@@ -55,7 +55,7 @@ describe('error recovery', () => {
     const { cst, skipped } = cstOf(text);
     expect(skipped).toEqual([2]);
     expect(anyRecovered(cst)).toBe(false);
-    expect(errorsOf(text)).toEqual([{ code: 'syntax/unexpected-token', message: "unexpected ')': there is no '(' for it to close", range: { start: 2, end: 3 } }]);
+    expect(errorsOf(text)).toEqual([{ code: 'syntax/unmatched-close', message: "unexpected ')': there is no '(' for it to close", range: { start: 2, end: 3 } }]);
     expect(stripRanges(parseLucene(text).ast.root)).toEqual(root(should(term('a')), should(term('b')), should(group([should(term('c'))]))));
   });
 
@@ -75,7 +75,7 @@ describe('error recovery', () => {
     const errors = errorsOf(text);
     expect(errors).toEqual([
       { code: 'syntax/expected-clause', message: "expected a term, phrase, range or group after 'AND', but found ']'", range: { start: 13, end: 14 } },
-      { code: 'syntax/unexpected-token', message: "unexpected ']': no range is open", range: { start: 13, end: 14 } },
+      { code: 'syntax/unmatched-close', message: "unexpected ']': no range is open", range: { start: 13, end: 14 } },
     ]);
     const tree = stripRanges(parseLucene(text).ast.root) as unknown as { clauses: { node: { clauses: { node: { kind: string } }[] } }[] };
     expect(tree.clauses[0].node.clauses.map((c) => c.node.kind)).toEqual(['term', 'error', 'error', 'term']);

@@ -60,9 +60,11 @@ describe('diagnostic positions', () => {
       expect(d.column).toBeGreaterThanOrEqual(2);
       // The diagnostic's file range is the query's range shifted by the query's offset.
       const entry = source.entries[1];
-      const q = entry.result.diagnostics.find((x) => x.code === d.code && x.message === d.message)!;
+      const q = entry.result.diagnostics.find((x) => x.code === d.code)!;
       expect(d.range.start).toBe(entry.offset + q.range.start);
     }
+    // A position named in a message is the file's ("opened at 1:1" of the query is 2:3 of the file).
+    expect(errors.find((d) => d.code === 'syntax/missing-close')?.message).toBe('missing ")" to close #combine opened at 2:3');
   });
 
   it('maps through XML entities', () => {
@@ -131,6 +133,23 @@ describe('diagnostic positions', () => {
     expect(dup).toHaveLength(1);
     expect(dup[0].line).toBe(2);
     expect(dup[0].message).toContain('line 1');
+    // The next id no query uses (4 is taken): the renumbering quick fix's data.
+    expect(dup[0].data).toEqual({ qid: '3', next: '5' });
+  });
+
+  it('offers every duplicate of one id its own free id, in time linear in the file', () => {
+    const n = 30_000;
+    const lines = Array.from({ length: n }, (_, i) => (i === 1 ? '3\tb' : '1\ta'));
+    const started = performance.now();
+    const source = parseQueryFile(lines.join('\n') + '\n', 'indri', 'd.indri');
+    const ms = performance.now() - started;
+    const next = source.diagnostics.filter((d) => d.code === 'source/duplicate-qid').map((d) => (d.data as { next: string }).next);
+    expect(next).toHaveLength(n - 2);
+    expect(new Set(next).size).toBe(n - 2);
+    expect(next.slice(0, 3)).toEqual(['2', '4', '5']);
+    expect(next).not.toContain('3');
+    // Searching from the id each time is quadratic: some 30 s for this file.
+    expect(ms).toBeLessThan(5_000);
   });
 });
 

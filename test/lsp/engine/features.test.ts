@@ -5,10 +5,12 @@
  */
 import { CompletionItemKind, type CodeAction, type CodeLens, type CompletionItem, type Diagnostic, type Hover, type MarkupContent, type TextEdit } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseQuery } from '../../../grammar/index.js';
+import { parseQuery, walk } from '../../../grammar/index.js';
+import { createAnalyzer } from '../../../server/engine/analysis/index.js';
 import { applyEdits, freshUri, parseMarkers, positionAt, rangeOf, textOf, type TestClient } from '../harness.js';
 import { makeWorkspace, startIn, terrierIdf, type Workspace } from './fixture.js';
 
+const terrier = createAnalyzer('terrier');
 let ws: Workspace;
 let client: TestClient;
 beforeAll(async () => {
@@ -89,12 +91,15 @@ describe('vocabulary completion', () => {
 
   it('returns vocabulary terms of the prefix, most frequent first, replacing the prefix', async () => {
     const items = (await complete('indri', '1\t#combine( h<|> )')).filter((i) => i.detail?.startsWith('df'));
-    expect(items.map((i) => i.label)).toEqual(['heat', 'high', 'hyperson']);
+    // Words, not stems: `hyperson` is inserted as the word of the documents that it comes from.
+    expect(items.map((i) => i.label)).toEqual(['heat', 'high', 'hypersonic']);
+    expect(items.map((i) => (i.textEdit as TextEdit).newText)).toEqual(['heat', 'high', 'hypersonic']);
     expect(items[0]!.detail).toBe('df 2 · cf 5');
+    expect(items[2]!.detail).toBe('df 1 · cf 1 · index term hyperson');
     expect((items[0]!.textEdit as TextEdit).range).toEqual({ start: { line: 0, character: 12 }, end: { line: 0, character: 13 } });
     const b = (await complete('indri', '1\t#combine( flow b<|> )')).filter((i) => i.detail?.startsWith('df')).map((i) => i.label);
-    expect(b[0]).toBe('boundari');
-    expect(b).toContain('bodi');
+    expect(b[0]).toBe('boundary');
+    expect(b).toContain('bodies');
   });
 
   it('offers indexed field names after "term." and "field:" in Lucene', async () => {
@@ -142,6 +147,49 @@ describe('engine diagnostics', () => {
     ]);
     const lucene = await diagnose('lucene', '1\t<|body|>:flow title:plate');
     expect(lucene.diagnostics.map((d) => [d.code, textOf(lucene.text, d.range)])).toEqual([['engine/unknown-field', 'body']]);
+  });
+
+  async function fixOf(languageId: string, text: string, code: string): Promise<{ title: string; after: string } | undefined> {
+    const uri = freshUri(languageId);
+    client.open(uri, languageId, text);
+    const diagnostic = (await client.diagnosticsFor(uri)).find((d) => d.code === code);
+    expect(diagnostic, `a ${code} diagnostic in ${text}`).toBeDefined();
+    const actions = await client.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: diagnostic!.range,
+      context: { diagnostics: [diagnostic!], only: ['quickfix'] },
+    });
+    const fix = actions.find((a) => a.diagnostics?.[0]?.code === code);
+    return fix ? { title: fix.title, after: applyEdits(text, fix.edit!.changes![uri]!) } : undefined;
+  }
+
+  it('suggests the closest indexed field and fixes the name', async () => {
+    const { diagnostics } = await diagnose('indri', '1	#combine( flow.titel )');
+    expect(diagnostics[0]!.message).toMatch(/no field "titel" .*; did you mean "title"\?$/);
+    expect(await fixOf('indri', '1	#combine( flow.titel plate )', 'engine/unknown-field')).toEqual({ title: 'Change the field to "title"', after: '1	#combine( flow.title plate )' });
+    expect((await fixOf('lucene', '1	txt:flow plate', 'engine/unknown-field'))?.after).toBe('1	text:flow plate');
+    // Nothing near: no suggestion, no fix.
+    expect(await fixOf('indri', '1	#combine( flow.abstract )', 'engine/unknown-field')).toBeUndefined();
+  });
+
+  it('drops a stopword with its weight or operator, leaving a valid query', async () => {
+    const cases: [string, string, string][] = [
+      ['indri', '1	#combine( the flow plate )', '1	#combine( flow plate )'],
+      ['indri', '1	#combine( flow plate the )', '1	#combine( flow plate )'],
+      ['indri', '1	#weight( 0.5 the 1.0 flow )', '1	#weight( 1.0 flow )'],
+      ['indri', '1	the flow', '1	flow'],
+      ['lucene', '1	flow +the^2 plate', '1	flow plate'],
+      ['lucene', '1	flow the', '1	flow'],
+    ];
+    for (const [dialect, before, after] of cases) {
+      const fix = await fixOf(dialect, before, 'engine/stopword');
+      expect(fix, before).toEqual({ title: 'Remove the stopword "the"', after });
+      expect(parseQuery(after.slice(2), dialect as 'indri' | 'lucene').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    }
+    // Where dropping it would change or break the query, no fix: the only item, a word of a window.
+    expect(await fixOf('indri', '1	#combine( the )', 'engine/stopword')).toBeUndefined();
+    expect(await fixOf('indri', '1	#combine( #1(flow of the plate) heat )', 'engine/stopword')).toBeUndefined();
+    expect(await fixOf('lucene', '1	flow AND the', 'engine/stopword')).toBeUndefined();
   });
 
   it('flags a wildcard that expands past the cap', async () => {
@@ -201,34 +249,94 @@ describe('Bo1 expansion action', () => {
     return { text, uri, actions };
   }
 
-  it('lists the terms and weights in the title and rewrites an Indri query as #weight', async () => {
-    const { text, uri, actions } = await actionsAt('indri', '1\t#combine( boundary <|>layer )');
+  /** The analysed terms of a rewritten query, as the engine reads it. */
+  function analysedTerms(query: string, dialect: 'indri' | 'lucene'): string[] {
+    const parsed = parseQuery(query, dialect);
+    expect(parsed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const out: string[] = [];
+    walk(parsed.ast.root, (n) => void (n.kind === 'term' && out.push(...terrier.analyzeTerm(n.text, { raw: n.raw }))));
+    return out.sort();
+  }
+
+  it('lists the words and weights in the title and rewrites an Indri query as #weight of words a person wrote', async () => {
+    const { text, uri, actions } = await actionsAt('indri', '1\t#combine( Supersonic <|>flows )');
     const bo1 = actions.find((a) => a.title.startsWith('Add Bo1 expansion terms: '));
     expect(bo1, JSON.stringify(actions.map((a) => a.title))).toBeDefined();
     expect(bo1!.title).toMatch(/^Add Bo1 expansion terms: [a-z0-9]+ \d\.\d\d(, [a-z0-9]+ \d\.\d\d)*(, …)?$/);
     expect(bo1!.kind).toBe('refactor.rewrite.bo1');
-    const after = applyEdits(text, bo1!.edit!.changes![uri]!);
-    const query = after.slice(2);
+    const query = applyEdits(text, bo1!.edit!.changes![uri]!).slice(2);
     expect(query).toMatch(/^#weight\( /);
-    const parsed = parseQuery(query, 'indri');
-    expect(parsed.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    // Every term named in the title is in the rewritten query with that weight (rounded).
-    for (const part of bo1!.title.replace(/^.*?: /, '').replace(/, …$/, '').split(', ')) {
-      const [term] = part.split(' ');
-      expect(query).toContain(`"${term}"`);
-    }
+    // The user's words as typed; each added stem as a word of the documents (boundari → boundary), never a quoted stem.
+    expect(query).toMatch(/ Supersonic /);
+    expect(query).toMatch(/ flows /);
+    expect(query).toMatch(/ boundary /);
+    expect(query).not.toContain('"');
+    expect(bo1!.title).toContain('boundary ');
+    // Weights with at most 3 significant digits.
+    for (const w of query.match(/\d+(\.\d+)?/g)!) expect(w.replace(/^0\.0*|\./g, '').length, w).toBeLessThanOrEqual(3);
+    // It is the expansion: the words analyse to exactly the expansion's terms.
+    const terms = (bo1!.data as { terms: { term: string }[] }).terms.map((t) => t.term).sort();
+    expect(terms).toContain('superson');
+    expect(analysedTerms(query, 'indri')).toEqual(terms);
   });
 
-  it('rewrites a Lucene query with t^w boosts', async () => {
-    const { text, uri, actions } = await actionsAt('lucene', '1\tboundary <|>layer');
+  it('rewrites a Lucene query with t^w boosts, in words', async () => {
+    const { text, uri, actions } = await actionsAt('lucene', '1\tsupersonic <|>flow');
     const bo1 = actions.find((a) => a.title.startsWith('Add Bo1 expansion terms: '))!;
     const query = applyEdits(text, bo1.edit!.changes![uri]!).slice(2);
     expect(query).toMatch(/\^\d/);
-    expect(parseQuery(query, 'lucene').diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(query).toMatch(/(^| )supersonic\^/);
+    expect(query).toMatch(/ boundary\^/);
+    const terms = (bo1.data as { terms: { term: string }[] }).terms.map((t) => t.term).sort();
+    expect(analysedTerms(query, 'lucene')).toEqual(terms);
   });
 
   it('offers nothing on a query with syntax errors', async () => {
     const { actions } = await actionsAt('indri', '1\t#combine( bound<|>ary ');
     expect(actions.some((a) => a.title.startsWith('Add Bo1'))).toBe(false);
+  });
+});
+
+describe('Bo1 rewrite layout', () => {
+  let narrow: Workspace;
+  let narrowClient: TestClient;
+  beforeAll(async () => {
+    narrow = await makeWorkspace({ config: { corpus: 'data/corpus.jsonl', index: 'idx', formatting: { width: 40 } } });
+    narrowClient = (await startIn(narrow.root)).client;
+  });
+  afterAll(async () => {
+    await narrowClient?.stop();
+    narrow?.dispose();
+  });
+
+  async function rewrite(uri: string, text: string, line: number, character: number): Promise<string> {
+    narrowClient.open(uri, 'indri', text);
+    const actions = await narrowClient.request<CodeAction[]>('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: { line, character }, end: { line, character } },
+      context: { diagnostics: [] },
+    });
+    const bo1 = actions.find((a) => a.title.startsWith('Add Bo1 expansion terms: '));
+    expect(bo1, JSON.stringify(actions.map((a) => a.title))).toBeDefined();
+    return applyEdits(text, bo1!.edit!.changes![uri]!);
+  }
+
+  it('lays a query past the width out one item per line where the file allows it (an Indri parameter file)', async () => {
+    const text = '<parameters>\n  <query>\n    <number>1</number>\n    <text>#combine( supersonic flow )</text>\n  </query>\n</parameters>\n';
+    const after = await rewrite('untitled:bo1-layout-1.xml', text, 3, 22);
+    const body = /<text>([\s\S]*)<\/text>/.exec(after)![1]!;
+    expect(body.split('\n').length).toBeGreaterThan(3);
+    expect(body).toMatch(/^#weight\(\n( {12}[0-9.]+ [a-z]+\n)+ {10}\)$/);
+    expect(body).toMatch(/\n {12}[0-9.]+ supersonic\n/);
+    // The formatter leaves it as it is: the rewrite is already in the canonical layout.
+    narrowClient.change('untitled:bo1-layout-1.xml', after);
+    const edits = await narrowClient.request<TextEdit[]>('textDocument/formatting', { textDocument: { uri: 'untitled:bo1-layout-1.xml' }, options: { tabSize: 2, insertSpaces: true } });
+    expect(edits).toEqual([]);
+  });
+
+  it('keeps a one-query-per-line file one query per line', async () => {
+    const after = await rewrite(freshUri('indri'), '1\t#combine( supersonic flow )\n2\theat\n', 0, 14);
+    expect(after.split('\n')).toHaveLength(3);
+    expect(after).toMatch(/^1\t#weight\( .* \)\n2\theat\n$/);
   });
 });

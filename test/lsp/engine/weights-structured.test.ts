@@ -64,11 +64,11 @@ describe.skipIf(!haveModel)('the weigh action uses the CLI rule (model/artifacts
       })
     ).filter((a) => a.kind === 'refactor.rewrite.weights');
 
-  /** The query lines `querylens weigh` writes for a query file (qid<TAB>query). */
+  /** The query lines `querylens weigh --digits 3` writes for a query file (qid<TAB>query): the action's weights have 3 significant digits. */
   async function cliWeigh(name: string, lines: string[]): Promise<string[]> {
     const file = join(work, name);
     writeFileSync(file, lines.map((q, i) => `${i + 1}\t${q}`).join('\n') + '\n');
-    const out = await runChecked(process.execPath, [CLI, 'weigh', file, '--device', 'cpu', '--model-dir', MODEL_DIR], { cwd: REPO, timeoutMs: 120_000 });
+    const out = await runChecked(process.execPath, [CLI, 'weigh', file, '--digits', '3', '--device', 'cpu', '--model-dir', MODEL_DIR], { cwd: REPO, timeoutMs: 120_000 });
     return out.split('\n').filter((l) => /^\d+\t/.test(l)).map((l) => l.split('\t')[1]!);
   }
 
@@ -131,6 +131,40 @@ describe.skipIf(!haveModel)('the weigh action uses the CLI rule (model/artifacts
     const ends = ['heat', 'conduction', 'transfer', 'slabsx'].map((w) => `1\t${fresh}`.indexOf(w) + w.length);
     expect(hints.map((h) => h.position.character)).toEqual(ends);
     expect(action!.title).toBe(`Apply TW-BERT weights: ${planned.plan.words.map((w, i) => `${w.node.text} ${perWord[i]!.toFixed(2)}`).join(', ')}`);
+  }, 120_000);
+
+  const hintsOf = (uri: string) =>
+    client.request<InlayHint[]>('textDocument/inlayHint', { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } } });
+
+  it('puts a Lucene hint after the word\'s ^boost and after its phrase, never inside them', async () => {
+    const uri = freshUri('lucene');
+    const text = '1\tflow^2 "boundary layer" plate';
+    client.open(uri, 'lucene', text);
+    await client.diagnosticsFor(uri);
+    const hints = await hintsOf(uri);
+    const ends = ['flow^2', '"boundary layer"', 'plate'].map((part) => text.indexOf(part) + part.length);
+    expect(hints.map((h) => h.position.character)).toEqual(ends);
+    // The phrase's two words share the hint after it.
+    expect(hints[1]!.label).toMatch(/^·\d\.\d\d ·\d\.\d\d$/);
+  }, 120_000);
+
+  it('shows no hint that repeats the weight written on the word', async () => {
+    const uri = freshUri('indri');
+    const text = '1\t#combine( supersonic flow plate )';
+    client.open(uri, 'indri', text);
+    const [first] = await weighActions(uri, 0);
+    const weighted = applyEdits(text, first!.edit!.changes![uri]!);
+    // The model's own query: every word carries the weight the model gives it.
+    client.change(uri, weighted);
+    await client.diagnosticsFor(uri);
+    const hints = await hintsOf(uri);
+    for (const word of ['supersonic', 'flow', 'plate']) expect(weighted).toMatch(new RegExp(` [\\d.]+ ${word} `));
+    expect(hints).toEqual([]);
+    // Another weight than the model's is not a repeat: its hint stays.
+    const edited = weighted.replace(/ [\d.]+ supersonic /, ' 9 supersonic ');
+    client.change(uri, edited);
+    await client.diagnosticsFor(uri);
+    expect((await hintsOf(uri)).map((h) => h.position.character)).toEqual([edited.indexOf('supersonic') + 'supersonic'.length]);
   }, 120_000);
 
   it('lists a refused query as a disabled action whose reason is the rule\'s message, with no edit and no hints', async () => {
