@@ -12,6 +12,7 @@ import { registerCompare } from './compare.js';
 import { registerExpand } from './expand.js';
 import { registerSearch } from './search.js';
 import { registerExplain } from './explain.js';
+import { registerSweep } from './sweep.js';
 
 /** Registers every subcommand. One import and one call per command module. */
 export function registerCommands(program: Command): void {
@@ -26,6 +27,7 @@ export function registerCommands(program: Command): void {
   registerExpand(program);
   registerSearch(program);
   registerExplain(program);
+  registerSweep(program);
   registerExportTraining(program);
   registerWeigh(program);
   registerEvalModel(program);
