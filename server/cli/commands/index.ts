@@ -13,6 +13,7 @@ import { registerExpand } from './expand.js';
 import { registerSearch } from './search.js';
 import { registerExplain } from './explain.js';
 import { registerSweep } from './sweep.js';
+import { registerBrowse } from './browse.js';
 
 /** Registers every subcommand. One import and one call per command module. */
 export function registerCommands(program: Command): void {
@@ -28,6 +29,7 @@ export function registerCommands(program: Command): void {
   registerSearch(program);
   registerExplain(program);
   registerSweep(program);
+  registerBrowse(program);
   registerExportTraining(program);
   registerWeigh(program);
   registerEvalModel(program);
