@@ -75,16 +75,26 @@ export function parseSweepValues(name: SweepParameter, text: string): number[] {
   } else {
     throw new SweepGridError(`${label}: '${text}' is neither a list (0.3,0.5) nor a range (start:end:step)`);
   }
+  return checkSweepValues(name, values, label);
+}
+
+/** Checks a list of values of one parameter (finite, positive integers for Bo1 sizes, none twice); returns it. */
+export function checkSweepValues(name: SweepParameter, values: readonly unknown[], label: string = name): number[] {
+  if (values.length === 0) throw new SweepGridError(`${label}: no values`);
+  if (values.length > MAX_VALUES_PER_PARAMETER) throw new SweepGridError(`${label}: ${values.length} values; a sweep runs at most ${MAX_SWEEP_SETTINGS} settings`);
+  const bad = values.find((v) => typeof v !== 'number' || !Number.isFinite(v));
+  if (bad !== undefined) throw new SweepGridError(`${label}: ${JSON.stringify(bad)} is not a number`);
+  const numbers = values as number[];
   if (INTEGER_PARAMETERS.has(name)) {
-    const bad = values.find((v) => !Number.isInteger(v) || v < 1);
-    if (bad !== undefined) throw new SweepGridError(`${label}: ${bad} is not a positive integer`);
+    const notInt = numbers.find((v) => !Number.isInteger(v) || v < 1);
+    if (notInt !== undefined) throw new SweepGridError(`${label}: ${notInt} is not a positive integer`);
   }
   const seen = new Set<number>();
-  for (const v of values) {
+  for (const v of numbers) {
     if (seen.has(v)) throw new SweepGridError(`${label}: ${v} is listed twice`);
     seen.add(v);
   }
-  return values;
+  return [...numbers];
 }
 
 /** Every setting of the grid (the cartesian product, the first parameter varying slowest), checked. */

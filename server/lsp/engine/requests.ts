@@ -65,7 +65,7 @@ import { modelQuery, weighCached } from './weights.js';
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
 
-function requireSession(context: EngineContext): EngineSession {
+export function requireSession(context: EngineContext): EngineSession {
   const session = context.session();
   if (session) return session;
   // The first-use build (or a load) is under way: say so, rather than "no index".
@@ -89,7 +89,7 @@ function checkK(k: unknown, fallback: number): number {
   return k as number;
 }
 
-async function step(documents: LiveDocuments, doc: QueryDocument, token: CancellationToken): Promise<void> {
+export async function step(documents: LiveDocuments, doc: QueryDocument, token: CancellationToken): Promise<void> {
   await yieldToEventLoop();
   documents.checkFresh(doc, token);
 }
@@ -236,7 +236,7 @@ const MAX_RUN_DEPTH = 10_000;
  * LiveDocuments.resolve, same rules: wait up to 2 s for a version not yet seen, ContentModified
  * for one the document moved past).
  */
-async function resolveDocument(documents: LiveDocuments, params: DocumentRef, token: CancellationToken): Promise<QueryDocument> {
+export async function resolveDocument(documents: LiveDocuments, params: DocumentRef, token: CancellationToken): Promise<QueryDocument> {
   const { uri, version } = params;
   if (typeof uri !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: uri must be a string');
   const deadline = Date.now() + 2000;
@@ -254,7 +254,7 @@ async function resolveDocument(documents: LiveDocuments, params: DocumentRef, to
   return doc;
 }
 
-function notRunnableReason(entry: QueryEntry): string {
+export function notRunnableReason(entry: QueryEntry): string {
   return entry.result.ast.root === null ? 'the query is empty' : 'the query has syntax errors';
 }
 
