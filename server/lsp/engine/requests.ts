@@ -23,7 +23,7 @@
  */
 import { existsSync } from 'node:fs';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
-import type { QueryAst, QueryEntry } from '../../../grammar/index.js';
+import { printIndri, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
 import { buildWeightedQueryAst } from '../../model/weighted-query.js';
 import { evaluate } from '../../engine/eval/index.js';
 import { explain, formatRunLines, runQuery, type SearchHit } from '../../engine/search.js';
@@ -60,8 +60,7 @@ import type { EngineContext } from './context.js';
 import { bo1Expansion, documentText, expandedQueryText, matchedTerms, runnable, runQueryAst, snippetOf } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
-import { weighableQuery, weighCached, weighedQueryText } from './weights.js';
-import { weighInsideStructure } from '../../model/structured-weights.js';
+import { modelQuery, weighCached } from './weights.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
@@ -182,19 +181,15 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   ];
   const notes: string[] = [];
   const loaded = context.model();
-  // The rule of the single-query weights action (weighableQuery): a structured query keeps its
-  // structure with the model's weights inside; what the rule refuses is said with its reason.
-  const weighable = loaded ? weighableQuery(ast, entry.text) : null;
+  const plain = loaded ? modelQuery(ast) : null;
   if (!loaded) notes.push('No weighted variant: no term-weighting model is loaded (set "model" in querylens.json).');
-  else if (!weighable!.ok) notes.push(`No weighted variant: ${weighable!.refusal.message}`);
+  else if (!plain) notes.push('No weighted variant: the model weighs plain-term queries only (no fields, wildcards, filters or quoted terms).');
   else {
-    const { query } = weighable!;
-    const weights = await weighCached(loaded, query.plan.text);
+    const weightedAst = buildWeightedQueryAst(await weighCached(loaded, plain.text));
     await step(context.documents, doc, token);
-    const weightedAst = query.plan.flat ? buildWeightedQueryAst(weights) : weighInsideStructure(ast, query.plan, weights);
-    const text = weighedQueryText(ast, query, weights);
-    if (weightedAst.root && text !== null) {
+    if (weightedAst.root) {
       const weighted = runQueryAst(session, weightedAst, DEPTH);
+      const text = entry.dialect === 'lucene' ? translate(weightedAst, 'lucene').text : printIndri(weightedAst);
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
       for (const notice of loaded.model.notices) notes.push(notice);
     }
@@ -338,8 +333,8 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
   const planned = doc.source.entries.map((entry): { entry: QueryEntry; reason?: string; action?: Promise<WeightsRewrite> } => {
     if (!runnable(entry)) return { entry, reason: notRunnableReason(entry) };
     if (!isVerbatim(doc, entry)) return { entry, reason: 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place' };
-    // What the model cannot weigh is decided by the single-query action's rule (weighableQuery), which
-    // gives its refusal as the reason: the file request weighs exactly the queries the action weighs.
+    if (!modelQuery(entry.result.ast))
+      return { entry, reason: 'the model weighs plain-term queries only (no fields, wildcards, filters, #not, quoted terms or prohibited clauses)' };
     // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
     const at = rangeInFile(doc, entry, 0, 0).start;
     const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale);

@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { CancellationTokenSource, type CodeAction } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex } from '../../../server/engine/index/index.js';
-import type { BuildIndexResult, CompareResult, PreviewResult, RunFileResult, WeighFileResult } from '../../../server/lsp/engine/protocol.js';
+import type { BuildIndexResult, PreviewResult, RunFileResult, WeighFileResult } from '../../../server/lsp/engine/protocol.js';
 import { runChecked } from '../../support/process.js';
 import { applyEdits, freshUri, REPO, type TestClient } from '../harness.js';
 import { corpusJsonl, makeWorkspace, startIn, type Status, failure } from './fixture.js';
@@ -296,18 +296,15 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
         '4\t#combine( broken ',
         '5\t#weight( 2.0 #1(flat plate) 1.0 shock )',
         '6\t#combine( the of )',
-        '7\t#combine( #or( flow plate ) heat )',
       ],
-      // The single-query action's rule (weighableQuery): fields are kept with the weights inside
-      // (3), #or is refused at its place (7).
-      weighable: ['1', '2', '3', '5'],
-      notWeighed: { '4': /syntax errors/, '6': /stopwords only/, '7': /#or/ },
+      weighable: ['1', '2', '5'],
+      notWeighed: { '3': /plain-term queries only/, '4': /syntax errors/, '6': /stopwords only/ },
     },
     {
       language: 'lucene',
-      lines: ['1\tboundary layer flow', '2\ttitle:flow plate', '3\t"heat conduction"^2 slabs', '4\tflow AND (heat', '5\tflo* plate'],
-      weighable: ['1', '2', '3'],
-      notWeighed: { '4': /syntax errors/, '5': /wildcard|pattern|flo\*/ },
+      lines: ['1\tboundary layer flow', '2\ttitle:flow plate', '3\t"heat conduction"^2 slabs', '4\tflow AND (heat'],
+      weighable: ['1', '3'],
+      notWeighed: { '2': /plain-term queries only/, '4': /syntax errors/ },
     },
   ];
 
@@ -350,19 +347,6 @@ describe.skipIf(!haveModel)('querylens/weighFile with model/artifacts', () => {
       }
     }, 120_000);
   }
-
-  it("querylens/compare's weighted variant follows the same rule: a structured query is weighed inside its structure, a refused one says why", async () => {
-    const uri = freshUri('indri');
-    client.open(uri, 'indri', '1\t#combine( flow.title plate )\n2\t#combine( #or( flow plate ) heat )');
-    const file = await client.request<WeighFileResult>('querylens/weighFile', { uri, version: 1 });
-    const structured = await client.request<CompareResult>('querylens/compare', { uri, qid: '1', version: 1 });
-    expect(structured.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'weighted']);
-    expect(structured.variants[2]!.query).toBe(file.weighed.find((w) => w.qid === '1')!.text);
-    expect(structured.variants[2]!.query).toMatch(/flow\.title/);
-    const refused = await client.request<CompareResult>('querylens/compare', { uri, qid: '2', version: 1 });
-    expect(refused.variants.map((v) => v.name)).toEqual(['original', 'bo1']);
-    expect(refused.notes).toEqual([`No weighted variant: ${file.notWeighed.find((n) => n.qid === '2')!.reason}`]);
-  }, 60_000);
 
   const weighActions = async (uri: string, line: number) =>
     (
