@@ -9,7 +9,8 @@
 import type { QueryAst } from '../../grammar/ast.js';
 import { evaluate, resolveMeasureNames, type Qrels, type RunEntry } from './eval/index.js';
 import type { IndexReader } from './index/reader.js';
-import { resolveParameters, runQuery, type SearchOptions } from './search.js';
+import { expandQuery, selectFeedbackDocs } from './expansion/index.js';
+import { resolveParameters, search, type SearchHit, type SearchOptions } from './search.js';
 
 /** The settings one sweep may run: each is a whole pass over the query file. */
 export const MAX_SWEEP_SETTINGS = 200;
@@ -177,6 +178,19 @@ export interface SweepOptions {
   afterSetting?: (done: number, total: number) => void | Promise<void>;
 }
 
+/**
+ * One query's ranking under a setting: with Bo1, the first pass's top fbDocs documents give the
+ * expansion terms and the expanded query is ranked with the same scorer (SEMANTICS.md §4.5).
+ */
+function rankSetting(reader: IndexReader, ast: QueryAst, setting: SweepSetting, k: number): SearchHit[] {
+  const options = searchOptionsOf(setting);
+  if (!setting.bo1) return search(reader, ast, { ...options, k }).hits;
+  const { fbDocs, fbTerms } = setting.bo1;
+  const first = search(reader, ast, { ...options, k: fbDocs }).hits;
+  const expansion = expandQuery(reader, ast, selectFeedbackDocs(first, fbDocs), { method: 'bo1', fbTerms });
+  return search(reader, expansion.ast, { ...options, k }).hits;
+}
+
 /** Ranks and evaluates every query under every setting. */
 export async function runSweep(reader: IndexReader, queries: readonly SweepQuery[], qrels: Qrels, settings: readonly SweepSetting[], options: SweepOptions): Promise<SweepResult> {
   const measures = resolveMeasureNames(options.measures);
@@ -188,7 +202,7 @@ export async function runSweep(reader: IndexReader, queries: readonly SweepQuery
   for (const [i, setting] of settings.entries()) {
     const run = new Map<string, RunEntry[]>();
     for (const q of judged) {
-      const { hits } = runQuery(reader, q.ast, { ...searchOptionsOf(setting), k: options.k ?? 1000, ...(setting.bo1 ? { expand: { method: 'bo1', ...setting.bo1 } } : {}) });
+      const hits = rankSetting(reader, q.ast, setting, options.k ?? 1000);
       // A query id written twice: its run lines are one ranking, as trec_eval reads a run file.
       if (hits.length) run.set(q.qid, [...(run.get(q.qid) ?? []), ...hits.map((h) => ({ docno: h.docno, score: h.score }))]);
     }

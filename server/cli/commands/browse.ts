@@ -10,7 +10,8 @@
 import type { Command } from 'commander';
 import type { IndexReader } from '../../engine/index/reader.js';
 import { CliError } from '../errors.js';
-import { countOption, openIndexForCli } from './search-options.js';
+import { openIndexReader } from '../open-index.js';
+import { countOption } from './search-options.js';
 
 interface IndexCliOptions {
   index?: string;
@@ -61,7 +62,7 @@ export function registerBrowse(program: Command): void {
     .option('--prefix <p>', 'only terms starting with p (analysed forms: lowercased, stemmed)')
     .action(async (opts: IndexCliOptions & { top: string; prefix?: string }) => {
       const top = countOption('--top', opts.top, false)!;
-      const reader = await openIndexForCli(opts.index);
+      const reader = await openIndexReader(opts.index);
       const { topTermsByDf } = await import('../../engine/index/browse.js');
       const result = await browse(() => topTermsByDf(reader, { top, prefix: opts.prefix }));
       if (opts.json) return console.log(JSON.stringify({ numDocs: reader.stats().numDocs, ...result }, null, 2));
@@ -78,7 +79,7 @@ export function registerBrowse(program: Command): void {
     .action(async (text: string, opts: IndexCliOptions & { raw?: boolean; maxDocs: string; maxPositions: string }) => {
       const maxDocs = countOption('--max-docs', opts.maxDocs, false)!;
       const maxPositions = countOption('--max-positions', opts.maxPositions, false)!;
-      const reader = await openIndexForCli(opts.index);
+      const reader = await openIndexReader(opts.index);
       const term = analysedTerm(reader, text, opts.raw === true);
       const { termPostings } = await import('../../engine/index/browse.js');
       const result = await browse(() => termPostings(reader, term, { maxDocs, maxPositions }));
@@ -100,7 +101,7 @@ export function registerBrowse(program: Command): void {
     .option('--max-terms <n>', 'terms of the vector listed, most frequent first', '50')
     .action(async (docno: string, opts: IndexCliOptions & { maxTerms: string }) => {
       const maxTerms = countOption('--max-terms', opts.maxTerms, false)!;
-      const reader = await openIndexForCli(opts.index);
+      const reader = await openIndexReader(opts.index);
       const { documentView } = await import('../../engine/index/browse.js');
       const view = await browse(() => documentView(reader, docno, { maxTerms }));
       if (!view) throw new CliError(`no document '${docno}' in the index`, 1);
@@ -127,7 +128,7 @@ export function registerBrowse(program: Command): void {
       const { createAnalyzer, isAnalyzerProfile } = await import('../../engine/analysis/index.js');
       let reader: IndexReader | undefined;
       if (opts.index !== undefined) {
-        reader = await openIndexForCli(opts.index);
+        reader = await openIndexReader(opts.index);
         if (opts.profile !== 'terrier' && opts.profile !== reader.profile) throw new CliError(`--profile ${opts.profile}: the index was built with the ${reader.profile} profile, which its terms need`);
       } else if (!isAnalyzerProfile(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}' (expected terrier or lucene)`);
       const analyzer = reader ? reader.analyzer : createAnalyzer(opts.profile as 'terrier' | 'lucene');

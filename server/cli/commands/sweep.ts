@@ -19,7 +19,8 @@ import { applyConfigValues } from '../config-apply.js';
 import { CliError } from '../errors.js';
 import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js';
 import { DEFAULT_CLI_METRICS, loadQrelsAndRuns, parseMetricsOption } from './eval.js';
-import { countOption, openIndexForCli } from './search-options.js';
+import { openIndexReader } from '../open-index.js';
+import { countOption } from './search-options.js';
 
 interface SweepCliOptions extends SourceCliOptions {
   index?: string;
@@ -150,7 +151,7 @@ export function registerSweep(program: Command): void {
     const source = loadSource(file, opts);
     const indexDir = opts.index ?? (config.index ? resolve(configDir, config.index) : undefined);
     if (indexDir === undefined) throw new CliError(`no --index given, and ${configPath ?? 'no querylens.json'} ${configPath ? 'has no "index" setting' : 'found in the current folder or above'}; pass --index DIR`);
-    const reader = await openIndexForCli(indexDir);
+    const reader = await openIndexReader(indexDir);
     const { hasErrors } = await import('../../../grammar/diagnostics.js');
     const toRank = source.entries.filter((e) => e.result.ast.root !== null && !hasErrors(e.result.diagnostics));
     const skipped = source.entries.filter((e) => !toRank.includes(e));

@@ -18,12 +18,13 @@ import { analyzeForDisplay, BrowseError, documentView, termPostings, topTermsByD
 import { checkSweepValues, gridSettings, runSweep, SweepGridError, SWEEP_PARAMETERS, type SweepGrid, type SweepSetting } from '../../engine/sweep.js';
 import { CONFIG_FILE_NAME } from '../config.js';
 import { ConfigEditRefused, lineColumnAt, setConfigValues, type ConfigValue } from '../config-edit.js';
+import type { IndexReader } from '../../engine/index/reader.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import type { TextEditLike } from './protocol.js';
 import { runnable } from './ranking.js';
 import { notRunnableReason, requireSession, resolveDocument, step } from './requests.js';
-import { PREVIEW_MEASURES } from './session.js';
+import { PREVIEW_MEASURES, type EngineSession } from './session.js';
 import {
   ANALYZE_REQUEST,
   DOCUMENT_REQUEST,
@@ -41,6 +42,18 @@ import {
   type SweepParams,
   type SweepResult,
 } from './workbench-protocol.js';
+
+/**
+ * The index the sweep and the browser read: postings, term vectors and field extents, which only an
+ * index on this machine has. The session holds it as its `reader`, or as the `reader` of a local
+ * search backend; a session over anything else is refused with the reason.
+ */
+function localIndex(session: EngineSession): IndexReader {
+  const held = session as unknown as { reader?: IndexReader; backend?: { reader?: IndexReader } };
+  const reader = held.reader ?? held.backend?.reader;
+  if (!reader) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: the index browser and sweeps need a local index (built with `querylens index`)');
+  return reader;
+}
 
 function invalidParams(message: string): ResponseError<void> {
   return new ResponseError(ErrorCodes.InvalidParams, `querylens: ${message}`);
@@ -92,6 +105,7 @@ function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepRe
 
 export async function sweep(context: EngineContext, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
   const session = requireSession(context);
+  const reader = localIndex(session);
   const doc = await resolveDocument(context.documents, params, token);
   const { scorer: configured, expansion } = session.config;
   const scorer = params.scorer ?? (params.mu ? 'ql' : params.k1 || params.b ? 'bm25' : configured.name);
@@ -132,7 +146,7 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
   }
   let result;
   try {
-    result = await runSweep(session.reader, queries, session.qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) });
+    result = await runSweep(reader, queries, session.qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) });
   } catch (err) {
     if (err instanceof SweepGridError) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${err.message}`);
     throw err;
@@ -149,30 +163,30 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
 }
 
 export function indexTerms(context: EngineContext, params: IndexTermsParams | null): IndexTermsResult {
-  const session = requireSession(context);
+  const reader = localIndex(requireSession(context));
   const prefix = params?.prefix;
   if (prefix !== undefined && typeof prefix !== 'string') throw invalidParams('prefix must be a string');
-  const result = browse(() => topTermsByDf(session.reader, { top: count(params?.top, 25, 'top'), prefix }));
-  return { numDocs: session.reader.stats().numDocs, ...result };
+  const result = browse(() => topTermsByDf(reader, { top: count(params?.top, 25, 'top'), prefix }));
+  return { numDocs: reader.stats().numDocs, ...result };
 }
 
 export function postings(context: EngineContext, params: PostingsParams): PostingsResult {
-  const session = requireSession(context);
+  const reader = localIndex(requireSession(context));
   if (typeof params?.term !== 'string') throw invalidParams('term must be a string');
-  const { analyzer, profile } = session.reader;
+  const { analyzer, profile } = reader;
   const terms = analyzer.analyzeTerm(params.term, { raw: params.raw === true });
   if (terms.length === 0)
     throw invalidParams(analyzer.isStopword(params.term) ? `'${params.term}' is a stopword of the ${profile} analyser: it is not indexed` : `'${params.term}' has no letters or digits: it is not a term`);
   if (terms.length > 1) throw invalidParams(`'${params.term}' analyses to ${terms.length} terms (${terms.join(', ')}); give one`);
   const term = terms[0]!;
-  const found = browse(() => termPostings(session.reader, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') }));
+  const found = browse(() => termPostings(reader, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') }));
   return found ? { ...found, found: true } : { term, found: false, df: 0, cf: 0, postings: [], cut: false };
 }
 
 export function documentRequest(context: EngineContext, params: DocumentParams): DocumentResult {
-  const session = requireSession(context);
+  const reader = localIndex(requireSession(context));
   if (typeof params?.docno !== 'string') throw invalidParams('docno must be a string');
-  const view = browse(() => documentView(session.reader, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') }));
+  const view = browse(() => documentView(reader, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') }));
   if (!view) throw invalidParams(`no document "${params.docno}" in the index`);
   return view;
 }
@@ -181,7 +195,10 @@ export function documentRequest(context: EngineContext, params: DocumentParams):
 export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeResult {
   if (typeof params?.text !== 'string') throw invalidParams('text must be a string');
   const session = context.session();
-  if (session) return { profile: session.reader.profile, indexed: true, note: null, words: analyzeForDisplay(session.reader.analyzer, params.text, session.reader) };
+  if (session) {
+    const reader = localIndex(session);
+    return { profile: reader.profile, indexed: true, note: null, words: analyzeForDisplay(reader.analyzer, params.text, reader) };
+  }
   const activity = context.indexActivity();
   const why = activity ? activity.message : 'no index is loaded (see querylens/status)';
   return {
