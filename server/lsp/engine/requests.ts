@@ -191,7 +191,6 @@ export async function compare(context: EngineContext, params: CompareParams, tok
       const weighted = runQueryAst(session, weightedAst, DEPTH);
       const text = entry.dialect === 'lucene' ? translate(weightedAst, 'lucene').text : printIndri(weightedAst);
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
-      for (const notice of loaded.model.notices) notes.push(notice);
     }
   }
   const variants = lists.map((l) => variant(session, judgedQid(entry), l.name, l.query, l.hits, k));
