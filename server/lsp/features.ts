@@ -15,6 +15,7 @@ import type {
   Connection,
   Diagnostic,
   Disposable,
+  InlayHint,
   MarkupContent,
   Range,
 } from 'vscode-languageserver';
@@ -62,6 +63,8 @@ export interface FeatureModule {
   /** Extra diagnostics for a document (published together with the parser's). */
   diagnostics?(doc: QueryDocument, token: CancellationToken): Promise<Diagnostic[]> | Diagnostic[];
   codeLenses?(doc: QueryDocument, token: CancellationToken): Promise<CodeLens[]> | CodeLens[];
+  /** Inlay hints of the lines in `range`; the server merges every module's. */
+  inlayHints?(doc: QueryDocument, range: Range, token: CancellationToken): Promise<InlayHint[]> | InlayHint[];
   /** Custom requests and notifications (documented in docs/LSP_EXTENSIONS.md). */
   register?(connection: Connection, host: FeatureHost): Disposable | void;
 }

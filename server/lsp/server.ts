@@ -34,6 +34,7 @@ import {
   type Diagnostic,
   type InitializeParams,
   type InitializeResult,
+  type InlayHint,
   type MarkupContent,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -59,6 +60,7 @@ import { LocalEngineProvider } from './engine/provider.js';
 import { foldingRanges } from './folding.js';
 import { formattingEdits } from './formatting.js';
 import { operatorHoverModule } from './hover.js';
+import { impliedQidHintsModule } from './qid-hints.js';
 import { SEMANTIC_TOKENS_LEGEND, semanticTokens } from './semantic-tokens.js';
 import { documentSymbols } from './symbols.js';
 import { createServerConnection } from './transport.js';
@@ -95,7 +97,7 @@ export interface ServerOptions {
   trust?: TrustPolicy;
 }
 
-const GRAMMAR_FEATURES: FeatureModule[] = [grammarDiagnosticsModule, operatorHoverModule, operatorCompletionModule, grammarCodeActionsModule];
+const GRAMMAR_FEATURES: FeatureModule[] = [grammarDiagnosticsModule, operatorHoverModule, operatorCompletionModule, grammarCodeActionsModule, impliedQidHintsModule];
 
 /**
  * The most diagnostics one publish carries; the rest are counted in one summary diagnostic
@@ -423,6 +425,8 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
         // Answered by the engine's result-preview module: a lens per query with its results, or,
         // while the index is being built or loaded, one that says so (preview-lens.ts).
         codeLensProvider: { resolveProvider: false },
+        // Answered by the modules' inlayHints (the implied-qid hints; the model's weights when one is loaded).
+        inlayHintProvider: true,
       },
       serverInfo: { name: 'querylens', version: '0.1.0' },
     };
@@ -576,6 +580,32 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
         if (found) appendAll(lenses, found);
       }
       return lenses;
+    }),
+  );
+
+  connection.languages.inlayHint.on(
+    guarded('inlay hints', async (params, token) => {
+      const document = documents.get(params.textDocument.uri);
+      if (!document || !isLanguageId(document.languageId) || isTooLarge(document)) return [];
+      const doc = parsedDocument(params.textDocument.uri);
+      if (!doc) return [];
+      const hints: InlayHint[] = [];
+      for (const module of modules) {
+        if (!module.inlayHints) continue;
+        // A stale or cancelled request (ContentModified, RequestCancelled) fails as a whole: hints
+        // placed on an older text are worse than none. Any other failure loses that module's hints only.
+        const found = await safely(module, 'inlay hints', async () => {
+          try {
+            return { hints: await module.inlayHints!(doc, params.range, token) };
+          } catch (err) {
+            if (err instanceof ResponseError) return { error: err };
+            throw err;
+          }
+        });
+        if (found?.error) throw found.error;
+        if (found?.hints) appendAll(hints, found.hints);
+      }
+      return hints;
     }),
   );
 

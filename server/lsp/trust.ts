@@ -11,6 +11,7 @@ import type { ResolvedConfig } from './config.js';
 import type { EngineProvider, EngineStatus, ResourceStatus } from './engine.js';
 import { BUILD_INDEX_REQUEST, COMPARE_REQUEST, EXPLAIN_REQUEST, PREVIEW_REQUEST, RUN_FILE_REQUEST, WEIGH_FILE_REQUEST } from './engine/protocol.js';
 import { MODEL_STATS_REQUEST } from './engine/weight-hints.js';
+import { ANALYZE_REQUEST, DOCUMENT_REQUEST, INDEX_TERMS_REQUEST, POSTINGS_REQUEST, SWEEP_REQUEST } from './engine/workbench-protocol.js';
 import type { FeatureModule } from './features.js';
 
 /** `querylens lsp --trust`: `workspace` (default) honours the workspace's querylens.json, confined to the workspace; `none` is restricted mode. */
@@ -39,7 +40,20 @@ export function untrustedFix(byClient: boolean): string {
   return byClient ? 'Trust the workspace (Workspaces: Manage Workspace Trust) to turn the engine on.' : 'Start the server with `querylens lsp --trust workspace` to turn the engine on.';
 }
 
-const ENGINE_REQUESTS = [PREVIEW_REQUEST, EXPLAIN_REQUEST, COMPARE_REQUEST, RUN_FILE_REQUEST, WEIGH_FILE_REQUEST, BUILD_INDEX_REQUEST, MODEL_STATS_REQUEST];
+const ENGINE_REQUESTS = [
+  PREVIEW_REQUEST,
+  EXPLAIN_REQUEST,
+  COMPARE_REQUEST,
+  RUN_FILE_REQUEST,
+  WEIGH_FILE_REQUEST,
+  BUILD_INDEX_REQUEST,
+  MODEL_STATS_REQUEST,
+  SWEEP_REQUEST,
+  INDEX_TERMS_REQUEST,
+  POSTINGS_REQUEST,
+  DOCUMENT_REQUEST,
+  ANALYZE_REQUEST,
+];
 
 /** The provider of restricted mode: touches no file, contributes only the answers above. */
 export class RestrictedProvider implements EngineProvider {

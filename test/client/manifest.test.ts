@@ -32,6 +32,15 @@ describe('client/package.json', () => {
     }
   });
 
+  it("hides the index folders out of the explorer: the samples' .index and the documented .querylens/index", () => {
+    // VS Code merges an object default contributed here with its own (.git, node_modules …).
+    const excluded = manifest.contributes.configurationDefaults['files.exclude'];
+    const samples = JSON.parse(read('samples/querylens.json')) as { index: string };
+    expect(excluded[`**/${samples.index.split('/')[0]}`]).toBe(true);
+    const documented = /"index": "([^"]+)"/.exec(read('docs/LSP_EXTENSIONS.md'))![1]!;
+    expect(excluded[`**/${documented.split('/')[0]}`]).toBe(true);
+  });
+
   it('registers every contributed command, and only those, once each', () => {
     const contributed = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
     expect(registered).toEqual(contributed);

@@ -12,6 +12,8 @@ import { registerCompare } from './compare.js';
 import { registerExpand } from './expand.js';
 import { registerSearch } from './search.js';
 import { registerExplain } from './explain.js';
+import { registerSweep } from './sweep.js';
+import { registerBrowse } from './browse.js';
 
 /** Registers every subcommand. One import and one call per command module. */
 export function registerCommands(program: Command): void {
@@ -26,6 +28,8 @@ export function registerCommands(program: Command): void {
   registerExpand(program);
   registerSearch(program);
   registerExplain(program);
+  registerSweep(program);
+  registerBrowse(program);
   registerExportTraining(program);
   registerWeigh(program);
   registerEvalModel(program);

@@ -273,9 +273,11 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
       } catch (e) {
         if (e instanceof ExpansionLimitError)
           warn(ctx, 'engine/expansion-limit', `${excerpt(what)} is too complex to run: ${e.message}; it matches nothing. Simplify it (fewer nested repeats, complements or intersections).`, node.range);
-        else if (e instanceof InvalidRegexpError)
-          warn(ctx, 'engine/invalid-regex', `${excerpt(what)} is not a valid regular expression (${e.message}); it matches nothing.`, node.range);
-        else throw e;
+        // A body Lucene's RegExp rejects matches nothing. It is not warned about here: regex nodes come
+        // only from the Lucene parser, which already reports that body as a located `lucene/bad-regex`
+        // error with the same parser (grammar/lucene/regexp.ts), and a second warning for the same
+        // regex (seen with `--recover`) said the same thing twice.
+        else if (!(e instanceof InvalidRegexpError)) throw e;
         return { kind: 'missing', text: excerpt(`/${node.pattern}/`) };
       }
     }

@@ -42,6 +42,7 @@ import { hoverStatsModule } from './hover-stats.js';
 import { LiveDocuments } from './live-documents.js';
 import { previewLensModule } from './preview-lens.js';
 import { requestsModule } from './requests.js';
+import { workbenchRequestsModule } from './workbench-requests.js';
 import { EngineSession } from './session.js';
 import { vocabularyCompletionModule } from './vocabulary-completion.js';
 import { weightHintsModule } from './weight-hints.js';
@@ -100,6 +101,7 @@ export class LocalEngineProvider implements EngineProvider {
       previewLensModule(this.context),
       expansionActionModule(this.context),
       requestsModule(this.context),
+      workbenchRequestsModule(this.context),
       weightsActionModule(this.context),
       weightHintsModule(this.context),
     ];

@@ -67,7 +67,7 @@ import { weighableQuery, weighCached, weighedQueryAst } from './weights.js';
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
 
-function requireSession(context: EngineContext): EngineSession {
+export function requireSession(context: EngineContext): EngineSession {
   const session = context.session();
   if (session) return session;
   // The first-use build (or a load) is under way: say so, rather than "no index".
@@ -91,7 +91,7 @@ function checkK(k: unknown, fallback: number): number {
   return k as number;
 }
 
-async function step(documents: LiveDocuments, doc: QueryDocument, token: CancellationToken): Promise<void> {
+export async function step(documents: LiveDocuments, doc: QueryDocument, token: CancellationToken): Promise<void> {
   await yieldToEventLoop();
   documents.checkFresh(doc, token);
 }
@@ -193,7 +193,6 @@ export async function compare(context: EngineContext, params: CompareParams, tok
       const weighted = runQueryAst(session, weightedAst, DEPTH);
       const text = entry.dialect === 'lucene' ? (query.plan.flat ? translate(weightedAst, 'lucene').text : printLucene(weightedAst)) : printIndri(weightedAst);
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
-      for (const notice of loaded.model.notices) notes.push(notice);
     }
   }
   const variants = lists.map((l) => variant(session, judgedQid(entry), l.name, l.query, l.hits, k));
@@ -238,7 +237,7 @@ const MAX_RUN_DEPTH = 10_000;
  * LiveDocuments.resolve, same rules: wait up to 2 s for a version not yet seen, ContentModified
  * for one the document moved past).
  */
-async function resolveDocument(documents: LiveDocuments, params: DocumentRef, token: CancellationToken): Promise<QueryDocument> {
+export async function resolveDocument(documents: LiveDocuments, params: DocumentRef, token: CancellationToken): Promise<QueryDocument> {
   const { uri, version } = params;
   if (typeof uri !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: uri must be a string');
   const deadline = Date.now() + 2000;
@@ -256,7 +255,7 @@ async function resolveDocument(documents: LiveDocuments, params: DocumentRef, to
   return doc;
 }
 
-function notRunnableReason(entry: QueryEntry): string {
+export function notRunnableReason(entry: QueryEntry): string {
   return entry.result.ast.root === null ? 'the query is empty' : 'the query has syntax errors';
 }
 

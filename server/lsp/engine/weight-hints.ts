@@ -3,10 +3,9 @@
  * (`boundary ·1.16`; in Lucene after the word's phrase and `^boost`, never between them; none where
  * the same weight is already written on the word), under the same rule and from the same cached weights as the weights action
  * (weights.ts): a flat query's words, a structured query's terms (inside fields, `#syn`, windows);
- * a query the rule refuses gets no hints (the action, disabled, says why). The server's static capabilities do not announce inlay hints
- * (server.ts is grammar plumbing), so this module registers the request dynamically when its
- * custom handlers are registered; clients without dynamic registration simply get none.
- * No model loaded: no hints.
+ * a query the rule refuses gets no hints (the action, disabled, says why). The server answers
+ * textDocument/inlayHint with every feature module's hints (features.ts `inlayHints`), these and
+ * the implied query ids (qid-hints.ts). No model loaded: no weight hints.
  */
 import { InlayHintRequest, type CancellationToken, type Connection, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
 import { walk, type QueryNode, type TermNode } from '../../../grammar/index.js';
@@ -121,24 +120,16 @@ function hintAnchor(term: TermNode, parents: ReadonlyMap<QueryNode, QueryNode>, 
 export function weightHintsModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/weight-hints',
+    // The server answers textDocument/inlayHint with every module's hints (features.ts).
+    inlayHints: (doc, range, token) => weightHints(context, { textDocument: { uri: doc.uri }, range }, token),
     register(connection: Connection) {
-      const handler = connection.languages.inlayHint.on((params, token) => weightHints(context, params, token));
       const stats = connection.onRequest(MODEL_STATS_REQUEST, (): ModelStatsResult | null => {
         const loaded = context.model();
         if (!loaded) return null;
         const model = loaded.model as typeof loaded.model & { offThread?: boolean };
         return { model: model.stats?.() ?? null, batcher: batcherOf(model).stats(), offThread: model.offThread === true };
       });
-      const registration = connection.client
-        .register(InlayHintRequest.type, { documentSelector: [{ language: 'indri' }, { language: 'lucene' }] })
-        .catch(() => undefined);
-      return {
-        dispose: () => {
-          handler.dispose();
-          stats.dispose();
-          void registration.then((r) => r?.dispose());
-        },
-      };
+      return { dispose: () => stats.dispose() };
     },
   };
 }

@@ -87,6 +87,18 @@ describe('RegexpMatcher', () => {
   });
 });
 
+describe('an invalid regex body', () => {
+  it('is reported once, by the parser (lucene/bad-regex), and matches nothing', () => {
+    const reader = buildToyIndex([{ docno: 'd', fields: { text: 'flow ab' } }]);
+    const parsed = parseLucene('/[a/ flow');
+    expect(parsed.diagnostics.map((d) => d.code)).toEqual(['lucene/bad-regex']);
+    // Ranked as recovered (`search --recover`): no second warning for the same regex.
+    const r = search(reader, parsed.ast);
+    expect(r.warnings.map((w) => w.code)).toEqual([]);
+    expect(r.hits.map((h) => h.docno)).toEqual(['d']);
+  });
+});
+
 describe('wildcards and fuzzy terms', () => {
   it('globMatches equals the RegExp reading of * and ?', () => {
     fc.assert(

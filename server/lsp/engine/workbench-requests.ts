@@ -1,0 +1,226 @@
+/**
+ * The workbench's custom requests (types in workbench-protocol.ts, documented in
+ * docs/LSP_EXTENSIONS.md): `querylens/sweep` (a document's queries over a parameter grid, each
+ * setting evaluated with the qrels, and the edit that writes the best one into querylens.json) and
+ * the index browser (`querylens/indexTerms`, `querylens/postings`, `querylens/document`,
+ * `querylens/analyze`). They delegate to server/engine/sweep.ts and server/engine/index/browse.ts,
+ * what `querylens sweep`, `terms`, `postings`, `doc` and `analyze` print. Like the other engine
+ * requests: no index loaded is InvalidRequest with the reason (analyze answers without one, saying
+ * so), bad parameters are InvalidParams, and the sweep is stale-checked and cancellable between settings.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
+import { createAnalyzer } from '../../engine/analysis/index.js';
+import { resolveMeasureNames, UnknownMeasureError } from '../../engine/eval/index.js';
+import { analyzeForDisplay, BrowseError, documentView, termPostings, topTermsByDf } from '../../engine/index/browse.js';
+import { checkSweepValues, gridSettings, runSweep, SweepGridError, SWEEP_PARAMETERS, type SweepGrid, type SweepSetting } from '../../engine/sweep.js';
+import { CONFIG_FILE_NAME } from '../config.js';
+import { ConfigEditRefused, lineColumnAt, setConfigValues, type ConfigValue } from '../config-edit.js';
+import type { IndexReader } from '../../engine/index/reader.js';
+import type { FeatureModule } from '../features.js';
+import type { EngineContext } from './context.js';
+import type { TextEditLike } from './protocol.js';
+import { runnable } from './ranking.js';
+import { notRunnableReason, requireSession, resolveDocument, step } from './requests.js';
+import { PREVIEW_MEASURES, type EngineSession } from './session.js';
+import {
+  ANALYZE_REQUEST,
+  DOCUMENT_REQUEST,
+  INDEX_TERMS_REQUEST,
+  POSTINGS_REQUEST,
+  SWEEP_REQUEST,
+  type AnalyzeParams,
+  type AnalyzeResult,
+  type DocumentParams,
+  type DocumentResult,
+  type IndexTermsParams,
+  type IndexTermsResult,
+  type PostingsParams,
+  type PostingsResult,
+  type SweepParams,
+  type SweepResult,
+} from './workbench-protocol.js';
+
+/**
+ * The index the sweep and the browser read: postings, term vectors and field extents, which only an
+ * index on this machine has. The session holds it as its `reader`, or as the `reader` of a local
+ * search backend; a session over anything else is refused with the reason.
+ */
+function localIndex(session: EngineSession): IndexReader {
+  const held = session as unknown as { reader?: IndexReader; backend?: { reader?: IndexReader } };
+  const reader = held.reader ?? held.backend?.reader;
+  if (!reader) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: the index browser and sweeps need a local index (built with `querylens index`)');
+  return reader;
+}
+
+function invalidParams(message: string): ResponseError<void> {
+  return new ResponseError(ErrorCodes.InvalidParams, `querylens: ${message}`);
+}
+
+/** An optional count parameter: the default when absent, else the value as given (the browser checks its range). */
+function count(value: unknown, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number') throw invalidParams(`${name} must be a number`);
+  return value;
+}
+
+function browse<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof BrowseError) throw invalidParams(err.message);
+    throw err;
+  }
+}
+
+function settingValues(s: SweepSetting): ConfigValue[] {
+  const values: ConfigValue[] = [{ path: ['scorer', 'name'], value: s.scorer }];
+  if (s.scorer === 'bm25') values.push({ path: ['scorer', 'k1'], value: s.k1! }, { path: ['scorer', 'b'], value: s.b! });
+  else values.push({ path: ['scorer', 'mu'], value: s.mu! });
+  if (s.bo1) values.push({ path: ['expansion', 'method'], value: 'bo1' }, { path: ['expansion', 'fbDocs'], value: s.bo1.fbDocs }, { path: ['expansion', 'fbTerms'], value: s.bo1.fbTerms });
+  return values;
+}
+
+/** The WorkspaceEdit that writes the setting into `<root>/querylens.json`, or why there is none. */
+function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepResult, 'configEdit' | 'configEditRefused'> {
+  if (!root) return { configEdit: null, configEditRefused: 'no workspace folder, so no querylens.json to write' };
+  const path = join(root, CONFIG_FILE_NAME);
+  if (!existsSync(path)) return { configEdit: null, configEditRefused: `there is no ${CONFIG_FILE_NAME} in ${root}` };
+  const text = readFileSync(path, 'utf8');
+  try {
+    const { edits } = setConfigValues(text, settingValues(setting));
+    const position = (offset: number) => {
+      const { line, column } = lineColumnAt(text, offset);
+      return { line: line - 1, character: column - 1 };
+    };
+    const lspEdits: TextEditLike[] = edits.map((e) => ({ range: { start: position(e.offset), end: position(e.offset + e.length) }, newText: e.content }));
+    return { configEdit: { changes: { [pathToFileURL(path).toString()]: lspEdits } }, configEditRefused: null };
+  } catch (err) {
+    if (err instanceof ConfigEditRefused) return { configEdit: null, configEditRefused: `${path}: ${err.message}` };
+    throw err;
+  }
+}
+
+export async function sweep(context: EngineContext, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
+  const session = requireSession(context);
+  const reader = localIndex(session);
+  const doc = await resolveDocument(context.documents, params, token);
+  const { scorer: configured, expansion } = session.config;
+  const scorer = params.scorer ?? (params.mu ? 'ql' : params.k1 || params.b ? 'bm25' : configured.name);
+  if (scorer !== 'bm25' && scorer !== 'ql') throw invalidParams(`scorer must be "bm25" or "ql"`);
+  let measures: string[];
+  let by: string;
+  try {
+    measures = resolveMeasureNames(params.measures ?? PREVIEW_MEASURES);
+    by = resolveMeasureNames([params.by ?? measures[0]!])[0]!;
+  } catch (err) {
+    if (err instanceof UnknownMeasureError) throw invalidParams(err.message);
+    throw err;
+  }
+  if (!session.qrels) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no qrels are configured, so a sweep has nothing to evaluate with; set "qrels" in querylens.json');
+  const values: SweepGrid['values'] = {};
+  let settings: SweepSetting[];
+  try {
+    for (const name of SWEEP_PARAMETERS) {
+      const given = params[name];
+      if (given === undefined) continue;
+      if (!Array.isArray(given)) throw new SweepGridError(`${name} must be an array of numbers`);
+      values[name] = checkSweepValues(name, given);
+    }
+    settings = gridSettings({
+      scorer,
+      values,
+      base: { k1: configured.k1, b: configured.b, mu: configured.mu, fbDocs: expansion.fbDocs, fbTerms: expansion.fbTerms, bo1: expansion.method === 'bo1' },
+    });
+  } catch (err) {
+    if (err instanceof SweepGridError) throw invalidParams(err.message);
+    throw err;
+  }
+  const skipped: SweepResult['skipped'] = [];
+  const queries = [];
+  for (const entry of doc.source.entries) {
+    if (runnable(entry)) queries.push({ qid: entry.qid, ast: entry.result.ast, judged: !entry.implicitQid });
+    else skipped.push({ qid: entry.qid, reason: notRunnableReason(entry) });
+  }
+  let result;
+  try {
+    result = await runSweep(reader, queries, session.qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) });
+  } catch (err) {
+    if (err instanceof SweepGridError) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${err.message}`);
+    throw err;
+  }
+  return {
+    version: doc.version,
+    measures: result.measures,
+    by: result.by,
+    rows: result.rows,
+    best: result.best,
+    skipped,
+    ...configEditFor(session.config.root, result.rows[result.best]!.setting),
+  };
+}
+
+export function indexTerms(context: EngineContext, params: IndexTermsParams | null): IndexTermsResult {
+  const reader = localIndex(requireSession(context));
+  const prefix = params?.prefix;
+  if (prefix !== undefined && typeof prefix !== 'string') throw invalidParams('prefix must be a string');
+  const result = browse(() => topTermsByDf(reader, { top: count(params?.top, 25, 'top'), prefix }));
+  return { numDocs: reader.stats().numDocs, ...result };
+}
+
+export function postings(context: EngineContext, params: PostingsParams): PostingsResult {
+  const reader = localIndex(requireSession(context));
+  if (typeof params?.term !== 'string') throw invalidParams('term must be a string');
+  const { analyzer, profile } = reader;
+  const terms = analyzer.analyzeTerm(params.term, { raw: params.raw === true });
+  if (terms.length === 0)
+    throw invalidParams(analyzer.isStopword(params.term) ? `'${params.term}' is a stopword of the ${profile} analyser: it is not indexed` : `'${params.term}' has no letters or digits: it is not a term`);
+  if (terms.length > 1) throw invalidParams(`'${params.term}' analyses to ${terms.length} terms (${terms.join(', ')}); give one`);
+  const term = terms[0]!;
+  const found = browse(() => termPostings(reader, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') }));
+  return found ? { ...found, found: true } : { term, found: false, df: 0, cf: 0, postings: [], cut: false };
+}
+
+export function documentRequest(context: EngineContext, params: DocumentParams): DocumentResult {
+  const reader = localIndex(requireSession(context));
+  if (typeof params?.docno !== 'string') throw invalidParams('docno must be a string');
+  const view = browse(() => documentView(reader, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') }));
+  if (!view) throw invalidParams(`no document "${params.docno}" in the index`);
+  return view;
+}
+
+/** Without an index the terrier analyser still answers (the default profile), and says that no statistics are shown. */
+export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeResult {
+  if (typeof params?.text !== 'string') throw invalidParams('text must be a string');
+  const session = context.session();
+  if (session) {
+    const reader = localIndex(session);
+    return { profile: reader.profile, indexed: true, note: null, words: analyzeForDisplay(reader.analyzer, params.text, reader) };
+  }
+  const activity = context.indexActivity();
+  const why = activity ? activity.message : 'no index is loaded (see querylens/status)';
+  return {
+    profile: 'terrier',
+    indexed: false,
+    note: `${why}: the terrier profile's analysis, without document frequencies`,
+    words: analyzeForDisplay(createAnalyzer('terrier'), params.text),
+  };
+}
+
+export function workbenchRequestsModule(context: EngineContext): FeatureModule {
+  return {
+    id: 'engine/workbench-requests',
+    register(connection: Connection) {
+      const disposables = [
+        connection.onRequest(SWEEP_REQUEST, (params: SweepParams, token) => sweep(context, params, token)),
+        connection.onRequest(INDEX_TERMS_REQUEST, (params: IndexTermsParams | null) => indexTerms(context, params)),
+        connection.onRequest(POSTINGS_REQUEST, (params: PostingsParams) => postings(context, params)),
+        connection.onRequest(DOCUMENT_REQUEST, (params: DocumentParams) => documentRequest(context, params)),
+        connection.onRequest(ANALYZE_REQUEST, (params: AnalyzeParams) => analyze(context, params)),
+      ];
+      return { dispose: () => disposables.forEach((d) => d.dispose()) };
+    },
+  };
+}
