@@ -161,7 +161,8 @@ def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
         if isinstance(model, StatsTWBert):
             stats = torch.zeros(nmask.shape[0], nmask.shape[1], len(STAT_NAMES))
             for i, r in enumerate(rows):
-                stats[i, : len(r["stats"])] = torch.tensor(r["stats"])
+                if r["stats"]:
+                    stats[i, : len(r["stats"])] = torch.tensor(r["stats"])
             weights = model(ids, att, nmask, order, stats)
         else:
             weights = model(ids, att, nmask, order)

@@ -349,6 +349,8 @@ def choose(results, outer: str | None):
     return best
 
 
+DESCRIPTION = ("collection-aware TW-BERT: frozen pre-trained encoder + BISON-style statistics attention over the query's n-grams, "
+               "trained through BM25 on the seven training collections, knobs chosen by leave-one-collection-out (model/MODEL_CARD.md)")
 EXPANSION_FACTORS = [0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0]
 
 
@@ -448,13 +450,15 @@ def main(argv=None):
             saved = torch.load(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
             others = [n for n in TRAINING if n != k]
             torch.save({"state": saved["states"][v["epochs"] - 1], "head": saved["head"], "knobs": v["knobs"], "epochs": v["epochs"],
-                        "encoder": a.encoder, "provenance": provenance(others, others)}, FOLDS / f"{k}.pt")
+                        "encoder": a.encoder, "provenance": provenance(others, others),
+                        "description": f"{DESCRIPTION}; fold model: trained and selected without {k}"}, FOLDS / f"{k}.pt")
         expansion = choose_expansion(encoder, uniform, logf)
     if a.stage == "ship":
         model, _ = train(data, TRAINING, knobs, epochs, a.seed)
         model = model.cpu()
         torch.save({"state": model.state_dict(), "head": model.head_config(), "knobs": knobs, "epochs": epochs,
-                    "encoder": a.encoder, "provenance": provenance(TRAINING, TRAINING), "expansionScale": expansion}, a.out)
+                    "encoder": a.encoder, "provenance": provenance(TRAINING, TRAINING), "expansionScale": expansion,
+                    "description": DESCRIPTION}, a.out)
         for n in REPORTING:
             uni = map_of(data[n], uniform_weights)
             log(logf, f"reporting {n}: uniform {uni:.4f} model {model_map(model.to(DEVICE), data[n]):.4f}")

@@ -136,7 +136,7 @@ def stage_export():
         run(["npx", "--no-install", "tsx", "model/encode-queries.ts"], stdout=f)
     with open(WORK / "parity-inputs-deepct.jsonl", "w") as f:
         run(["npx", "--no-install", "tsx", "model/encode-queries.ts", "--unigrams-only"], stdout=f)
-    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(WORK / "twbert-stats.pt"))
+    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(WORK / "twbert.pt"))
     py("model.twbert.export", "--model", "deepct", "--checkpoint", str(WORK / "deepct.pt"))
 
 

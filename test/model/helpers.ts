@@ -59,3 +59,18 @@ export function randomQuery(rand: () => number): string {
   }
   return words.join(' ');
 }
+
+/**
+ * A weighting model that hands a collection-aware model the statistics of `indexDir`'s collection, as the
+ * CLI and the language server do (SearchBackend.ngramStatistics): tests that call the model directly compare
+ * with what the server computes for that index.
+ */
+export async function withIndexStatistics(model: import('../../server/model/runtime.js').WeightModel, indexDir: string) {
+  const { openLocalBackend } = await import('../../server/service/backend.js');
+  const backend = openLocalBackend(indexDir);
+  return {
+    name: model.name,
+    weigh: (queries: string[]) => model.weigh(queries, model.readsStatistics ? queries.map((q) => backend.ngramStatistics(q)) : undefined),
+    dispose: () => model.dispose(),
+  };
+}

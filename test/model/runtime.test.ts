@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expansionScaleOf, loadWeightModel, WeightModelError, type WeightModelName } from '../../server/model/runtime.js';
 import { STATISTIC_NAMES, type NgramStatistics } from '../../server/model/statistic-names.js';
-import { ARTIFACTS_DIR } from './helpers.js';
+import { buildMemoryIndex } from '../../server/engine/index/memory.js';
+import { queryStatistics } from '../../server/model/collection-statistics.js';
+import { ARTIFACTS_DIR, syntheticCorpus } from './helpers.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ql-model-runtime-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -175,7 +177,9 @@ describe('loading failures are typed states, never throws', () => {
     try {
       const words = 'patients with chronic kidney disease and high blood pressure were treated with a low protein diet'.split(' ');
       const long = Array.from({ length: 300 }, (_x, i) => words[i % words.length]).join(' ');
-      const [w] = await loaded.model.weigh([long]);
+      const reader = buildMemoryIndex(syntheticCorpus(200, 5), { profile: 'terrier' });
+      const stats = (q: string) => queryStatistics(reader, q).ngrams.map((g) => g.stats);
+      const [w] = await loaded.model.weigh([long], [stats(long)]);
       expect(w.ngrams.length).toBeGreaterThan(300);
       // Before windows, n-grams past 128 wordpieces got weight 1 (about twice a word's, eight times a pair's).
       for (const g of w.ngrams) {
@@ -187,8 +191,8 @@ describe('loading failures are typed states, never throws', () => {
       expect(tail.length).toBeGreaterThan(10);
       // A query that fits the window weighs exactly as before (one window): same as the short query alone.
       const short = words.join(' ');
-      const [alone] = await loaded.model.weigh([short]);
-      const [batched] = (await loaded.model.weigh([long, short])).slice(1);
+      const [alone] = await loaded.model.weigh([short], [stats(short)]);
+      const [batched] = (await loaded.model.weigh([long, short], [stats(long), stats(short)])).slice(1);
       alone.ngrams.forEach((g, i) => expect(Math.abs(g.weight - batched.ngrams[i].weight)).toBeLessThan(1e-5));
     } finally {
       await loaded.model.dispose();
@@ -198,7 +202,9 @@ describe('loading failures are typed states, never throws', () => {
   it('weigh after dispose rejects with a typed error; queries without n-grams give none', async () => {
     const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
     if (!r.ok) throw r.error;
-    const [empty, some] = await r.model.weigh(['the of and', 'heat transfer']);
+    const reader = buildMemoryIndex(syntheticCorpus(100, 6), { profile: 'terrier' });
+    const texts = ['the of and', 'heat transfer'];
+    const [empty, some] = await r.model.weigh(texts, texts.map((q) => queryStatistics(reader, q).ngrams.map((g) => g.stats)));
     expect(empty.ngrams).toEqual([]);
     expect(some.ngrams.map((g) => g.kind)).toEqual(['unigram', 'unigram', 'bigram']);
     expect(some.ngrams.every((g) => Number.isFinite(g.weight) && g.weight >= 0)).toBe(true);

@@ -149,7 +149,7 @@ describe.skipIf(!hasCollection('time'))('search --weights and weigh follow the o
     expect(r.stderr).toContain(`${file}:2:9: error model/cannot-weigh cannot weigh this query: #or combines beliefs without weights`);
     expect(r.stdout.split('\n').some((l) => l.startsWith('2 Q0 '))).toBe(true);
 
-    const weighed = await runProcess(process.execPath, [CLI, 'weigh', file, '--device', 'cpu', '-o', join(work, 'weighed.indri')], { cwd: REPO_ROOT, timeoutMs: 120_000 });
+    const weighed = await runProcess(process.execPath, [CLI, 'weigh', file, '--device', 'cpu', '--index', index, '-o', join(work, 'weighed.indri')], { cwd: REPO_ROOT, timeoutMs: 120_000 });
     expect(weighed.status).toBe(1);
     expect(weighed.stderr).toContain(`${file}:2:9: error model/cannot-weigh`);
     const weighedLines = readFileSync(join(work, 'weighed.indri'), 'utf8').split('\n').filter((l) => /^\d/.test(l));

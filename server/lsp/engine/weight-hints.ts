@@ -7,7 +7,7 @@
  * textDocument/inlayHint with every feature module's hints (features.ts `inlayHints`), these and
  * the implied query ids (qid-hints.ts). No model loaded: no weight hints.
  */
-import { InlayHintRequest, type CancellationToken, type Connection, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
+import { type CancellationToken, type Connection, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
 import { walk, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { rangeInFile } from '../documents.js';
 import type { FeatureModule } from '../features.js';

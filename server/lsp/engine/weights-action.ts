@@ -23,6 +23,7 @@ import { layoutInDocument } from '../formatting.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import type { EngineSession } from './session.js';
+import { WeightModelError } from '../../model/runtime.js';
 import { runnable } from './ranking.js';
 import { weighableQuery, weighCached, weighedItems, weighedQueryText, weighedWordWeights, type LoadedModel } from './weights.js';
 
@@ -116,6 +117,10 @@ export function weightsActionModule(context: EngineContext): FeatureModule {
       } catch (err) {
         // Dropped as stale: the edit made the action (its range and weights) meaningless.
         if (err instanceof StaleRequestError) return [];
+        // A collection-aware model without a loaded index: say so where the action would be.
+        if (err instanceof WeightModelError && err.kind === 'needs-statistics' && wants(request.context.only, WEIGHTS_ACTION_KIND)) {
+          return [{ title: `Apply ${modelLabel(loaded)} weights`, kind: WEIGHTS_ACTION_KIND, disabled: { reason: err.message } }];
+        }
         throw err;
       }
       // An edit while the model ran: the action would rewrite text that is no longer there.

@@ -19,6 +19,7 @@ import { MODEL_STATS_REQUEST, type ModelStatsResult } from '../../../server/lsp/
 import { runChecked } from '../../support/process.js';
 import { applyEdits, freshUri, REPO, type TestClient } from '../harness.js';
 import { makeWorkspace, startIn, type Workspace } from './fixture.js';
+import { withIndexStatistics } from '../../model/helpers.js';
 
 const MODEL_DIR = join(REPO, 'model/artifacts');
 const haveModel = existsSync(join(MODEL_DIR, 'config.json')) && existsSync(join(MODEL_DIR, 'twbert.onnx'));
@@ -36,7 +37,7 @@ const LUCENE = ['title:flow "boundary layer"^2 -heat', 'title:plate shock wave',
 describe.skipIf(!haveModel)('the weigh action uses the CLI rule (model/artifacts)', () => {
   let ws: Workspace;
   let client: TestClient;
-  let direct: WeightModel;
+  let direct: Awaited<ReturnType<typeof withIndexStatistics>>;
   const work = mkdtempSync(join(tmpdir(), 'ql-weigh-lsp-'));
   beforeAll(async () => {
     ws = await makeWorkspace({ config: { index: 'idx', qrels: 'data/qrels.txt' } });
@@ -46,7 +47,7 @@ describe.skipIf(!haveModel)('the weigh action uses the CLI rule (model/artifacts
     expect(started.status.model.state).toBe('ready');
     const loaded = await loadWeightModel(MODEL_DIR, { model: 'twbert', device: 'cpu' });
     if (!loaded.ok) throw loaded.error;
-    direct = loaded.model;
+    direct = await withIndexStatistics(loaded.model, join(ws.root, 'idx'));
   }, 180_000);
   afterAll(async () => {
     await client?.stop();
@@ -68,7 +69,7 @@ describe.skipIf(!haveModel)('the weigh action uses the CLI rule (model/artifacts
   async function cliWeigh(name: string, lines: string[]): Promise<string[]> {
     const file = join(work, name);
     writeFileSync(file, lines.map((q, i) => `${i + 1}\t${q}`).join('\n') + '\n');
-    const out = await runChecked(process.execPath, [CLI, 'weigh', file, '--digits', '3', '--device', 'cpu', '--model-dir', MODEL_DIR], { cwd: REPO, timeoutMs: 120_000 });
+    const out = await runChecked(process.execPath, [CLI, 'weigh', file, '--digits', '3', '--device', 'cpu', '--model-dir', MODEL_DIR, '--index', join(ws.root, 'idx')], { cwd: REPO, timeoutMs: 120_000 });
     return out.split('\n').filter((l) => /^\d+\t/.test(l)).map((l) => l.split('\t')[1]!);
   }
 

@@ -14,6 +14,7 @@ import type { CompareResult } from '../../../server/lsp/engine/protocol.js';
 import { MODEL_STATS_REQUEST, type ModelStatsResult } from '../../../server/lsp/engine/weight-hints.js';
 import { applyEdits, freshUri, REPO, type TestClient } from '../harness.js';
 import { makeWorkspace, startIn, type Workspace } from './fixture.js';
+import { withIndexStatistics } from '../../model/helpers.js';
 
 const MODEL_DIR = join(REPO, 'model/artifacts');
 const haveModel = existsSync(join(MODEL_DIR, 'config.json')) && existsSync(join(MODEL_DIR, 'twbert.onnx'));
@@ -43,7 +44,7 @@ describe('a configured model that is not there', () => {
 describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
   let ws: Workspace;
   let client: TestClient;
-  let direct: WeightModel;
+  let direct: Awaited<ReturnType<typeof withIndexStatistics>>;
   beforeAll(async () => {
     // The model lies outside the workspace: the user's settings name it (docs/ARCHITECTURE.md, "Trust model").
     ws = await makeWorkspace({ config: { index: 'idx', qrels: 'data/qrels.txt', device: 'cpu' } });
@@ -54,7 +55,7 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
     expect(started.status.model.state).toBe('ready');
     const loaded = await loadWeightModel(MODEL_DIR, { model: 'twbert', device: 'cpu' });
     if (!loaded.ok) throw loaded.error;
-    direct = loaded.model;
+    direct = await withIndexStatistics(loaded.model, join(ws.root, 'idx'));
   });
   afterAll(async () => {
     await client?.stop();
