@@ -417,7 +417,11 @@ def main(argv=None):
     p.add_argument("--folds-dir", default=str(FOLDS), help="the fold models (one checkpoint per left-out collection)")
     p.add_argument("--epochs", type=int, default=EPOCHS)
     p.add_argument("--epoch-queries", type=int, default=EPOCH_QUERIES)
+    p.add_argument("--grid-limit", type=int, default=None, help="smoke tests: only the first N knob settings of GRID")
     a = p.parse_args(argv)
+    global GRID
+    if a.grid_limit:
+        GRID = GRID[: a.grid_limit]
     LOCO_DATA, RUNS, FOLDS, EPOCHS, EPOCH_QUERIES = Path(a.data_dir), Path(a.runs_dir), Path(a.folds_dir), a.epochs, a.epoch_queries
     CACHE = RUNS / "cache" if a.runs_dir != str(WORK / "loco-runs") else CACHE
     # Many small operations: one thread is faster than two on a shared machine (TWBERT_THREADS overrides).
