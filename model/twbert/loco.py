@@ -161,14 +161,19 @@ def aps_of(queries, weights_of) -> list[float]:
     return out
 
 
-def model_map(model, queries) -> float:
+def predict_all(model, queries) -> dict:
+    """The model's weights of every query (eval mode, in chunks), by id(query)."""
     model.eval()
     with torch.no_grad():
         ws = []
         for i in range(0, len(queries), 128):
             ws += [w.double().cpu().numpy() for w in predict(model, queries[i : i + 128])]
     model.train()
-    table = {id(q): w for q, w in zip(queries, ws)}
+    return {id(q): w for q, w in zip(queries, ws)}
+
+
+def model_map(model, queries) -> float:
+    table = predict_all(model, queries)
     return map_of(queries, lambda q: table[id(q)])
 
 
@@ -358,13 +363,7 @@ def expansion_gains(model, queries, uniform_map) -> dict:
     """TW-BERT + Bo1 (paper §5.3) in re-ranking: the model weighs the query and the Bo1 words it reads after it
     (export-training --expand bo1), the expansion words' weights times a factor; the MAP gain over uniform BM25
     (of the query as written) for each factor of EXPANSION_FACTORS."""
-    model.eval()
-    with torch.no_grad():
-        ws = []
-        for i in range(0, len(queries), 128):
-            ws += [w.double().cpu().numpy() for w in predict(model, queries[i : i + 128])]
-    model.train()
-    table = {id(q): w for q, w in zip(queries, ws)}
+    table = predict_all(model, queries)
     out = {}
     for f in EXPANSION_FACTORS:
         def weights_of(q, f=f):
