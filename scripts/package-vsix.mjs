@@ -27,7 +27,8 @@ rmSync(stage, { recursive: true, force: true });
 mkdirSync(join(stage, 'dist'), { recursive: true });
 
 // ---- 1. bundles
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: false, minify: true, logLevel: 'warning' };
+// ES module builds first: a UMD build (jsonc-parser's) requires its own files at run time, which a bundle does not carry.
+const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: false, minify: true, logLevel: 'warning', mainFields: ['module', 'main'] };
 await build({ ...common, entryPoints: [join(root, 'client/src/extension.ts')], outfile: join(stage, 'dist/extension.js'), external: ['vscode'] });
 // The sources are ES modules; in the CommonJS bundle `import.meta.url` (used with createRequire
 // to load the native modules lazily) becomes this file's own URL.
