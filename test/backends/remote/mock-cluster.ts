@@ -53,7 +53,7 @@ export function replay(kind: ClusterKind, answer: (request: RecordedRequest) => 
   if (kind === 'opensearch') {
     class ReplayConnection extends OpenSearchConnection {
       // The client calls request(params, callback) and reads a response stream with statusCode and headers.
-      override request(params: never, callback: (err: Error | null, response: unknown) => void): never {
+      override request(params: never, callback: (err: Error | null, response: import("node:http").IncomingMessage | null) => void): never {
         // The connection's own request object: its headers carry the authorization the client configured.
         const req = { ...record(params), headers: this.buildRequestObject(params).headers as Record<string, unknown> };
         state.requests.push(req);
@@ -70,7 +70,7 @@ export function replay(kind: ClusterKind, answer: (request: RecordedRequest) => 
             statusCode: reply.status,
             headers: { 'content-type': reply.contentType ?? 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(body)) },
           });
-          callback(null, response);
+          callback(null, response as never);
         });
         return { abort() {} } as never;
       }
