@@ -27,7 +27,7 @@ export interface ClusterConfig {
   titleField: string;
   /** Per-request timeout in milliseconds (default 30000). */
   timeoutMs: number;
-  /** Retries after a connection failure or timeout (default 1). */
+  /** Retries after a connection failure (default 1); the OpenSearch client also retries a timeout, the Elasticsearch client does not. */
   maxRetries: number;
   /** Verify the cluster's TLS certificate (default true). */
   tlsVerify: boolean;
