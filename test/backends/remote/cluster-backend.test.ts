@@ -153,6 +153,8 @@ describe.each(KINDS)('%s backend over a replayed connection', (kind) => {
     { name: '401', reply: { status: 401, fixture: 'error-401.json' }, kind: 'unauthorized', says: kind === 'opensearch' ? /QUERYLENS_OPENSEARCH_USERNAME and QUERYLENS_OPENSEARCH_PASSWORD/ : /QUERYLENS_ELASTICSEARCH_API_KEY/ },
     // OpenSearch's security plugin answers 401 in plain text.
     { name: '401 in plain text', reply: { status: 401, text: 'Unauthorized', contentType: 'text/plain; charset=UTF-8' }, kind: 'unauthorized', says: /refused the credentials \(401\)/ },
+    { name: '403', reply: { status: 403, fixture: 'error-403.json' }, kind: 'forbidden', says: /denied access to index 'docs' \(403\): no permissions for \[indices:data\/read\/search\].*grant the account read access/ },
+    { name: '503', reply: { status: 503, fixture: 'error-503.json' }, kind: 'server', says: /failed \(503\): all shards failed; check the cluster's health/ },
     { name: '404 index missing', reply: { status: 404, fixture: 'error-404-index.json' }, kind: 'index-missing', says: /index 'docs' does not exist .*check "index"/ },
     { name: '429', reply: { status: 429, fixture: 'error-429.json' }, kind: 'too-many-requests', says: /\(429\): rejected execution .*wait and retry/ },
     { name: '400 rejected query', reply: { status: 400, fixture: 'error-400.json' }, kind: 'bad-request', says: /Can only use interval queries on text fields/ },
@@ -168,6 +170,19 @@ describe.each(KINDS)('%s backend over a replayed connection', (kind) => {
     expect(e.kind).toBe(errorKind);
     expect(e.code).toBe(`cluster/${errorKind}`);
     expect(e.message).toMatch(says);
+  });
+
+  it('explain of a document that does not exist (404 without an error) is a document-missing error', async () => {
+    const { backend: b } = backend(kind, () => ({ status: 404, fixture: 'explain-missing.json' }));
+    const e = await failure(b.explain(query, 'nope'));
+    expect(e.kind).toBe('document-missing');
+    expect(e.message).toMatch(/^no document 'nope' in index 'docs'/);
+  });
+
+  it('a caFile that cannot be read is a configuration error naming it, before any request', () => {
+    expect(() => backend(kind, () => ({ status: 200, fixture: 'search.json' }), { caFile: '/nonexistent/ca.pem' })).toThrow(
+      'cannot read "caFile" /nonexistent/ca.pem: ENOENT',
+    );
   });
 
   it('explain and term statistics report the same errors (404 index on _explain, 429 on _termvectors)', async () => {
