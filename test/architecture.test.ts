@@ -136,6 +136,10 @@ describe('architecture invariants', () => {
     expect(violations('server/lsp', (s) => s.startsWith('server/engine/scoring/vocabulary-match'))).toEqual([]);
   });
 
+  it('the cluster backend (server/backends) knows nothing of the LSP, the CLI or an editor', () => {
+    expect(violations('server/backends', (s) => s.startsWith('server/lsp') || s.startsWith('server/cli') || s.startsWith('vscode'))).toEqual([]);
+  });
+
   it('only the client imports the vscode API', () => {
     for (const folder of ['grammar', 'server']) {
       expect(violations(folder, (s) => s === 'vscode' || s === 'vscode-languageclient' || s.startsWith('vscode-languageclient/'))).toEqual([]);

@@ -17,6 +17,7 @@ import type { Command } from 'commander';
 import type { SearchBackend } from '../../service/backend.js';
 import type { WeightModel, WeightModelName } from '../../model/runtime.js';
 import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../service/ranking.js';
+import { isScorerName, SCORER_NAMES } from '../../engine/scoring/scorers.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
 import { WarningPrinter } from '../warning-summary.js';
@@ -35,6 +36,7 @@ interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   modelDir?: string;
   device: string;
   queriesOut?: string;
+  backendConfig?: string;
 }
 
 export type WeightsChoice = 'none' | 'phrase' | WeightModelName;
@@ -86,11 +88,33 @@ export function registerSearch(program: Command): void {
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines')
+    .option('--backend-config <file>', 'rank on an OpenSearch/Elasticsearch cluster instead of a local index: a backend configuration file, or a querylens.json with a "backend" section (credentials from QUERYLENS_OPENSEARCH_* / QUERYLENS_ELASTICSEARCH_* variables)')
     .option('--quiet', 'print no warnings (errors are still printed); stopword warnings are otherwise summarised per file')
     .option('--recover', 'also rank queries with syntax errors, as the parser recovered them (by default they are reported and skipped)');
   addSourceOptions(cmd).action(async (file: string, opts: SearchCliOptions) => {
     const k = countOption('-k', opts.k, true)!;
     if (/\s/.test(opts.runId) || opts.runId === '') throw new CliError(`--run-id must be one word without spaces, got '${opts.runId}'`);
+    if (opts.backendConfig !== undefined) {
+      // The cluster scores the documents with its own similarity: querylens's scorer settings, feedback and weights do not reach it.
+      const local = Object.entries({
+        '--index': opts.index,
+        '--k1': opts.k1,
+        '--b': opts.b,
+        '--k3': opts.k3,
+        '--mu': opts.mu,
+        '--anserini': opts.anserini,
+        '--expand': opts.expand,
+        '--queries-out': opts.queriesOut,
+        '--model-dir': opts.modelDir,
+        '--weights': opts.weights === 'none' ? undefined : opts.weights,
+        '--window-stats': opts.windowStats === 'exact' ? undefined : opts.windowStats,
+      }).filter(([, v]) => v !== undefined);
+      if (local.length) throw new CliError(`${local.map(([name]) => name).join(', ')} cannot be used with --backend-config: the cluster ranks with its own index and similarity settings`);
+      if (!isScorerName(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
+      const { searchOnCluster } = await import('./search-cluster.js');
+      await searchOnCluster(file, { backendConfig: opts.backendConfig, k, runId: opts.runId, scorer: opts.scorer, recover: opts.recover, quiet: opts.quiet, dialect: opts.dialect, fields: opts.fields });
+      return;
+    }
     if (opts.expand !== undefined && opts.expand !== 'bo1' && opts.expand !== 'rm3') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1 or rm3)`);
     if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1|rm3');
     const weights = parseWeightsOption(opts.weights);

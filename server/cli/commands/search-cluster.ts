@@ -1,0 +1,69 @@
+/**
+ * `querylens search --backend-config FILE QUERYFILE`: ranks every query of the file on an OpenSearch or
+ * Elasticsearch cluster (server/backends/remote) and prints a TREC run, like `search --index`. The
+ * cluster scores the documents, so the scorer's parameters, feedback and model weights do not apply;
+ * each construct the cluster evaluates differently is a warning at its place in the query file, and
+ * every cluster failure is one line (ClusterError's message) with exit status 2.
+ */
+import type { ScorerName } from '../../engine/scoring/scorers.js';
+import type { ClusterBackendOptions } from '../../backends/remote/cluster-backend.js';
+import { CliError } from '../errors.js';
+import { WarningPrinter } from '../warning-summary.js';
+import { loadSource, type SourceCliOptions } from './check.js';
+
+export interface ClusterSearchCliOptions extends SourceCliOptions {
+  /** A backend configuration file, or a querylens.json with a `backend` section. */
+  backendConfig: string;
+  k: number;
+  runId: string;
+  scorer: ScorerName;
+  recover?: boolean;
+  quiet?: boolean;
+}
+
+/** Ranks the query file on the configured cluster, writing run lines to `out` as each query is answered. */
+export async function searchOnCluster(file: string, opts: ClusterSearchCliOptions, backendOptions: ClusterBackendOptions = {}, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const { readClusterConfig, ClusterConfigError } = await import('../../backends/remote/config.js');
+  const { ClusterBackend } = await import('../../backends/remote/cluster-backend.js');
+  const { ClusterError } = await import('../../backends/remote/errors.js');
+  const { sourceDiagnostics, entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
+  const { hasErrors } = await import('../../../grammar/diagnostics.js');
+
+  const source = loadSource(file, opts);
+  let backend: InstanceType<typeof ClusterBackend>;
+  try {
+    backend = new ClusterBackend(readClusterConfig(opts.backendConfig), backendOptions);
+  } catch (err) {
+    if (err instanceof ClusterConfigError) throw new CliError(err.message);
+    throw err;
+  }
+  const printer = new WarningPrinter(opts.quiet === true);
+  const problems = sourceDiagnostics(source);
+  printer.add(file, source.text, problems);
+  if (problems.some((d) => d.severity === 'error')) process.exitCode = 1;
+  try {
+    const toRank = opts.recover ? source.entries : source.entries.filter((e) => !hasErrors(e.result.diagnostics));
+    const skipped = source.entries.length - toRank.length;
+    if (skipped) {
+      process.stderr.write(`querylens: ${skipped} quer${skipped === 1 ? 'y' : 'ies'} with syntax errors not ranked; fix them, or rank the recovered queries with --recover\n`);
+      process.exitCode = 1;
+    }
+    for (const entry of toRank) {
+      const result = await backend.search(entry.result.ast, { k: opts.k, scorer: opts.scorer });
+      printer.add(file, source.text, entryDiagnosticsInFile(source, entry, result.diagnostics));
+      let lines = '';
+      result.hits.forEach((h, i) => {
+        // A TREC run separates its columns by white space: such an _id cannot be written.
+        if (/\s/.test(h.docno) || h.docno === '') throw new CliError(`query ${entry.qid}: the cluster returned the document id ${JSON.stringify(h.docno)}, which a TREC run cannot hold (no spaces)`);
+        lines += `${entry.qid} Q0 ${h.docno} ${i + 1} ${h.score} ${opts.runId}\n`;
+      });
+      if (lines && !out.write(lines)) await new Promise((res) => out.once('drain', res));
+    }
+  } catch (err) {
+    if (err instanceof ClusterError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    printer.flush();
+    await backend.close();
+  }
+}
