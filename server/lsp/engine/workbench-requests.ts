@@ -14,11 +14,10 @@ import { pathToFileURL } from 'node:url';
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import { createAnalyzer } from '../../engine/analysis/index.js';
 import { resolveMeasureNames, UnknownMeasureError } from '../../engine/eval/index.js';
-import { analyzeForDisplay, BrowseError, documentView, termPostings, topTermsByDf } from '../../engine/index/browse.js';
-import { checkSweepValues, gridSettings, runSweep, SweepGridError, SWEEP_PARAMETERS, type SweepGrid, type SweepSetting } from '../../engine/sweep.js';
+import { analyzeInIndex, analyzeWithoutIndex, BrowseError, documentOf, NotLocalIndexError, postingsOf, sweepQueries, topTerms } from '../../service/workbench.js';
+import { checkSweepValues, gridSettings, SweepGridError, SWEEP_PARAMETERS, type SweepGrid, type SweepQuery, type SweepSetting } from '../../engine/sweep.js';
 import { CONFIG_FILE_NAME } from '../config.js';
 import { ConfigEditRefused, lineColumnAt, setConfigValues, type ConfigValue } from '../config-edit.js';
-import type { IndexReader } from '../../engine/index/reader.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import type { TextEditLike } from './protocol.js';
@@ -43,16 +42,19 @@ import {
   type SweepResult,
 } from './workbench-protocol.js';
 
-/**
- * The index the sweep and the browser read: postings, term vectors and field extents, which only an
- * index on this machine has. The session holds it as its `reader`, or as the `reader` of a local
- * search backend; a session over anything else is refused with the reason.
- */
-function localIndex(session: EngineSession): IndexReader {
-  const held = session as unknown as { reader?: IndexReader; backend?: { reader?: IndexReader } };
-  const reader = held.reader ?? held.backend?.reader;
-  if (!reader) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: the index browser and sweeps need a local index (built with `querylens index`)');
-  return reader;
+/** The session's backend for the sweep and the browser; a backend that is not a local index is refused with the reason. */
+function localIndex(session: EngineSession): EngineSession['backend'] {
+  return session.backend;
+}
+
+/** Runs a browser or sweep call; a backend without a local index is an InvalidRequest that says why. */
+function local<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof NotLocalIndexError) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${err.message}`);
+    throw err;
+  }
 }
 
 function invalidParams(message: string): ResponseError<void> {
@@ -119,7 +121,8 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
     if (err instanceof UnknownMeasureError) throw invalidParams(err.message);
     throw err;
   }
-  if (!session.qrels) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no qrels are configured, so a sweep has nothing to evaluate with; set "qrels" in querylens.json');
+  const qrels = session.qrels;
+  if (!qrels) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no qrels are configured, so a sweep has nothing to evaluate with; set "qrels" in querylens.json');
   const values: SweepGrid['values'] = {};
   let settings: SweepSetting[];
   try {
@@ -139,14 +142,14 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
     throw err;
   }
   const skipped: SweepResult['skipped'] = [];
-  const queries = [];
+  const queries: SweepQuery[] = [];
   for (const entry of doc.source.entries) {
     if (runnable(entry)) queries.push({ qid: entry.qid, ast: entry.result.ast, judged: !entry.implicitQid });
     else skipped.push({ qid: entry.qid, reason: notRunnableReason(entry) });
   }
   let result;
   try {
-    result = await runSweep(reader, queries, session.qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) });
+    result = await local(() => sweepQueries(reader, queries, qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) }));
   } catch (err) {
     if (err instanceof SweepGridError) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${err.message}`);
     throw err;
@@ -166,8 +169,8 @@ export function indexTerms(context: EngineContext, params: IndexTermsParams | nu
   const reader = localIndex(requireSession(context));
   const prefix = params?.prefix;
   if (prefix !== undefined && typeof prefix !== 'string') throw invalidParams('prefix must be a string');
-  const result = browse(() => topTermsByDf(reader, { top: count(params?.top, 25, 'top'), prefix }));
-  return { numDocs: reader.stats().numDocs, ...result };
+  const result = browse(() => local(() => topTerms(reader, { top: count(params?.top, 25, 'top'), prefix })));
+  return { numDocs: reader.collectionStatistics().numDocs, ...result };
 }
 
 export function postings(context: EngineContext, params: PostingsParams): PostingsResult {
@@ -179,14 +182,14 @@ export function postings(context: EngineContext, params: PostingsParams): Postin
     throw invalidParams(analyzer.isStopword(params.term) ? `'${params.term}' is a stopword of the ${profile} analyser: it is not indexed` : `'${params.term}' has no letters or digits: it is not a term`);
   if (terms.length > 1) throw invalidParams(`'${params.term}' analyses to ${terms.length} terms (${terms.join(', ')}); give one`);
   const term = terms[0]!;
-  const found = browse(() => termPostings(reader, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') }));
+  const found = browse(() => local(() => postingsOf(reader, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') })));
   return found ? { ...found, found: true } : { term, found: false, df: 0, cf: 0, postings: [], cut: false };
 }
 
 export function documentRequest(context: EngineContext, params: DocumentParams): DocumentResult {
   const reader = localIndex(requireSession(context));
   if (typeof params?.docno !== 'string') throw invalidParams('docno must be a string');
-  const view = browse(() => documentView(reader, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') }));
+  const view = browse(() => local(() => documentOf(reader, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') })));
   if (!view) throw invalidParams(`no document "${params.docno}" in the index`);
   return view;
 }
@@ -197,7 +200,7 @@ export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeR
   const session = context.session();
   if (session) {
     const reader = localIndex(session);
-    return { profile: reader.profile, indexed: true, note: null, words: analyzeForDisplay(reader.analyzer, params.text, reader) };
+    return { profile: reader.profile, indexed: true, note: null, words: local(() => analyzeInIndex(reader, params.text)) };
   }
   const activity = context.indexActivity();
   const why = activity ? activity.message : 'no index is loaded (see querylens/status)';
@@ -205,7 +208,7 @@ export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeR
     profile: 'terrier',
     indexed: false,
     note: `${why}: the terrier profile's analysis, without document frequencies`,
-    words: analyzeForDisplay(createAnalyzer('terrier'), params.text),
+    words: analyzeWithoutIndex(createAnalyzer('terrier'), params.text),
   };
 }
 
