@@ -90,6 +90,9 @@ function readCa(config: ClusterConfig): string | undefined {
   }
 }
 
+/** What querylens asks `_termvectors` for: term and field statistics, no positions, offsets or payloads. */
+const TERMVECTOR_FLAGS = { term_statistics: true, field_statistics: true, positions: false, offsets: false, payloads: false } as const;
+
 function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentials, options: ClusterBackendOptions): ClusterRequests {
   if (credentials.kind === 'api-key') throw new ClusterConfigError('OpenSearch takes a user and password, not an API key');
   const ca = readCa(config);
@@ -111,11 +114,7 @@ function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentia
           index,
           ...(id !== undefined ? { id } : {}),
           fields,
-          term_statistics: true,
-          field_statistics: true,
-          positions: false,
-          offsets: false,
-          payloads: false,
+          ...TERMVECTOR_FLAGS,
           ...(doc ? { body: { doc } } : {}),
         })
       ).body,
@@ -144,11 +143,7 @@ function elasticsearchRequests(config: ClusterConfig, credentials: ClusterCreden
         index,
         ...(id !== undefined ? { id } : {}),
         fields,
-        term_statistics: true,
-        field_statistics: true,
-        positions: false,
-        offsets: false,
-        payloads: false,
+        ...TERMVECTOR_FLAGS,
         ...(doc ? { doc } : {}),
       }),
     get: (id) => client.get({ index, id }),
