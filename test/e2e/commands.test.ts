@@ -37,7 +37,7 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     const vsix = await ensureEditorSetup();
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(WORKSPACE, { recursive: true });
-    // The samples, plus one query the weighing rule refuses (an unweighted #or), for the whole-file weights command to name.
+    // The 16 samples, plus one query the weighing rule refuses (an unweighted #or), for the whole-file weights command to name.
     writeFileSync(join(WORKSPACE, 'queries.indri'), readFileSync(join(REPO, 'samples/queries.indri'), 'utf8').trimEnd() + '\n90\t#or( heat transfer )\n');
     // Cranfield 16 times (distinct ids, the qrels judge the first copy): a build long enough
     // (about 5 s on an idle 2-core machine) for the user to press Cancel while it reads.
@@ -129,7 +129,7 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     await page.screenshot({ path: join(OUT, 'export-run-dialog.png') });
     await page.keyboard.press('Enter');
     const message = await notification(/querylens: wrote/);
-    expect(message).toMatch(/wrote [\d,]+ lines for 16 queries to queries\.indri\.run\. map \d\.\d{4} · ndcg_cut_10 \d\.\d{4} · P_10 \d\.\d{4} over \d+ judged queries\./);
+    expect(message).toMatch(/wrote [\d,]+ lines for 17 queries to queries\.indri\.run\. map \d\.\d{4} · ndcg_cut_10 \d\.\d{4} · P_10 \d\.\d{4} over \d+ judged queries\./);
     await page.screenshot({ path: join(OUT, 'export-run.png') });
     const written = readFileSync(join(WORKSPACE, 'queries.indri.run'), 'utf8');
     const cli = await runChecked(process.execPath, ['bin/querylens.js', 'search', '--index', join(WORKSPACE, '.index'), '--run-id', 'queries.indri', join(WORKSPACE, 'queries.indri')], {
