@@ -8,6 +8,7 @@
  * original, so an edit that would change any other value is refused as well.
  */
 import { applyEdits, modify, parseTree, printParseErrorCode, type Edit, type Node, type ParseError } from 'jsonc-parser';
+import type { SweepSetting } from '../engine/sweep.js';
 
 /** One value to write: `["scorer", "k1"]` → 0.9. */
 export interface ConfigValue {
@@ -16,6 +17,15 @@ export interface ConfigValue {
 }
 
 /** The file's contents cannot be kept as they are if the values are written: nothing is written. */
+/** The querylens.json values of a sweep's setting (what `sweep --apply` and `querylens/sweep`'s configEdit write). */
+export function sweepSettingValues(s: SweepSetting): ConfigValue[] {
+  const values: ConfigValue[] = [{ path: ['scorer', 'name'], value: s.scorer }];
+  if (s.scorer === 'bm25') values.push({ path: ['scorer', 'k1'], value: s.k1! }, { path: ['scorer', 'b'], value: s.b! });
+  else values.push({ path: ['scorer', 'mu'], value: s.mu! });
+  if (s.bo1) values.push({ path: ['expansion', 'method'], value: 'bo1' }, { path: ['expansion', 'fbDocs'], value: s.bo1.fbDocs }, { path: ['expansion', 'fbTerms'], value: s.bo1.fbTerms });
+  return values;
+}
+
 export class ConfigEditRefused extends Error {}
 
 /** 1-based line and column of a UTF-16 offset. */

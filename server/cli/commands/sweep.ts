@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { QuerylensConfig } from '../../lsp/config.js';
-import type { ConfigValue } from '../../lsp/config-edit.js';
+import { sweepSettingValues } from '../../lsp/config-edit.js';
 import type { SweepGrid, SweepParameter, SweepResult, SweepSetting } from '../../engine/sweep.js';
 import { applyConfigValues } from '../config-apply.js';
 import { CliError } from '../errors.js';
@@ -52,14 +52,6 @@ async function findConfig(opts: SweepCliOptions): Promise<{ path: string | null;
   const { config, problems } = parseConfigFile(readFileSync(path, 'utf8'));
   for (const p of problems) console.error(`querylens: ${path}: ${p.message}`);
   return { path, config };
-}
-
-function settingValues(s: SweepSetting): ConfigValue[] {
-  const values: ConfigValue[] = [{ path: ['scorer', 'name'], value: s.scorer }];
-  if (s.scorer === 'bm25') values.push({ path: ['scorer', 'k1'], value: s.k1! }, { path: ['scorer', 'b'], value: s.b! });
-  else values.push({ path: ['scorer', 'mu'], value: s.mu! });
-  if (s.bo1) values.push({ path: ['expansion', 'method'], value: 'bo1' }, { path: ['expansion', 'fbDocs'], value: s.bo1.fbDocs }, { path: ['expansion', 'fbTerms'], value: s.bo1.fbTerms });
-  return values;
 }
 
 /** The parameter columns of the table: the scorer's own, and Bo1's when the sweep uses it. */
@@ -180,7 +172,7 @@ export function registerSweep(program: Command): void {
 
     let applied: string | null = null;
     if (opts.apply) {
-      applyConfigValues(configPath!, settingValues(best.setting));
+      applyConfigValues(configPath!, sweepSettingValues(best.setting));
       applied = configPath;
     }
     if (opts.json) {
@@ -206,6 +198,6 @@ export function registerSweep(program: Command): void {
       const { formatMeasureValue } = await import('../../engine/eval/index.js');
       console.log(`best by ${result.by}: ${describeSetting(best.setting)} (${result.by} ${formatMeasureValue(result.by, best.mean[result.by]!).trim()}, ${best.queries} queries)`);
     }
-    if (applied) console.error(`querylens: ${applied}: set ${settingValues(best.setting).map((v) => `${v.path.join('.')} = ${JSON.stringify(v.value)}`).join(', ')}`);
+    if (applied) console.error(`querylens: ${applied}: set ${sweepSettingValues(best.setting).map((v) => `${v.path.join('.')} = ${JSON.stringify(v.value)}`).join(', ')}`);
   });
 }

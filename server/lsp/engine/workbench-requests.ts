@@ -17,13 +17,13 @@ import { resolveMeasureNames, UnknownMeasureError } from '../../engine/eval/inde
 import { analyzeInIndex, analyzeWithoutIndex, BrowseError, documentOf, NotLocalIndexError, postingsOf, sweepQueries, topTerms } from '../../service/workbench.js';
 import { checkSweepValues, gridSettings, SweepGridError, SWEEP_PARAMETERS, type SweepGrid, type SweepQuery, type SweepSetting } from '../../engine/sweep.js';
 import { CONFIG_FILE_NAME } from '../config.js';
-import { ConfigEditRefused, lineColumnAt, setConfigValues, type ConfigValue } from '../config-edit.js';
+import { ConfigEditRefused, lineColumnAt, setConfigValues, sweepSettingValues } from '../config-edit.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import type { TextEditLike } from './protocol.js';
 import { runnable } from './ranking.js';
 import { notRunnableReason, requireSession, resolveDocument, step } from './requests.js';
-import { PREVIEW_MEASURES, type EngineSession } from './session.js';
+import { PREVIEW_MEASURES } from './session.js';
 import {
   ANALYZE_REQUEST,
   DOCUMENT_REQUEST,
@@ -41,11 +41,6 @@ import {
   type SweepParams,
   type SweepResult,
 } from './workbench-protocol.js';
-
-/** The session's backend for the sweep and the browser; a backend that is not a local index is refused with the reason. */
-function localIndex(session: EngineSession): EngineSession['backend'] {
-  return session.backend;
-}
 
 /** Runs a browser or sweep call; a backend without a local index is an InvalidRequest that says why. */
 function local<T>(run: () => T): T {
@@ -77,14 +72,6 @@ function browse<T>(fn: () => T): T {
   }
 }
 
-function settingValues(s: SweepSetting): ConfigValue[] {
-  const values: ConfigValue[] = [{ path: ['scorer', 'name'], value: s.scorer }];
-  if (s.scorer === 'bm25') values.push({ path: ['scorer', 'k1'], value: s.k1! }, { path: ['scorer', 'b'], value: s.b! });
-  else values.push({ path: ['scorer', 'mu'], value: s.mu! });
-  if (s.bo1) values.push({ path: ['expansion', 'method'], value: 'bo1' }, { path: ['expansion', 'fbDocs'], value: s.bo1.fbDocs }, { path: ['expansion', 'fbTerms'], value: s.bo1.fbTerms });
-  return values;
-}
-
 /** The WorkspaceEdit that writes the setting into `<root>/querylens.json`, or why there is none. */
 function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepResult, 'configEdit' | 'configEditRefused'> {
   if (!root) return { configEdit: null, configEditRefused: 'no workspace folder, so no querylens.json to write' };
@@ -92,7 +79,7 @@ function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepRe
   if (!existsSync(path)) return { configEdit: null, configEditRefused: `there is no ${CONFIG_FILE_NAME} in ${root}` };
   const text = readFileSync(path, 'utf8');
   try {
-    const { edits } = setConfigValues(text, settingValues(setting));
+    const { edits } = setConfigValues(text, sweepSettingValues(setting));
     const position = (offset: number) => {
       const { line, column } = lineColumnAt(text, offset);
       return { line: line - 1, character: column - 1 };
@@ -107,7 +94,7 @@ function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepRe
 
 export async function sweep(context: EngineContext, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
   const session = requireSession(context);
-  const reader = localIndex(session);
+  const backend = session.backend;
   const doc = await resolveDocument(context.documents, params, token);
   const { scorer: configured, expansion } = session.config;
   const scorer = params.scorer ?? (params.mu ? 'ql' : params.k1 || params.b ? 'bm25' : configured.name);
@@ -149,7 +136,7 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
   }
   let result;
   try {
-    result = await local(() => sweepQueries(reader, queries, qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) }));
+    result = await local(() => sweepQueries(backend, queries, qrels, settings, { measures, by, afterSetting: () => step(context.documents, doc, token) }));
   } catch (err) {
     if (err instanceof SweepGridError) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${err.message}`);
     throw err;
@@ -166,30 +153,30 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
 }
 
 export function indexTerms(context: EngineContext, params: IndexTermsParams | null): IndexTermsResult {
-  const reader = localIndex(requireSession(context));
+  const backend = requireSession(context).backend;
   const prefix = params?.prefix;
   if (prefix !== undefined && typeof prefix !== 'string') throw invalidParams('prefix must be a string');
-  const result = browse(() => local(() => topTerms(reader, { top: count(params?.top, 25, 'top'), prefix })));
-  return { numDocs: reader.collectionStatistics().numDocs, ...result };
+  const result = browse(() => local(() => topTerms(backend, { top: count(params?.top, 25, 'top'), prefix })));
+  return { numDocs: backend.collectionStatistics().numDocs, ...result };
 }
 
 export function postings(context: EngineContext, params: PostingsParams): PostingsResult {
-  const reader = localIndex(requireSession(context));
+  const backend = requireSession(context).backend;
   if (typeof params?.term !== 'string') throw invalidParams('term must be a string');
-  const { analyzer, profile } = reader;
+  const { analyzer, profile } = backend;
   const terms = analyzer.analyzeTerm(params.term, { raw: params.raw === true });
   if (terms.length === 0)
     throw invalidParams(analyzer.isStopword(params.term) ? `'${params.term}' is a stopword of the ${profile} analyser: it is not indexed` : `'${params.term}' has no letters or digits: it is not a term`);
   if (terms.length > 1) throw invalidParams(`'${params.term}' analyses to ${terms.length} terms (${terms.join(', ')}); give one`);
   const term = terms[0]!;
-  const found = browse(() => local(() => postingsOf(reader, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') })));
+  const found = browse(() => local(() => postingsOf(backend, term, { maxDocs: count(params.maxDocs, 20, 'maxDocs'), maxPositions: count(params.maxPositions, 10, 'maxPositions') })));
   return found ? { ...found, found: true } : { term, found: false, df: 0, cf: 0, postings: [], cut: false };
 }
 
 export function documentRequest(context: EngineContext, params: DocumentParams): DocumentResult {
-  const reader = localIndex(requireSession(context));
+  const backend = requireSession(context).backend;
   if (typeof params?.docno !== 'string') throw invalidParams('docno must be a string');
-  const view = browse(() => local(() => documentOf(reader, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') })));
+  const view = browse(() => local(() => documentOf(backend, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') })));
   if (!view) throw invalidParams(`no document "${params.docno}" in the index`);
   return view;
 }
@@ -199,8 +186,8 @@ export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeR
   if (typeof params?.text !== 'string') throw invalidParams('text must be a string');
   const session = context.session();
   if (session) {
-    const reader = localIndex(session);
-    return { profile: reader.profile, indexed: true, note: null, words: local(() => analyzeInIndex(reader, params.text)) };
+    const backend = session.backend;
+    return { profile: backend.profile, indexed: true, note: null, words: local(() => analyzeInIndex(backend, params.text)) };
   }
   const activity = context.indexActivity();
   const why = activity ? activity.message : 'no index is loaded (see querylens/status)';
