@@ -27,12 +27,24 @@ export type Dialect = 'indri' | 'lucene' | 'text';
 
 interface NodeBase {
   range: SourceRange;
+  /**
+   * Where the operator that makes this node was written, so editors colour and explain it without
+   * reading the text again: Indri `#combine`, `#od3`, `#syn`, `{`, `<`, `#any`, `#base64`, …;
+   * Lucene `~` (fuzzy term, sloppy phrase) and `^` (boost). Absent for nodes that have no operator
+   * of their own (plain terms, hyphen chains, the implicit top-level #combine) or were built by code.
+   */
+  operatorRange?: SourceRange;
 }
 
 /** Field restriction shared by leaves and windows (Indri `x.title,h1`, Lucene `title:x`). */
 interface Restrictable {
   /** Occurrences must lie inside every listed field. Absent = the whole document. */
   fields?: string[];
+  /**
+   * Where each of `fields` was written on this node (`.title,h1`, `title:`), in the same order;
+   * absent when the fields were inherited from an enclosing Lucene `title:( … )` group.
+   */
+  fieldRanges?: SourceRange[];
 }
 
 /** A single query term. */
@@ -49,6 +61,8 @@ export interface TermNode extends NodeBase, Restrictable {
   encoding?: 'base64' | 'base64quote';
   /** Indri context evaluation `term.(title)`: score with the language model of these fields. */
   context?: string[];
+  /** Where each of `context` was written, in the same order. */
+  contextRanges?: SourceRange[];
   /** True for Indri NUMBER/FLOAT/negative-number terms (rule rawText). */
   numeric?: boolean;
 }
@@ -72,6 +86,8 @@ export interface FuzzyNode extends NodeBase, Restrictable {
   maxEdits: number;
   /** True when the user wrote an explicit distance. */
   explicit: boolean;
+  /** Where the explicit distance after `~` was written. */
+  parameterRange?: SourceRange;
 }
 
 /** Lucene regular expression `/[mb]oat/`. */
@@ -107,6 +123,8 @@ export interface WindowNode extends NodeBase, Restrictable {
   children: QueryNode[];
   form: 'od' | 'hash-number' | 'uw' | 'hyphen';
   context?: string[];
+  /** Where each of `context` was written, in the same order. */
+  contextRanges?: SourceRange[];
 }
 
 /**
@@ -119,6 +137,8 @@ export interface PhraseNode extends NodeBase, Restrictable {
   slop: number;
   /** True when the user wrote `~N`. */
   explicitSlop: boolean;
+  /** Where N of `~N` was written. */
+  parameterRange?: SourceRange;
 }
 
 /** Synonym sets: Indri `#syn(...)`, `{...}`, `<...>`, `#wsyn(w t ...)`. */
@@ -140,6 +160,8 @@ export interface AnyNode extends NodeBase {
   kind: 'any';
   field: string;
   form: 'colon' | 'paren';
+  /** Where the field name was written. */
+  fieldRange?: SourceRange;
 }
 
 /** Indri numeric field comparisons `#less(F n)`, `#greater`, `#between(F lo hi)`, `#equals`. */
@@ -148,6 +170,10 @@ export interface NumericCompareNode extends NodeBase {
   op: 'less' | 'greater' | 'between' | 'equals';
   field: string;
   values: number[];
+  /** Where the field name was written. */
+  fieldRange?: SourceRange;
+  /** Where each of `values` was written, in the same order. */
+  valueRanges?: SourceRange[];
 }
 
 /** Indri date operators on the `date` field. Dates are kept as written. */
@@ -155,6 +181,8 @@ export interface DateCompareNode extends NodeBase {
   kind: 'dateCompare';
   op: 'after' | 'before' | 'between' | 'equals';
   dates: string[];
+  /** Where the dates were written: from the first one's start to the last one's end. */
+  datesRange?: SourceRange;
 }
 
 /** Indri extent restriction on a belief operator: `[title]`, `[passage100:50]`, `[./field]`. */
@@ -224,6 +252,8 @@ export interface BooleanNode extends NodeBase {
   grouped: boolean;
   /** `title:( ... )`: the field the group's children were parsed with. */
   field?: string;
+  /** Where `field` was written. */
+  fieldRange?: SourceRange;
 }
 
 /** Lucene `^boost` on a term, phrase or group. */
@@ -231,6 +261,8 @@ export interface BoostNode extends NodeBase {
   kind: 'boost';
   boost: number;
   child: QueryNode;
+  /** Where the number after `^` was written. */
+  parameterRange?: SourceRange;
 }
 
 /** Placeholder left where error recovery skipped or could not build a node. */
@@ -305,13 +337,13 @@ export function walk(node: QueryNode | null, visit: (n: QueryNode, parents: Quer
   }
 }
 
-/** A deep copy of the AST with every range (and operator/weight range) removed, for structural comparison. */
+/** A deep copy of the AST with every source range (`range`, `…Range`, `…Ranges`) removed, for structural comparison. */
 export function stripRanges<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => stripRanges(v)) as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (k === 'range' || k === 'weightRange' || k === 'operatorRange') continue;
+      if (k === 'range' || k.endsWith('Range') || k.endsWith('Ranges')) continue;
       if (v === undefined) continue;
       out[k] = stripRanges(v);
     }

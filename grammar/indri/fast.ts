@@ -282,7 +282,7 @@ function unweighted(depth: number): QueryNode {
   const op = BELIEF_OPS[image];
   // Empty operators and #not with several items are reported by the visitor.
   if (items.length === 0 || (op === 'not' && items.length > 1)) throw BAIL;
-  return { kind: 'belief', op, items, range: { start: starts[opTok], end: ends[close] } };
+  return { kind: 'belief', op, items, range: { start: starts[opTok], end: ends[close] }, operatorRange: range(opTok) };
 }
 
 /** #weight #wand #wsum ( (weight scored)+ ): every item has a weight, unambiguously. */
@@ -308,7 +308,7 @@ function weighted(depth: number): QueryNode {
   const close = pos++;
   // Empty operators and all-zero weights (indri/zero-weights) are reported by the visitor.
   if (items.length === 0 || items.every((it) => it.weight === 0)) throw BAIL;
-  return { kind: 'belief', op: BELIEF_OPS[image], items, range: { start: starts[opTok], end: ends[close] } };
+  return { kind: 'belief', op: BELIEF_OPS[image], items, range: { start: starts[opTok], end: ends[close] }, operatorRange: range(opTok) };
 }
 
 /** Children of an extent operator up to `closer`; at least one. */
@@ -383,17 +383,17 @@ function termExpr(depth: number): QueryNode {
       const size = digits === '' ? null : Number(digits);
       if (size !== null && !Number.isSafeInteger(size)) throw BAIL;
       const form = image.startsWith('#od') ? 'od' : image.startsWith('#uw') ? 'uw' : 'hash-number';
-      base = { kind: 'window', ordered, size, children, form, range: { start: starts[opTok], end: ends[close] } };
+      base = { kind: 'window', ordered, size, children, form, range: { start: starts[opTok], end: ends[close] }, operatorRange: range(opTok) };
     } else if (cls === OP_BAND) {
       expect(LPAREN);
       const children = unscoredChildren(depth, RPAREN);
       const close = pos++;
-      base = { kind: 'band', children, range: { start: starts[opTok], end: ends[close] } };
+      base = { kind: 'band', children, range: { start: starts[opTok], end: ends[close] }, operatorRange: range(opTok) };
     } else if (cls === OP_SYN) {
       expect(LPAREN);
       const children = unscoredChildren(depth, RPAREN);
       const close = pos++;
-      base = { kind: 'synonym', items: children.map((node) => ({ node })), form: 'syn', range: { start: starts[opTok], end: ends[close] } };
+      base = { kind: 'synonym', items: children.map((node) => ({ node })), form: 'syn', range: { start: starts[opTok], end: ends[close] }, operatorRange: range(opTok) };
     } else {
       // A belief operator inside an extent operator: reported by the full path.
       throw BAIL;
@@ -402,7 +402,13 @@ function termExpr(depth: number): QueryNode {
     const open = pos++;
     const children = unscoredChildren(depth, k === LBRACE ? RBRACE : RANGLE);
     const close = pos++;
-    base = { kind: 'synonym', items: children.map((node) => ({ node })), form: k === LBRACE ? 'braces' : 'angle', range: { start: starts[open], end: ends[close] } };
+    base = {
+      kind: 'synonym',
+      items: children.map((node) => ({ node })),
+      form: k === LBRACE ? 'braces' : 'angle',
+      range: { start: starts[open], end: ends[close] },
+      operatorRange: range(open),
+    };
   } else {
     throw BAIL;
   }
@@ -410,9 +416,11 @@ function termExpr(depth: number): QueryNode {
   // `.field(,field)*` (rule fieldList); a context `.(...)` or anything after the list is left to the full path.
   pos++;
   const fields: string[] = [];
+  const fieldRanges: SourceRange[] = [];
   for (;;) {
     const f = expect(TERM);
     fields.push(text.slice(starts[f], ends[f]));
+    fieldRanges.push(range(f));
     if (kindAt(pos) !== COMMA) break;
     pos++;
   }
@@ -420,6 +428,7 @@ function termExpr(depth: number): QueryNode {
   if (after === DOT || after === LPAREN) throw BAIL;
   // visitor.ts termExpr: fields first, then the range widened to the last field.
   (base as { fields?: string[] }).fields = fields;
+  (base as { fieldRanges?: SourceRange[] }).fieldRanges = fieldRanges;
   base.range = { start: base.range.start, end: Math.max(base.range.end, ends[pos - 1]) };
   return base;
 }

@@ -236,7 +236,9 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!opTok) return this.errorNode(range);
     if (opTok.image === '#sum') {
       this.report('indri/sum-not-supported', SUM_MESSAGE, tokRange(opTok));
-      return this.errorNode(range);
+      const node = this.errorNode(range);
+      node.operatorRange = tokRange(opTok);
+      return node;
     }
     const op = BELIEF_OPS[opTok.image];
     this.checkNotEmpty(opTok, items.length, range, 'at least one item');
@@ -247,7 +249,7 @@ export class IndriCstVisitor extends BaseVisitor {
         { start: items[1].node.range.start, end: items[items.length - 1].node.range.end },
       );
     }
-    const node: BeliefNode = { kind: 'belief', op, items, range };
+    const node: BeliefNode = { kind: 'belief', op, items, range, operatorRange: tokRange(opTok) };
     if (restriction) node.restriction = restriction;
     return node;
   }
@@ -265,7 +267,7 @@ export class IndriCstVisitor extends BaseVisitor {
     this.checkNotEmpty(opTok, items.length, range, 'a weight and an item');
     this.checkSomeWeight(opTok, items);
     this.offerSwap(items);
-    const node: BeliefNode = { kind: 'belief', op: BELIEF_OPS[opTok.image], items, range };
+    const node: BeliefNode = { kind: 'belief', op: BELIEF_OPS[opTok.image], items, range, operatorRange: tokRange(opTok) };
     if (restriction) node.restriction = restriction;
     return node;
   }
@@ -318,8 +320,9 @@ export class IndriCstVisitor extends BaseVisitor {
 
   /** Range from the operator token to the closing token (or the last item when missing). */
   private spanOf(ctx: Ctx, opTok: IToken | undefined, items: { node: QueryNode }[]): SourceRange {
-    const close = firstTok(ctx, 'RParen', 'RBrace', 'RAngle');
-    const open = firstTok(ctx, 'LParen', 'LBrace', 'LAngle');
+    // A bracket recovery inserted has no place in the text.
+    const close = [firstTok(ctx, 'RParen', 'RBrace', 'RAngle')].find(real);
+    const open = [firstTok(ctx, 'LParen', 'LBrace', 'LAngle')].find(real);
     const start = opTok?.startOffset ?? open?.startOffset ?? items[0]?.node.range.start ?? this.lastOffset;
     let end = close ? close.endOffset! + 1 : (items[items.length - 1]?.node.range.end ?? (open ? open.endOffset! + 1 : opTok ? opTok.endOffset! + 1 : start));
     if (end < start) end = start;
@@ -374,7 +377,9 @@ export class IndriCstVisitor extends BaseVisitor {
     const name = firstTok(ctx, 'Term');
     const range = this.spanOf(ctx, prior, []);
     if (!name) return this.errorNode(range);
-    return { kind: 'prior', name: name.image, range };
+    const node: PriorNode = { kind: 'prior', name: name.image, range };
+    if (prior) node.operatorRange = tokRange(prior);
+    return node;
   }
 
   filterOp(ctx: Ctx): FilterNode | ErrorNode {
@@ -393,6 +398,7 @@ export class IndriCstVisitor extends BaseVisitor {
       filter: filter ?? missing(),
       scored: scored ?? missing(),
       range,
+      operatorRange: tokRange(opTok),
     };
   }
 
@@ -459,13 +465,14 @@ export class IndriCstVisitor extends BaseVisitor {
     if (!fieldsNode && !contextNode) return base;
     const fields = fieldsNode ? this.sub<string[]>(fieldsNode) : undefined;
     const context = contextNode ? this.sub<string[]>(contextNode) : undefined;
-    const lastPart = contextNode ?? fieldsNode;
-    const end = Math.max(base.range.end, this.cstRange(lastPart).end);
+    // Both lists count: a recovered, empty context list (`a.title.` + junk) ends nowhere.
+    const end = Math.max(base.range.end, fieldsNode ? this.cstRange(fieldsNode).end : 0, contextNode ? this.cstRange(contextNode).end : 0);
     const range = { start: base.range.start, end };
     if (base.kind === 'error') return this.errorNode(range);
     if (fields && fields.length) {
       if (base.kind === 'term' || base.kind === 'wildcard' || base.kind === 'window' || base.kind === 'synonym' || base.kind === 'band') {
         base.fields = fields;
+        base.fieldRanges = this.fieldNameRanges(fieldsNode!, 'fieldName');
       } else {
         this.report('indri/fields-not-allowed', `a field restriction ".${fields.join(',')}" cannot follow this operator`, range);
       }
@@ -480,12 +487,20 @@ export class IndriCstVisitor extends BaseVisitor {
         );
       } else if (base.kind === 'term' || base.kind === 'window') {
         base.context = context;
+        base.contextRanges = this.fieldNameRanges(contextNode!, 'contextItem');
       } else {
         this.report('indri/context-not-allowed', 'a context ".(field)" is only supported on a term or a window', contextRange);
       }
     }
     base.range = range;
     return base;
+  }
+
+  /** Ranges of a field or context list's names, in the order (and with the filter) fieldList/contextList use. */
+  private fieldNameRanges(list: CstNode, rule: 'fieldName' | 'contextItem'): SourceRange[] {
+    return nodes(list.children as Ctx, rule)
+      .filter((n) => (this.sub<string>(n) ?? '') !== '')
+      .map((n) => this.cstRange(n));
   }
 
   fieldList(ctx: Ctx): string[] {
@@ -577,7 +592,7 @@ export class IndriCstVisitor extends BaseVisitor {
       size = null;
     }
     const form: WindowNode['form'] = img.startsWith('#od') ? 'od' : img.startsWith('#uw') ? 'uw' : 'hash-number';
-    return { kind: 'window', ordered, size, children, form, range };
+    return { kind: 'window', ordered, size, children, form, range, operatorRange: tokRange(opTok) };
   }
 
   bandOp(ctx: Ctx): BandNode | ErrorNode {
@@ -585,7 +600,9 @@ export class IndriCstVisitor extends BaseVisitor {
     const children = this.unscoredChildren(ctx);
     const range = this.spanOf(ctx, opTok, children.map((node) => ({ node })));
     this.checkNotEmpty(opTok, children.length, range, 'at least one term');
-    return { kind: 'band', children, range };
+    const node: BandNode = { kind: 'band', children, range };
+    if (opTok) node.operatorRange = tokRange(opTok);
+    return node;
   }
 
   synonymOp(ctx: Ctx): SynonymNode {
@@ -594,7 +611,10 @@ export class IndriCstVisitor extends BaseVisitor {
     const range = this.spanOf(ctx, opTok, children.map((node) => ({ node })));
     const form: SynonymNode['form'] = opTok ? 'syn' : ctx.LBrace ? 'braces' : 'angle';
     this.checkNotEmpty(opTok, children.length, range, 'at least one term', form === 'syn' ? '#syn' : form === 'braces' ? '{ }' : '< >');
-    return { kind: 'synonym', items: children.map((node) => ({ node })), form, range };
+    const open = opTok ?? firstTok(ctx, 'LBrace', 'LAngle');
+    const node: SynonymNode = { kind: 'synonym', items: children.map((node) => ({ node })), form, range };
+    if (open) node.operatorRange = tokRange(open);
+    return node;
   }
 
   wsynOp(ctx: Ctx): SynonymNode {
@@ -607,7 +627,9 @@ export class IndriCstVisitor extends BaseVisitor {
     const range = this.spanOf(ctx, opTok, items);
     this.checkNotEmpty(opTok, items.length, range, 'a weight and a term');
     if (opTok) this.checkSomeWeight(opTok, items);
-    return { kind: 'synonym', items, form: 'wsyn', range };
+    const node: SynonymNode = { kind: 'synonym', items, form: 'wsyn', range };
+    if (opTok) node.operatorRange = tokRange(opTok);
+    return node;
   }
 
   wsynItem(ctx: Ctx): WeightedItem | undefined {
@@ -623,16 +645,24 @@ export class IndriCstVisitor extends BaseVisitor {
     const range = this.spanOf(ctx, opTok, []);
     if (fieldNode) range.end = Math.max(range.end, this.cstRange(fieldNode).end);
     if (!field) return this.errorNode(range);
-    return { kind: 'any', field, form: ctx.Colon ? 'colon' : 'paren', range };
+    const node: AnyNode = { kind: 'any', field, form: ctx.Colon ? 'colon' : 'paren', range, fieldRange: this.cstRange(fieldNode) };
+    if (opTok) node.operatorRange = tokRange(opTok);
+    return node;
   }
 
   compareOp(ctx: Ctx): NumericCompareNode | ErrorNode {
     const opTok = firstTok(ctx, 'Less', 'Greater', 'Between', 'Equals');
-    const field = this.sub<string>(nodes(ctx, 'fieldName')[0]) ?? '';
+    const fieldNode = nodes(ctx, 'fieldName')[0];
+    const field = this.sub<string>(fieldNode) ?? '';
     const values: number[] = [];
+    const valueRanges: SourceRange[] = [];
     for (const n of nodes(ctx, 'intValue')) {
       const v = this.sub<number | undefined>(n);
-      if (v !== undefined) values.push(v);
+      if (v === undefined) continue;
+      values.push(v);
+      const ch = n.children as Ctx;
+      const num = firstTok(ch, 'NumberTok')!;
+      valueRanges.push({ start: (firstTok(ch, 'Dash', 'SpaceDash') ?? num).startOffset, end: num.endOffset! + 1 });
     }
     const range = this.spanOf(ctx, opTok, []);
     if (!opTok || !field) return this.errorNode(range);
@@ -645,7 +675,7 @@ export class IndriCstVisitor extends BaseVisitor {
         range,
       );
     }
-    return { kind: 'numericCompare', op, field, values, range };
+    return { kind: 'numericCompare', op, field, values, range, operatorRange: tokRange(opTok), fieldRange: this.cstRange(fieldNode), valueRanges };
   }
 
   intValue(ctx: Ctx): number | undefined {
@@ -666,9 +696,8 @@ export class IndriCstVisitor extends BaseVisitor {
 
   dateOp(ctx: Ctx): DateCompareNode | ErrorNode {
     const opTok = firstTok(ctx, 'DateAfter', 'DateBefore', 'DateBetween', 'DateEquals');
-    const dates = nodes(ctx, 'date')
-      .map((n) => this.sub<string>(n) ?? '')
-      .filter((d) => d !== '');
+    const dateNodes = nodes(ctx, 'date').filter((n) => (this.sub<string>(n) ?? '') !== '');
+    const dates = dateNodes.map((n) => this.sub<string>(n)!);
     const range = this.spanOf(ctx, opTok, []);
     if (!opTok) return this.errorNode(range);
     const op = opTok.image.slice(5) as DateCompareNode['op'];
@@ -676,7 +705,9 @@ export class IndriCstVisitor extends BaseVisitor {
     if (dates.length !== arity) {
       this.report('indri/arity', `${opTok.image} takes ${arity === 1 ? 'one date' : 'two dates'}, found ${dates.length}`, range);
     }
-    return { kind: 'dateCompare', op, dates, range };
+    const node: DateCompareNode = { kind: 'dateCompare', op, dates, range, operatorRange: tokRange(opTok) };
+    if (dateNodes.length) node.datesRange = { start: this.cstRange(dateNodes[0]).start, end: this.cstRange(dateNodes[dateNodes.length - 1]).end };
+    return node;
   }
 
   /** Dates are kept as written, with single spaces between space-separated parts. */
@@ -691,7 +722,9 @@ export class IndriCstVisitor extends BaseVisitor {
     const t = firstTok(ctx, 'Term', 'NumberTok', 'FloatTok');
     const range = this.spanOf(ctx, opTok, []);
     if (!t) return this.errorNode(range);
-    return { kind: 'wildcard', pattern: t.image + '*', form: 'wildcard-op', range };
+    const node: WildcardNode = { kind: 'wildcard', pattern: t.image + '*', form: 'wildcard-op', range };
+    if (opTok) node.operatorRange = tokRange(opTok);
+    return node;
   }
 
   unknownOp(ctx: Ctx): ErrorNode {
@@ -702,6 +735,10 @@ export class IndriCstVisitor extends BaseVisitor {
       const { message, suggestion } = unknownOperatorMessage(opTok.image);
       const code = /^#(od|uw)./.test(opTok.image) ? 'indri/window-size' : 'indri/unknown-operator';
       this.report(code, message, tokRange(opTok), suggestion ? { suggestion } : undefined);
+      // Still an operator as written: editors colour it like the known ones.
+      const node = this.errorNode(range);
+      node.operatorRange = tokRange(opTok);
+      return node;
     }
     return this.errorNode(range);
   }
@@ -826,7 +863,9 @@ export class IndriCstVisitor extends BaseVisitor {
       this.report('indri/invalid-base64', `${name} body decodes to an empty term`, range);
       return this.errorNode(range);
     }
-    const node: TermNode = { kind: 'term', text, raw: quote, encoding: quote ? 'base64quote' : 'base64', range };
+    // The operator is the token's `#base64(` / `#base64quote(` prefix, without the parenthesis.
+    const operatorRange = { start: range.start, end: range.start + prefix.length - 1 };
+    const node: TermNode = { kind: 'term', text, raw: quote, encoding: quote ? 'base64quote' : 'base64', range, operatorRange };
     return node;
   }
 }

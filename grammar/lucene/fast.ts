@@ -15,7 +15,7 @@
  * quotes and ranges, and `^` without a number.
  */
 import type { IToken, TokenType } from 'chevrotain';
-import type { BooleanNode, BoostNode, FuzzyNode, PhraseNode, QueryNode, RangeNode, TermNode, WildcardNode } from '../ast.js';
+import type { BooleanNode, BoostNode, FuzzyNode, PhraseNode, QueryNode, RangeNode, TermNode, WildcardNode, SourceRange } from '../ast.js';
 import * as T from './tokens.js';
 import { unescapeLucene, type ClauseItem, type LuceneAstBuilder } from './visitor.js';
 
@@ -391,7 +391,9 @@ function group(field: string | undefined, fieldStart: number): QueryNode {
   const range = { start: fieldStart >= 0 ? fieldStart : starts[lp], end: ends[rp] };
   // The group records its field only where the user wrote `field:(` (visitor.ts group).
   const node: BooleanNode =
-    fieldStart >= 0 && field !== undefined ? { kind: 'boolean', clauses, grouped: true, range, field } : { kind: 'boolean', clauses, grouped: true, range };
+    fieldStart >= 0 && field !== undefined
+      ? { kind: 'boolean', clauses, grouped: true, range, field, fieldRange: { start: fieldStart, end: fieldStart + field.length } }
+      : { kind: 'boolean', clauses, grouped: true, range };
   if (clauses.length === 0) {
     b.report('syntax/empty-group', 'error', "empty group '()': Lucene needs at least one clause inside parentheses", { start: starts[lp], end: ends[rp] });
   }
@@ -430,7 +432,14 @@ function withBoost(node: QueryNode, caret: number): QueryNode {
   const value = caret + 1;
   const boost = Number(image(value));
   if (boost === 0) b.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', { start: starts[caret], end: ends[value] });
-  const out: BoostNode = { kind: 'boost', boost, child: node, range: { start: node.range.start, end: ends[value] } };
+  const out: BoostNode = {
+    kind: 'boost',
+    boost,
+    child: node,
+    range: { start: node.range.start, end: ends[value] },
+    operatorRange: { start: starts[caret], end: ends[caret] },
+    parameterRange: { start: starts[value], end: ends[value] },
+  };
   return out;
 }
 
@@ -476,6 +485,7 @@ function wordTerm(field: string | undefined, fieldStart: number): QueryNode {
   if (kinds[w] === WORD && slop < 0) {
     // The common plain term.
     node = field !== undefined ? { kind: 'term', text, raw: false, range, fields: [field] } : { kind: 'term', text, raw: false, range };
+    if (fieldStart >= 0) node.fieldRanges = [writtenField(field!, fieldStart)];
     return boost >= 0 ? withBoost(node, boost) : node;
   }
   if (kinds[w] === WILD_WORD) {
@@ -494,6 +504,7 @@ function wordTerm(field: string | undefined, fieldStart: number): QueryNode {
     const { maxEdits, explicit } = b.fuzzyEdits(tokenAt(slop), text);
     node = field !== undefined ? { kind: 'fuzzy', text, maxEdits, explicit, range, fields: [field] } : { kind: 'fuzzy', text, maxEdits, explicit, range };
   }
+  b.leafSurface(node, fieldStart >= 0 ? writtenField(field!, fieldStart) : undefined, slop >= 0 ? { start: starts[slop], end: ends[slop] } : undefined);
   return boost >= 0 ? withBoost(node, boost) : node;
 }
 
@@ -514,6 +525,7 @@ function phrase(field: string | undefined, fieldStart: number): QueryNode {
     field !== undefined
       ? { kind: 'phrase', terms, slop: slopValue, explicitSlop, range, fields: [field] }
       : { kind: 'phrase', terms, slop: slopValue, explicitSlop, range };
+  b.leafSurface(node, fieldStart >= 0 ? writtenField(field!, fieldStart) : undefined, slop >= 0 ? { start: starts[slop], end: ends[slop] } : undefined);
   if (terms.length === 0) b.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: starts[q], end: ends[q] });
   for (const t of terms) {
     if (WILDCARD_CHAR.test(t.text)) {
@@ -521,6 +533,11 @@ function phrase(field: string | undefined, fieldStart: number): QueryNode {
     }
   }
   return boost >= 0 ? withBoost(node, boost) : node;
+}
+
+/** The range of a field name written at `fieldStart` (escapes decline in scan(), so the name is its image). */
+function writtenField(field: string, fieldStart: number): SourceRange {
+  return { start: fieldStart, end: fieldStart + field.length };
 }
 
 function bound(p: number): string | null {
@@ -544,6 +561,7 @@ function range(field: string | undefined, fieldStart: number): QueryNode {
     field !== undefined
       ? { kind: 'range', lower, upper, includeLower, includeUpper, range, fields: [field] }
       : { kind: 'range', lower, upper, includeLower, includeUpper, range };
+  if (fieldStart >= 0) node.fieldRanges = [writtenField(field!, fieldStart)];
   return kindAt(pos) === CARET ? withBoost(node, boostCaret()) : node;
 }
 

@@ -48,6 +48,8 @@ export interface Ctx {
   field: string | undefined;
   /** Where the `field:` prefix of this clause starts, so the leaf range can include it. */
   start?: number;
+  /** Where the field name written on this clause ends (with `start`, the name's range). */
+  fieldEnd?: number;
 }
 
 export interface ClauseItem {
@@ -369,7 +371,7 @@ export class LuceneAstBuilder extends BaseVisitor {
           end: tokEnd(fieldTok),
         });
       }
-      inner = { field: info.text, start: fieldTok.startOffset };
+      inner = { field: info.text, start: fieldTok.startOffset, fieldEnd: tokEnd(fieldTok) };
       if (fieldTok.image === '*') {
         const matchAll = this.matchAll(ch, fieldTok);
         if (matchAll) return matchAll;
@@ -412,7 +414,10 @@ export class LuceneAstBuilder extends BaseVisitor {
       this.report('syntax/missing-close', 'error', "missing ')' to close this '('", { start: lp.startOffset, end: tokEnd(lp) }, { insert: ')', offset: end });
     }
     const node: BooleanNode = { kind: 'boolean', clauses, grouped: true, range: { start, end } };
-    if (ctx.start !== undefined && ctx.field !== undefined) node.field = ctx.field;
+    if (ctx.start !== undefined && ctx.field !== undefined) {
+      node.field = ctx.field;
+      node.fieldRange = { start: ctx.start, end: ctx.fieldEnd ?? ctx.start + ctx.field.length };
+    }
     if (clauses.length === 0 && real(rp)) {
       this.report('syntax/empty-group', 'error', "empty group '()': Lucene needs at least one clause inside parentheses", { start: lp.startOffset, end });
     }
@@ -424,6 +429,23 @@ export class LuceneAstBuilder extends BaseVisitor {
 
   private fieldsOf(ctx: Ctx): { fields?: string[] } {
     return ctx.field !== undefined ? { fields: [ctx.field] } : {};
+  }
+
+  /** Where the field name written on this clause is, or undefined when the field (if any) is inherited. */
+  private writtenField(ctx: Ctx): SourceRange | undefined {
+    return ctx.start !== undefined && ctx.field !== undefined ? { start: ctx.start, end: ctx.fieldEnd ?? ctx.start + ctx.field.length } : undefined;
+  }
+
+  /**
+   * Records where a leaf's own field name and its `~` (with the number after it) were written, for
+   * editors. Also used by fast.ts: the keys come last, in this order, on both paths.
+   */
+  leafSurface(node: QueryNode, field: SourceRange | undefined, slop: SourceRange | undefined): void {
+    if (field && 'fields' in node && node.fields) (node as { fieldRanges?: SourceRange[] }).fieldRanges = [field];
+    if (slop && (node.kind === 'fuzzy' || node.kind === 'phrase')) {
+      node.operatorRange = { start: slop.start, end: slop.start + 1 };
+      if (slop.end - slop.start > 1) node.parameterRange = { start: slop.start + 1, end: slop.end };
+    }
   }
 
   wordTerm(ch: Children, ctx: Ctx): QueryNode | null {
@@ -466,6 +488,7 @@ export class LuceneAstBuilder extends BaseVisitor {
       node = { kind: 'term', text: info.text, raw: false, range };
     }
     if (ctx.field !== undefined) node.fields = [ctx.field];
+    this.leafSurface(node, this.writtenField(ctx), slop && { start: slop.startOffset, end: tokEnd(slop) });
     return boost ? this.withBoost(node, boost) : node;
   }
 
@@ -548,6 +571,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     let explicitSlop = false;
     if (slop) ({ slop: slopValue, explicit: explicitSlop } = this.phraseSlop(slop));
     const node: PhraseNode = { kind: 'phrase', terms, slop: slopValue, explicitSlop, range: { start, end }, ...this.fieldsOf(ctx) };
+    this.leafSurface(node, this.writtenField(ctx), slop && { start: slop.startOffset, end: tokEnd(slop) });
     if (terms.length === 0) {
       this.report('lucene/empty-phrase', 'warning', 'an empty phrase matches nothing', { start: q.startOffset, end: tokEnd(q) });
     }
@@ -638,6 +662,7 @@ export class LuceneAstBuilder extends BaseVisitor {
       this.report('lucene/ignored-fuzzy', 'warning', `'${slop.image}' is ignored on a regular expression`, { start: slop.startOffset, end: tokEnd(slop) });
     }
     const node: QueryNode = { kind: 'regex', pattern, range: { start: ctx.start ?? r.startOffset, end: tokEnd(r) }, ...this.fieldsOf(ctx) };
+    this.leafSurface(node, this.writtenField(ctx), undefined);
     return this.withBoost(node, sub(ch, 'boost'));
   }
 
@@ -670,6 +695,7 @@ export class LuceneAstBuilder extends BaseVisitor {
       range: { start: ctx.start ?? open.startOffset, end },
       ...this.fieldsOf(ctx),
     };
+    this.leafSurface(node, this.writtenField(ctx), undefined);
     return this.withBoost(node, sub(ch, 'boost'));
   }
 
@@ -709,6 +735,7 @@ export class LuceneAstBuilder extends BaseVisitor {
     } else {
       node = { kind: 'term', text: t.image, raw: false, range: leafRange, ...this.fieldsOf(ctx) };
     }
+    this.leafSurface(node, this.writtenField(ctx), slop && { start: slop.startOffset, end: tokEnd(slop) });
     return this.withBoost(node, boost);
   }
 
@@ -732,6 +759,8 @@ export class LuceneAstBuilder extends BaseVisitor {
       this.report('lucene/zero-boost', 'warning', 'a boost of 0 gives this clause no weight at all', range);
     }
     const out: BoostNode = { kind: 'boost', boost, child: node, range: { start: node.range.start, end: range.end } };
+    if (real(caret)) out.operatorRange = { start: caret.startOffset, end: tokEnd(caret) };
+    out.parameterRange = { start: value.startOffset, end: tokEnd(value) };
     return out;
   }
 

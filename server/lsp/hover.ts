@@ -1,11 +1,10 @@
 /**
- * Hover over an operator: what it does and an example. Indri operators are found in the
- * query text (a `#name` token can only be an operator); Lucene operators come from the
- * AST (`operatorRange` of a clause, the `^` of a boost, the `~` of a fuzzy term or
- * sloppy phrase), because `-` and `+` are term characters inside a term.
+ * Hover over an operator: what it does and an example. Every operator's place comes from the
+ * AST: a node's `operatorRange` (Indri `#uw8`, `#combine`; Lucene `^` and `~`) and a Lucene
+ * clause's `operatorRange` (`AND`, `+`, `-`, …).
  */
 import { MarkupKind, type MarkupContent } from 'vscode-languageserver';
-import { walk, type QueryNode, type SourceRange, type QueryEntry } from '../../grammar/index.js';
+import { walk, type SourceRange, type QueryEntry } from '../../grammar/index.js';
 import type { FeatureModule, QueryPosition } from './features.js';
 import { indriOperator, luceneOperator, type OperatorInfo } from './operators.js';
 
@@ -17,41 +16,32 @@ export interface OperatorAt {
   info: OperatorInfo;
 }
 
-const INDRI_OPERATOR_TOKEN = /#(?:[A-Za-z]+\d*|\d+)/g;
+/** The operator tokens of a query as written, in no particular order. */
+function operatorTokens(entry: QueryEntry): { range: SourceRange; written: string }[] {
+  const out: { range: SourceRange; written: string }[] = [];
+  const add = (range: SourceRange | undefined): void => {
+    if (range) out.push({ range, written: entry.text.slice(range.start, range.end) });
+  };
+  walk(entry.result.ast.root, (node) => {
+    add(node.operatorRange);
+    if (node.kind === 'boolean') for (const clause of node.clauses) add(clause.operatorRange);
+  });
+  return out;
+}
 
-export function indriOperatorAt(text: string, offset: number): OperatorAt | null {
-  for (const m of text.matchAll(INDRI_OPERATOR_TOKEN)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    if (start > offset) break;
-    if (offset <= end) {
-      const info = indriOperator(m[0].slice(1));
-      return info ? { range: { start, end }, written: m[0], info } : null;
+export function indriOperatorAt(entry: QueryEntry, offset: number): OperatorAt | null {
+  for (const token of operatorTokens(entry)) {
+    if (!token.written.startsWith('#')) continue; // `{` and `<` synonyms have no page of their own
+    if (token.range.start <= offset && offset <= token.range.end) {
+      const info = indriOperator(token.written.slice(1));
+      return info ? { ...token, info } : null;
     }
   }
   return null;
 }
 
-function luceneTokens(root: QueryNode | null, text: string): { range: SourceRange; written: string }[] {
-  const out: { range: SourceRange; written: string }[] = [];
-  walk(root, (node) => {
-    if (node.kind === 'boolean') {
-      for (const clause of node.clauses) {
-        if (clause.operatorRange) out.push({ range: clause.operatorRange, written: text.slice(clause.operatorRange.start, clause.operatorRange.end) });
-      }
-    } else if (node.kind === 'boost') {
-      const caret = text.indexOf('^', node.child.range.end);
-      if (caret !== -1 && caret < node.range.end) out.push({ range: { start: caret, end: caret + 1 }, written: '^' });
-    } else if (node.kind === 'fuzzy' || (node.kind === 'phrase' && node.explicitSlop)) {
-      const tilde = text.lastIndexOf('~', node.range.end - 1);
-      if (tilde >= node.range.start) out.push({ range: { start: tilde, end: tilde + 1 }, written: '~' });
-    }
-  });
-  return out;
-}
-
 export function luceneOperatorAt(entry: QueryEntry, offset: number): OperatorAt | null {
-  for (const token of luceneTokens(entry.result.ast.root, entry.text)) {
+  for (const token of operatorTokens(entry)) {
     if (token.range.start <= offset && offset <= token.range.end) {
       const info = luceneOperator(token.written.trim());
       if (info) return { ...token, info };
@@ -61,7 +51,7 @@ export function luceneOperatorAt(entry: QueryEntry, offset: number): OperatorAt 
 }
 
 export function operatorAt(at: QueryPosition): OperatorAt | null {
-  if (at.entry.dialect === 'indri') return indriOperatorAt(at.entry.text, at.offset);
+  if (at.entry.dialect === 'indri') return indriOperatorAt(at.entry, at.offset);
   if (at.entry.dialect === 'lucene') return luceneOperatorAt(at.entry, at.offset);
   return null;
 }

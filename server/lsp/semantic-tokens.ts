@@ -1,12 +1,12 @@
 /**
  * Semantic tokens: operators, weights, fields, terms, strings, numbers (plus Lucene
- * keywords, regular expressions and `//` comment lines). Token kinds come from the AST;
- * only the split of a leaf into term and field parts is read from its source text, since
- * the AST keeps field names but not where they were written.
+ * keywords, regular expressions and `//` comment lines). Kinds and places both come from the
+ * AST: every operator, field name, weight and parameter carries the range it was written at.
  */
 import { SemanticTokensBuilder, type SemanticTokens, type SemanticTokensLegend } from 'vscode-languageserver';
-import { walk, type QueryNode, isCommentLine, type QueryEntry } from '../../grammar/index.js';
+import { walk, isCommentLine, type QueryEntry, type QueryNode, type SourceRange } from '../../grammar/index.js';
 import { fileOffset, MAX_OUTLINE_QUERIES, type QueryDocument } from './documents.js';
+import { nodeParts } from './engine/query-parts.js';
 
 export const TOKEN_TYPES = ['operator', 'weight', 'field', 'term', 'string', 'number', 'regexp', 'comment', 'keyword'] as const;
 export type TokenType = (typeof TOKEN_TYPES)[number];
@@ -20,121 +20,73 @@ export interface QueryToken {
   type: TokenType;
 }
 
-const WORD = /[^\s.,:()[\]{}<>"^~]+/g;
-
-/** Splits a leaf into its term part and field names (Indri `a.title,h1`, Lucene `title:a`). */
-function leafTokens(text: string, node: QueryNode & { fields?: string[]; context?: string[] }, termType: TokenType, out: QueryToken[]): void {
-  const slice = text.slice(node.range.start, node.range.end);
-  const fieldNames = new Set([...(node.fields ?? []), ...(node.context ?? [])]);
-  let termDone = false;
-  for (const m of slice.matchAll(WORD)) {
-    const start = node.range.start + m.index;
-    const end = start + m[0].length;
-    const before = text[start - 1];
-    const after = text[end];
-    const looksLikeField =
-      fieldNames.has(m[0]) && (after === ':' || before === '.' || before === ',' || (before === '(' && text[start - 2] === '.'));
-    if (looksLikeField) out.push({ start, end, type: 'field' });
-    else if (!termDone) {
-      out.push({ start, end, type: termType });
-      termDone = true;
-    }
-  }
-}
-
-function numbersIn(text: string, start: number, end: number, out: QueryToken[]): void {
-  for (const m of text.slice(start, end).matchAll(/-?\d+(?:\.\d+)?/g)) {
-    out.push({ start: start + m.index, end: start + m.index + m[0].length, type: 'number' });
-  }
+/** The part of a leaf that is neither its field names nor its `~N` (the term, phrase, range or regex itself). */
+function leafBody(node: QueryNode): SourceRange {
+  const body = nodeParts(node).body;
+  const contexts = 'contextRanges' in node ? node.contextRanges : undefined;
+  // Indri `term.(title)`: the context list follows the term like a field list does.
+  const end = Math.min(body.end, node.operatorRange?.start ?? body.end, contexts?.length ? contexts[0]!.start - 1 : body.end);
+  return { start: body.start, end: Math.max(body.start, end) };
 }
 
 /** All tokens of one query, query-relative, possibly overlapping (resolved by the caller). */
 export function queryTokens(entry: QueryEntry): QueryToken[] {
   const text = entry.text;
   const out: QueryToken[] = [];
-  if (entry.dialect === 'indri') {
-    for (const m of text.matchAll(/#(?:[A-Za-z]+\d*|\d+)/g)) out.push({ start: m.index, end: m.index + m[0].length, type: 'operator' });
-  }
+  const push = (r: SourceRange | undefined, type: TokenType): void => {
+    if (r && r.end > r.start) out.push({ start: r.start, end: r.end, type });
+  };
   walk(entry.result.ast.root, (node) => {
+    push(node.operatorRange, 'operator');
+    for (const r of nodeParts(node).fields) push(r.range, 'field');
+    if ('contextRanges' in node) for (const r of node.contextRanges ?? []) push(r, 'field');
     switch (node.kind) {
       case 'belief':
       case 'synonym':
-        for (const item of node.items) {
-          if (item.weightRange) out.push({ start: item.weightRange.start, end: item.weightRange.end, type: 'weight' });
-        }
-        if (node.kind === 'belief' && node.restriction) {
-          const r = node.restriction.range;
-          out.push({ start: r.start, end: r.end, type: 'field' });
-        }
+        for (const item of node.items) push(item.weightRange, 'weight');
+        if (node.kind === 'belief' && node.restriction) push(node.restriction.range, 'field');
         return true;
       case 'term':
-        if (node.encoding) return false; // #base64(...): the operator regex already covered it
-        if (node.raw && text[node.range.start] === '"') out.push({ start: node.range.start, end: node.range.end, type: 'string' });
-        else leafTokens(text, node, node.numeric ? 'number' : 'term', out);
+        if (node.encoding) return false; // #base64(...): its operator is the token
+        push(leafBody(node), node.raw ? 'string' : node.numeric ? 'number' : 'term');
         return false;
       case 'wildcard':
+        push(leafBody(node), 'term');
+        return false;
       case 'fuzzy':
-        leafTokens(text, node, 'term', out);
-        if (node.kind === 'fuzzy' && node.explicit) {
-          const tilde = text.lastIndexOf('~', node.range.end - 1);
-          if (tilde >= node.range.start) numbersIn(text, tilde, node.range.end, out);
-        }
+        push(leafBody(node), 'term');
+        if (node.explicit) push(node.parameterRange, 'number');
+        return false;
+      case 'phrase':
+        push(leafBody(node), 'string');
+        if (node.explicitSlop) push(node.parameterRange, 'number');
         return false;
       case 'regex':
-        out.push({ start: node.range.start, end: node.range.end, type: 'regexp' });
+        push(leafBody(node), 'regexp');
         return false;
       case 'range':
-        out.push({ start: node.range.start, end: node.range.end, type: 'string' });
+        push(leafBody(node), 'string');
         return false;
-      case 'phrase': {
-        const close = text.lastIndexOf('"', node.range.end - 1);
-        const open = text.indexOf('"', node.range.start);
-        const stringEnd = close > open ? close + 1 : node.range.end;
-        if (open >= 0 && open < stringEnd) {
-          if (open > node.range.start) leafTokens(text, { ...node, range: { start: node.range.start, end: open } }, 'field', out);
-          out.push({ start: open, end: stringEnd, type: 'string' });
-        }
-        if (node.explicitSlop) numbersIn(text, stringEnd, node.range.end, out);
+      case 'numericCompare':
+        push(node.fieldRange, 'field');
+        for (const r of node.valueRanges ?? []) push(r, 'number');
         return false;
-      }
-      case 'numericCompare': {
-        const fieldAt = text.indexOf(node.field, node.range.start);
-        if (fieldAt >= 0 && fieldAt < node.range.end) out.push({ start: fieldAt, end: fieldAt + node.field.length, type: 'field' });
-        numbersIn(text, fieldAt >= 0 ? fieldAt + node.field.length : node.range.start, node.range.end, out);
+      case 'any':
+        push(node.fieldRange, 'field');
         return false;
-      }
-      case 'any': {
-        const fieldAt = text.lastIndexOf(node.field, node.range.end);
-        if (fieldAt >= node.range.start) out.push({ start: fieldAt, end: fieldAt + node.field.length, type: 'field' });
+      case 'dateCompare':
+        push(node.datesRange, 'string');
         return false;
-      }
-      case 'dateCompare': {
-        const open = text.indexOf('(', node.range.start);
-        const close = text.lastIndexOf(')', node.range.end - 1);
-        if (open >= 0 && close > open) out.push({ start: open + 1, end: close, type: 'string' });
-        return false;
-      }
       case 'boolean':
         for (const clause of node.clauses) {
           const r = clause.operatorRange;
           if (!r) continue;
           const word = text.slice(r.start, r.end).trim();
-          out.push({ start: r.start, end: r.end, type: /^[A-Z]+$/.test(word) ? 'keyword' : 'operator' });
-        }
-        if (node.field && text.startsWith(`${node.field}:`, node.range.start)) {
-          out.push({ start: node.range.start, end: node.range.start + node.field.length, type: 'field' });
+          push(r, /^[A-Z]+$/.test(word) ? 'keyword' : 'operator');
         }
         return true;
-      case 'boost': {
-        const caret = text.indexOf('^', node.child.range.end);
-        if (caret >= 0 && caret < node.range.end) {
-          out.push({ start: caret, end: caret + 1, type: 'operator' });
-          numbersIn(text, caret + 1, node.range.end, out);
-        }
-        return true;
-      }
-      case 'window':
-        if (node.form === 'hyphen') return true;
+      case 'boost':
+        push(node.parameterRange, 'number');
         return true;
       default:
         return true;

@@ -67,10 +67,43 @@ describe('semantic tokens', () => {
       'cat:term',
       'AND:keyword',
       '"white house":string',
+      '~:operator',
       '2:number',
       'dog:term',
       '^:operator',
       '2.5:number',
+    ]);
+  });
+
+  it('colours every field of a list, contexts, dates, #any and unknown operators from the AST', async () => {
+    await check('indri', '1\t#combine( white.title,h1 #1( a b ).(body) #any:person #dateafter( 11/01/2004 ) #foo( x ) )', [
+      '#combine:operator',
+      'white:term',
+      'title:field',
+      'h1:field',
+      '#1:operator',
+      'a:term',
+      'b:term',
+      'body:field',
+      '#any:operator',
+      'person:field',
+      '#dateafter:operator',
+      '11/01/2004:string',
+      '#foo:operator',
+    ]);
+  });
+
+  it('colours a Lucene group field, fuzzy distances and a field written on a range', async () => {
+    await check('lucene', '1\ttitle:(cat dog~1) date:[a TO b] roam~', [
+      'title:field',
+      'cat:term',
+      'dog:term',
+      '~:operator',
+      '1:number',
+      'date:field',
+      '[a TO b]:string',
+      'roam:term',
+      '~:operator',
     ]);
   });
 });

@@ -45,14 +45,13 @@ const SEVERITY: Record<QueryLint['severity'], DiagnosticSeverity> = {
 };
 
 /** Where in the query text a check is shown; null for a field inherited from an enclosing `title:( … )`, reported there. */
-function problemRange(lint: QueryLint, text: string, dialect: Dialect): SourceRange | null {
+function problemRange(lint: QueryLint): SourceRange | null {
   const { node } = lint;
   if (lint.code === 'engine/unknown-field') {
-    // `#any:F` ends with the field name, `#any(F)` with it and ')'.
-    if (node.kind === 'any') return node.form === 'colon' ? { start: node.range.end - node.field.length, end: node.range.end } : { start: node.range.end - 1 - node.field.length, end: node.range.end - 1 };
-    return nodeParts(text, node, dialect).fields.find((f) => f.field === lint.data.field)?.range ?? null;
+    if (node.kind === 'any') return node.fieldRange ?? node.range;
+    return nodeParts(node).fields.find((f) => f.field === lint.data.field)?.range ?? null;
   }
-  return nodeParts(text, node, dialect).body;
+  return nodeParts(node).body;
 }
 
 /** The engine problems of one parsed query (query-relative ranges). */
@@ -60,7 +59,7 @@ export function queryProblems(session: EngineSession, ast: QueryAst, text: strin
   const problems: QueryProblem[] = [];
   let parentsOf: Map<QueryNode, readonly QueryNode[]> | undefined;
   for (const lint of session.backend.lint(ast)) {
-    const range = problemRange(lint, text, dialect);
+    const range = problemRange(lint);
     if (!range) continue;
     let message = lint.message;
     let data: EngineDiagnosticData[EngineDiagnosticCode] = lint.data;

@@ -1,9 +1,9 @@
 /**
- * Where the parts of a restricted term are in the query text. The AST keeps one range per
- * node, covering `term.title` (Indri) or `title:term` (Lucene); diagnostics and hovers want
- * the term and each field name separately, so they are found again in the node's own text.
+ * Where the parts of a restricted node are in the query text. The AST keeps the node's whole
+ * range (`term.title`, `title:term`, `title:( … )`) and, separately, where each field name was
+ * written; diagnostics and hovers want the term and each field name on their own.
  */
-import type { Dialect, QueryNode, SourceRange } from '../../../grammar/index.js';
+import type { QueryNode, SourceRange } from '../../../grammar/index.js';
 
 export interface FieldRef {
   field: string;
@@ -13,33 +13,24 @@ export interface FieldRef {
 export interface NodeParts {
   /** The term (or operator expression) without its field restriction. */
   body: SourceRange;
+  /** The field names written on the node itself (not those inherited from a Lucene `title:( … )`). */
   fields: FieldRef[];
 }
 
 /** Splits a node's range into its body and the field names written on it. */
-export function nodeParts(text: string, node: QueryNode, dialect: Dialect): NodeParts {
+export function nodeParts(node: QueryNode): NodeParts {
   const { start, end } = node.range;
-  const fields = 'fields' in node && node.fields?.length ? node.fields : node.kind === 'boolean' && node.field ? [node.field] : [];
-  if (fields.length === 0) return { body: node.range, fields: [] };
-  const slice = text.slice(start, end);
-  if (dialect === 'indri') {
-    const suffix = `.${fields.join(',')}`;
-    const at = slice.lastIndexOf(suffix);
-    if (at >= 0) {
-      const out: FieldRef[] = [];
-      let offset = start + at + 1;
-      for (const field of fields) {
-        out.push({ field, range: { start: offset, end: offset + field.length } });
-        offset += field.length + 1;
-      }
-      return { body: { start, end: start + at }, fields: out };
-    }
-  } else if (dialect === 'lucene') {
-    const prefix = `${fields[0]}:`;
-    if (slice.startsWith(prefix)) {
-      return { body: { start: start + prefix.length, end }, fields: [{ field: fields[0]!, range: { start, end: start + fields[0]!.length } }] };
-    }
+  if (node.kind === 'boolean') {
+    if (!node.field || !node.fieldRange) return { body: node.range, fields: [] };
+    // `title:( … )`: the body starts after the colon.
+    return { body: { start: node.fieldRange.end + 1, end }, fields: [{ field: node.field, range: node.fieldRange }] };
   }
-  // Fields inherited from an enclosing `title:( … )` are not written on the node itself.
-  return { body: node.range, fields: [] };
+  const names = 'fields' in node ? node.fields : undefined;
+  const ranges = 'fieldRanges' in node ? node.fieldRanges : undefined;
+  if (!names?.length || !ranges?.length) return { body: node.range, fields: [] };
+  const fields = ranges.map((range, i) => ({ field: names[i]!, range }));
+  const first = ranges[0]!;
+  // Indri writes the fields after the body (`term.title,h1`), Lucene before it (`title:term`).
+  const body = first.start > start ? { start, end: Math.max(start, first.start - 1) } : { start: Math.min(end, ranges[ranges.length - 1]!.end + 1), end };
+  return { body, fields };
 }
