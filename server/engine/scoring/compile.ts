@@ -18,7 +18,8 @@
  * - `ql`: Indri's inference network (SEMANTICS.md §1.5, §1.6): the plan's groups are belief operators.
  *   A Lucene boolean reads as #weight over its scored clauses (boosts as weights), its MUST
  *   and MUST_NOT clauses filtering documents; a filter anywhere in the tree excludes the
- *   document from the ranking (Indri's #filreq inside other operators is not modelled).
+ *   document from the ranking (Indri's #filreq inside other operators is not modelled). A word the
+ *   analyser removes is no child of any operator (SEMANTICS.md §1.6).
  *
  * Known departures, each reported as a warning where it applies: `#not`, `#or`, `#max` have no
  * BM25 meaning (#not is dropped, #or/#max sum); `#prior`, numeric/date fields, extent
@@ -148,6 +149,9 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
   switch (node.kind) {
     case 'term': {
       const tokens = analyzeTerm(node, ctx);
+      // ql: a word the index's analyser removes leaves the query; it is no child of the belief
+      // operator around it (SEMANTICS.md §1.6). A word the index lacks stays, scored as unseen.
+      if (tokens.length === 0 && ctx.options.scorer === 'ql') return [];
       const f = node.fields ?? fields;
       if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation .(${node.context.join(',')}) is not supported; the term is scored over the whole document.`, node.range);
       if (ctx.ast.dialect === 'text' && tokens.length > 1)
@@ -161,9 +165,14 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
       const c = conceptIndex(ctx, spec, node.range);
       return [one(lucene ? { kind: 'constant', concept: c } : { kind: 'leaf', concept: c })];
     }
+    case 'phrase': {
+      const spec = specOf(node, ctx, fields);
+      // ql: a phrase of stopwords only leaves the query like a stopword (SEMANTICS.md §1.6).
+      if (spec.kind === 'missing' && ctx.options.scorer === 'ql') return [];
+      return [one({ kind: 'leaf', concept: conceptIndex(ctx, spec, node.range) })];
+    }
     case 'fuzzy':
     case 'window':
-    case 'phrase':
     case 'synonym':
     case 'band':
     case 'any':
@@ -225,7 +234,7 @@ function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
         ctx,
         'engine/stopword',
         ctx.options.scorer === 'ql'
-          ? `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it is scored as an unseen term (Indri's null scorer).`
+          ? `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it is removed from the query (it is not one of the operator's children).`
           : `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it contributes nothing under BM25.`,
         node.range,
       );

@@ -614,7 +614,7 @@ export class PreparedQuery {
         const r = this.rt[plan.concept]!;
         const tf = tfOf(plan.concept);
         const score = dirichletBelief(tf, dl, r.pc, mu);
-        return { score, node: explain ? explainDirichlet(tf, dl, r.info.cf, this.totalTokens, r.pc, mu, score, r.missing ? `${r.info.label} (stopword/absent: scored as unseen)` : r.info.label) : undefined };
+        return { score, node: explain ? explainDirichlet(tf, dl, r.info.cf, this.totalTokens, r.pc, mu, score, r.missing ? `${r.info.label} (matches nothing: scored as unseen)` : r.info.label) : undefined };
       }
       case 'all':
         return { score: 0, node: explain ? explainNode(0, '*:* belief log(1) = 0') : undefined };
