@@ -12,6 +12,8 @@
  *   decides WHICH documents match (Lucene must/should/mustNot; #filreq/#filrej filter the
  *   documents wherever they stand); every present scored concept contributes its full BM25
  *   weight.
+ * - `bm25f` (Terrier BM25F, SEMANTICS.md §4.6): the same bag of concepts as `bm25`; only the weight
+ *   of a present concept differs (per-field frequencies and lengths).
  * - `bm25-lucene`: the plan is scored as Lucene scores a BooleanQuery: the sum of the matching
  *   clauses' scores, boosts multiplying the term weight (SEMANTICS.md §3, §4.2). Indri belief
  *   operators act as all-SHOULD groups whose item weights are boosts.
