@@ -115,6 +115,8 @@ export interface ConceptInfo {
   idf?: number;
   /** ql: P(c|C). */
   collectionProbability?: number;
+  /** bm25f: each field's parameters, average length and the concept's statistics inside it. */
+  fieldStats?: { field: string; w: number; c: number; avglen: number; df: number; cf: number }[];
 }
 
 export interface SearchHit {
@@ -311,7 +313,11 @@ export class PreparedQuery {
     let fieldPostings: ConceptPostings[] | undefined;
     if (p.scorer === 'bm25' || p.scorer === 'bm25f') {
       idf = terrierIdf(df, this.numDocs);
-      if (this.bm25fFields) fieldPostings = this.bm25fFields.map((f) => this.evaluator.materialize(conceptInField(c.spec, f.name)));
+      if (this.bm25fFields) {
+        const fp = this.bm25fFields.map((f) => this.evaluator.materialize(conceptInField(c.spec, f.name)));
+        info.fieldStats = this.bm25fFields.map((f, i) => ({ field: f.name, w: f.w, c: f.c, avglen: f.avglen, df: fp[i]!.df, cf: fp[i]!.cf }));
+        fieldPostings = fp;
+      }
       const qtw = this.maxWeight > 0 ? c.weight / this.maxWeight : 0;
       qtwFactor = terrierQtwFactor(qtw, p.k3);
       info.idf = idf;
