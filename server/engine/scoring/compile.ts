@@ -167,16 +167,16 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
       const c = conceptIndex(ctx, spec, node.range);
       return [one(lucene ? { kind: 'constant', concept: c } : { kind: 'leaf', concept: c })];
     }
-    case 'phrase': {
+    case 'phrase':
+    case 'window':
+    case 'band': {
       const spec = specOf(node, ctx, fields);
-      // ql: a phrase of stopwords only leaves the query like a stopword (SEMANTICS.md §1.6).
-      if (spec.kind === 'missing' && ctx.options.scorer === 'ql') return [];
+      // ql: a phrase or window of stopwords only leaves the query like a stopword (SEMANTICS.md §1.6).
+      if (spec.kind === 'missing' && spec.stopped && ctx.options.scorer === 'ql') return [];
       return [one({ kind: 'leaf', concept: conceptIndex(ctx, spec, node.range) })];
     }
     case 'fuzzy':
-    case 'window':
     case 'synonym':
-    case 'band':
     case 'any':
     case 'numericCompare':
     case 'dateCompare':
@@ -250,7 +250,7 @@ function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
 
 /** A term as a concept: one token, an exact phrase of several (e.g. "U.S." → #1(u s)), or nothing. */
 function termSpec(tokens: string[], node: TermNode, fields: string[] | undefined): ConceptSpec {
-  if (tokens.length === 0) return { kind: 'missing', text: node.text };
+  if (tokens.length === 0) return { kind: 'missing', text: node.text, stopped: true };
   if (tokens.length === 1) return withFields({ kind: 'term', term: tokens[0]! }, fields);
   return withFields({ kind: 'window', ordered: true, size: 1, children: tokens.map((t) => ({ kind: 'term', term: t }) as ConceptSpec) }, fields);
 }
@@ -267,6 +267,15 @@ function expansionSpec(ctx: Ctx, node: QueryNode, pattern: string, m: Vocabulary
   }
   if (m.terms.length === 1) return withFields({ kind: 'term', term: m.terms[0]! }, fields);
   return withFields({ kind: 'syn', items: m.terms.map((term) => ({ kind: 'term', term }) as ConceptSpec), form: 'expansion' }, fields);
+}
+
+/**
+ * A window's or #band's children without the words the analyser removed: the index keeps no
+ * positions for them, so `#1(flow of air)` matches "flow of air" as `#1(flow air)` does, as a
+ * phrase does (Indri likewise drops stopped words from #uw and #band, and widens #od around them).
+ */
+function withoutStopped(children: ConceptSpec[]): ConceptSpec[] {
+  return children.filter((c) => !(c.kind === 'missing' && c.stopped));
 }
 
 /** Compiles an extent-producing node (a window child, a synonym item, a leaf). */
@@ -302,15 +311,16 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
     }
     case 'window': {
       if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation is not supported; the window is scored over the whole document.`, node.range);
-      const children = node.children.map((c) => specOf(c, ctx, undefined));
-      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node) };
+      const children = withoutStopped(node.children.map((c) => specOf(c, ctx, undefined)));
+      if (children.length === 0 || children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node), stopped: children.length === 0 };
+      if (children.length === 1) return withFields(children[0]!, node.fields ?? fields);
       return withFields({ kind: 'window', ordered: node.ordered, size: node.size, children }, node.fields ?? fields);
     }
     case 'phrase': {
       // Stopwords drop out of the phrase; the index keeps no positions for them either.
       const terms = node.terms.flatMap((t) => analyzeTerm(t, ctx));
       const f = node.fields ?? fields;
-      if (terms.length === 0) return { kind: 'missing', text: textOf(node) };
+      if (terms.length === 0) return { kind: 'missing', text: textOf(node), stopped: true };
       if (terms.length === 1) return withFields({ kind: 'term', term: terms[0]! }, f);
       if (node.slop === 0)
         return withFields({ kind: 'window', ordered: true, size: 1, phrase: true, children: terms.map((term) => ({ kind: 'term', term }) as ConceptSpec) }, f);
@@ -325,8 +335,9 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
       return withFields({ kind: 'syn', items, weights, form: node.form === 'wsyn' ? 'wsyn' : 'syn' }, node.fields ?? fields);
     }
     case 'band': {
-      const children = node.children.map((c) => specOf(c, ctx, undefined));
-      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node) };
+      const children = withoutStopped(node.children.map((c) => specOf(c, ctx, undefined)));
+      if (children.length === 0 || children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node), stopped: children.length === 0 };
+      if (children.length === 1) return withFields(children[0]!, node.fields ?? fields);
       return withFields({ kind: 'band', children }, node.fields ?? fields);
     }
     case 'any':

@@ -134,6 +134,19 @@ describe('Indri query likelihood', () => {
     same('wing the +lift', 'wing +lift', lucene);
     same('the wing of lift', 'wing lift', (t) => parseText(t));
   });
+  it('a stopword inside a window or #band drops out of it; a window of stopwords only leaves the query', () => {
+    const same = (a: string, bq: string, scorer: 'ql' | 'bm25') => {
+      for (let doc = 0; doc < 5; doc++) expect(scoreDocument(reader, indri(a).ast, doc, { scorer })).toBe(scoreDocument(reader, indri(bq).ast, doc, { scorer }));
+    };
+    for (const scorer of ['ql', 'bm25'] as const) {
+      same('#combine(#1(lift the drag) heat)', '#combine(#1(lift drag) heat)', scorer);
+      same('#combine(#uw4(the wing of lift) heat)', '#combine(#uw4(wing lift) heat)', scorer);
+      same('#combine(#band(the wing) heat)', '#combine(wing heat)', scorer);
+      same('#combine(lift-of-drag heat)', '#combine(#od1(lift drag) heat)', scorer);
+    }
+    same('#combine(#1(the of) wing)', '#combine(wing)', 'ql');
+    expect(search(reader, indri('#1(lift the drag)').ast).hits.map((h) => h.docno)).toEqual(['d1']);
+  });
   it('a query of stopwords only has nothing to score', () => {
     const r = search(reader, parseText('the of').ast, { scorer: 'ql' });
     expect(r.hits).toEqual([]);
