@@ -8,6 +8,7 @@ import { existsSync, lstatSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SCORER, SCORER_NAMES, SCORERS, type ScorerName } from '../engine/scoring/scorers.js';
+import { parseFieldParamName } from '../engine/scoring/bm25f.js';
 
 export const CONFIG_FILE_NAME = 'querylens.json';
 
@@ -36,6 +37,16 @@ export interface ScorerConfig {
   mu?: number;
 }
 
+/** bm25f's per-field parameters, written in the `scorer` section as `"w.title": 2`, `"c.text": 0.75`. */
+export type FieldParamConfig = { [name: `w.${string}` | `c.${string}`]: number };
+
+/** The scorer's per-field parameters in a `scorer` section (the keys `w.<field>` and `c.<field>`). */
+export function fieldParamsOf(scorer: ScorerConfig & FieldParamConfig): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(scorer)) if (parseFieldParamName(key) && typeof value === 'number') out[key] = value;
+  return out;
+}
+
 export interface ExpansionConfig {
   method?: ExpansionMethod;
   /** Feedback documents. */
@@ -54,7 +65,7 @@ export interface QuerylensConfig {
   corpus?: string;
   index?: string;
   qrels?: string;
-  scorer?: ScorerConfig;
+  scorer?: ScorerConfig & FieldParamConfig;
   expansion?: ExpansionConfig;
   model?: string;
   device?: Device;
@@ -66,7 +77,7 @@ export interface ResolvedConfig {
   corpus: string | null;
   index: string | null;
   qrels: string | null;
-  scorer: Required<ScorerConfig>;
+  scorer: Required<ScorerConfig> & FieldParamConfig;
   expansion: Required<ExpansionConfig>;
   model: string | null;
   device: Device;
@@ -151,9 +162,10 @@ export function validateConfig(raw: unknown, source: ConfigProblem['source']): {
     const section: Record<string, unknown> = {};
     for (const [sub, subValue] of Object.entries(value as Record<string, unknown>)) {
       if (subValue === null || subValue === '') continue;
-      const subCheck = (check as Record<string, FieldCheck>)[sub];
+      // bm25f's per-field parameters have open names (w.<field>, c.<field>); their ranges are checked with the scorer's.
+      const subCheck = (check as Record<string, FieldCheck>)[sub] ?? (key === 'scorer' && parseFieldParamName(sub) ? 'number' : undefined);
       if (!subCheck) {
-        problems.push({ source, message: `unknown key "${key}.${sub}" (known: ${Object.keys(check).join(', ')})` });
+        problems.push({ source, message: `unknown key "${key}.${sub}" (known: ${Object.keys(check).join(', ')}${key === 'scorer' ? ', w.<field>, c.<field>' : ''})` });
         continue;
       }
       const error = checkValue(subValue, subCheck);

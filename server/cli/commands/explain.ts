@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import type { Dialect } from '../../../grammar/ast.js';
 import { CliError } from '../errors.js';
-import { addScorerOptions, checkParameters, openBackendForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
+import { addScorerOptions, checkFieldParameters, checkParameters, openBackendForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface ExplainCliOptions extends ScorerCliOptions {
   query: string;
@@ -29,6 +29,7 @@ export function registerExplain(program: Command): void {
       const options = toSearchOptions(opts);
       await checkParameters(options);
       const backend = await openBackendForCli(opts.index);
+      checkFieldParameters(backend.fields(), options);
       const doc = backend.docByDocno(opts.doc);
       if (doc === undefined) throw new CliError(`no document '${opts.doc}' in ${opts.index ?? 'the index of querylens.json'}`);
       const { parseQuery } = await import('../../../grammar/sources/parse-query.js');

@@ -10,6 +10,7 @@ import { CONFIG_FILE_NAME, configFolderAbove } from '../../lsp/config.js';
 import type { LocalSearchBackend } from '../../service/backend.js';
 import type { SearchOptions } from '../../engine/search.js';
 import { ANSERINI_DEFAULTS, DEFAULT_SCORER, describeScorers, isScorerName, SCORER_NAMES, SCORERS } from '../../engine/scoring/scorers.js';
+import { BM25F_FIELD_DEFAULTS, parseFieldParamName } from '../../engine/scoring/bm25f.js';
 
 export interface ScorerCliOptions {
   /** Absent: the `index` of the nearest querylens.json (see indexFromConfig). */
@@ -19,6 +20,8 @@ export interface ScorerCliOptions {
   b?: string;
   k3?: string;
   mu?: string;
+  /** bm25f's per-field parameters, `w.<field>=x` / `c.<field>=x` (repeatable). */
+  param?: string[];
   anserini?: boolean;
   windowStats: string;
 }
@@ -31,6 +34,11 @@ export function addScorerOptions(cmd: Command): Command {
     .option('--b <x>', `BM25 b (default ${SCORERS.bm25.defaults.b}; ${ANSERINI_DEFAULTS.b} with --anserini)`)
     .option('--k3 <x>', `Terrier BM25 k3 (default ${SCORERS.bm25.defaults.k3})`)
     .option('--mu <x>', `Dirichlet mu for ql (default ${SCORERS.ql.defaults.mu})`)
+    .option(
+      '--param <name=x>',
+      `bm25f per-field parameter, repeatable: w.<field>=x (the field's weight, default ${BM25F_FIELD_DEFAULTS.w}) or c.<field>=x (its length normalisation in [0, 1], default ${BM25F_FIELD_DEFAULTS.c}), e.g. --param w.title=2`,
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
     .option('--anserini', `bm25-lucene with Anserini's k1 = ${ANSERINI_DEFAULTS.k1}, b = ${ANSERINI_DEFAULTS.b}`)
     .option('--window-stats <how>', 'statistics of #1/#uw/phrases: exact (counted) or terrier (df = N/100)', 'exact');
 }
@@ -60,9 +68,33 @@ export function toSearchOptions(opts: ScorerCliOptions): SearchOptions {
     b: number('--b', opts.b),
     k3: number('--k3', opts.k3),
     mu: number('--mu', opts.mu),
+    ...(opts.param?.length ? { fieldParams: fieldParams(opts.scorer, opts.param, opts.b) } : {}),
     anserini: opts.anserini,
     windowStats,
   };
+}
+
+/** `--param w.title=2 --param c.text=0.5` as { 'w.title': 2, 'c.text': 0.5 }; one-line errors. */
+function fieldParams(scorer: string, params: readonly string[], b: string | undefined): Record<string, number> {
+  if (scorer !== 'bm25f') throw new CliError(`--param w.<field>/c.<field> applies to --scorer bm25f only (got --scorer ${scorer})`);
+  if (b !== undefined) throw new CliError('bm25f has no --b: each field has its own normalisation, --param c.<field>=x');
+  const out: Record<string, number> = {};
+  for (const text of params) {
+    const eq = text.indexOf('=');
+    const name = eq < 0 ? text : text.slice(0, eq);
+    if (eq < 0 || !parseFieldParamName(name)) throw new CliError(`--param must be w.<field>=x or c.<field>=x, got '${text}'`);
+    if (Object.hasOwn(out, name)) throw new CliError(`--param ${name} is given twice`);
+    out[name] = number(`--param ${name}`, text.slice(eq + 1))!;
+  }
+  return out;
+}
+
+/** After the index is open: a --param naming a field the index lacks is one line, not one error per query. */
+export function checkFieldParameters(fields: readonly string[], options: SearchOptions): void {
+  for (const name of Object.keys(options.fieldParams ?? {})) {
+    const field = parseFieldParamName(name)!.field;
+    if (!fields.includes(field)) throw new CliError(`--param ${name}: the index has no field '${field}' (its fields: ${fields.join(', ') || 'none'})`);
+  }
 }
 
 /** Validates parameters up front so a bad k1 is one line, not one error per query. */

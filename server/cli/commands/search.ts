@@ -22,7 +22,7 @@ import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
 import { WarningPrinter } from '../warning-summary.js';
 import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js';
-import { addScorerOptions, checkParameters, countOption, openBackendForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
+import { addScorerOptions, checkFieldParameters, checkParameters, countOption, openBackendForCli, toSearchOptions, type ScorerCliOptions } from './search-options.js';
 
 interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   recover?: boolean;
@@ -102,6 +102,7 @@ export function registerSearch(program: Command): void {
         '--b': opts.b,
         '--k3': opts.k3,
         '--mu': opts.mu,
+        '--param': opts.param?.length ? opts.param : undefined,
         '--anserini': opts.anserini,
         '--expand': opts.expand,
         '--queries-out': opts.queriesOut,
@@ -128,6 +129,7 @@ export function registerSearch(program: Command): void {
     await checkParameters(options);
     const source = loadSource(file, opts);
     const backend = await openBackendForCli(opts.index);
+    checkFieldParameters(backend.fields(), options);
     const { formatRunLines } = await import('../../engine/search.js');
     const { sourceDiagnostics, entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
 

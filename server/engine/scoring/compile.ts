@@ -12,13 +12,16 @@
  *   decides WHICH documents match (Lucene must/should/mustNot; #filreq/#filrej filter the
  *   documents wherever they stand); every present scored concept contributes its full BM25
  *   weight.
+ * - `bm25f` (Terrier BM25F, SEMANTICS.md §4.6): the same bag of concepts as `bm25`; only the weight
+ *   of a present concept differs (per-field frequencies and lengths).
  * - `bm25-lucene`: the plan is scored as Lucene scores a BooleanQuery: the sum of the matching
  *   clauses' scores, boosts multiplying the term weight (SEMANTICS.md §3, §4.2). Indri belief
  *   operators act as all-SHOULD groups whose item weights are boosts.
  * - `ql`: Indri's inference network (SEMANTICS.md §1.5, §1.6): the plan's groups are belief operators.
  *   A Lucene boolean reads as #weight over its scored clauses (boosts as weights), its MUST
  *   and MUST_NOT clauses filtering documents; a filter anywhere in the tree excludes the
- *   document from the ranking (Indri's #filreq inside other operators is not modelled).
+ *   document from the ranking (Indri's #filreq inside other operators is not modelled). A word the
+ *   analyser removes is no child of any operator (SEMANTICS.md §1.6).
  *
  * Known departures, each reported as a warning where it applies: `#not`, `#or`, `#max` have no
  * BM25 meaning (#not is dropped, #or/#max sum); `#prior`, numeric/date fields, extent
@@ -148,6 +151,9 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
   switch (node.kind) {
     case 'term': {
       const tokens = analyzeTerm(node, ctx);
+      // ql: a word the index's analyser removes leaves the query; it is no child of the belief
+      // operator around it (SEMANTICS.md §1.6). A word the index lacks stays, scored as unseen.
+      if (tokens.length === 0 && ctx.options.scorer === 'ql') return [];
       const f = node.fields ?? fields;
       if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation .(${node.context.join(',')}) is not supported; the term is scored over the whole document.`, node.range);
       if (ctx.ast.dialect === 'text' && tokens.length > 1)
@@ -161,11 +167,16 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
       const c = conceptIndex(ctx, spec, node.range);
       return [one(lucene ? { kind: 'constant', concept: c } : { kind: 'leaf', concept: c })];
     }
-    case 'fuzzy':
-    case 'window':
     case 'phrase':
+    case 'window':
+    case 'band': {
+      const spec = specOf(node, ctx, fields);
+      // ql: a phrase or window of stopwords only leaves the query like a stopword (SEMANTICS.md §1.6).
+      if (spec.kind === 'missing' && spec.stopped && ctx.options.scorer === 'ql') return [];
+      return [one({ kind: 'leaf', concept: conceptIndex(ctx, spec, node.range) })];
+    }
+    case 'fuzzy':
     case 'synonym':
-    case 'band':
     case 'any':
     case 'numericCompare':
     case 'dateCompare':
@@ -225,7 +236,7 @@ function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
         ctx,
         'engine/stopword',
         ctx.options.scorer === 'ql'
-          ? `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it is scored as an unseen term (Indri's null scorer).`
+          ? `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it is removed from the query (it is not one of the operator's children).`
           : `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it contributes nothing under BM25.`,
         node.range,
       );
@@ -239,7 +250,7 @@ function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
 
 /** A term as a concept: one token, an exact phrase of several (e.g. "U.S." → #1(u s)), or nothing. */
 function termSpec(tokens: string[], node: TermNode, fields: string[] | undefined): ConceptSpec {
-  if (tokens.length === 0) return { kind: 'missing', text: node.text };
+  if (tokens.length === 0) return { kind: 'missing', text: node.text, stopped: true };
   if (tokens.length === 1) return withFields({ kind: 'term', term: tokens[0]! }, fields);
   return withFields({ kind: 'window', ordered: true, size: 1, children: tokens.map((t) => ({ kind: 'term', term: t }) as ConceptSpec) }, fields);
 }
@@ -256,6 +267,15 @@ function expansionSpec(ctx: Ctx, node: QueryNode, pattern: string, m: Vocabulary
   }
   if (m.terms.length === 1) return withFields({ kind: 'term', term: m.terms[0]! }, fields);
   return withFields({ kind: 'syn', items: m.terms.map((term) => ({ kind: 'term', term }) as ConceptSpec), form: 'expansion' }, fields);
+}
+
+/**
+ * A window's or #band's children without the words the analyser removed: the index keeps no
+ * positions for them, so `#1(flow of air)` matches "flow of air" as `#1(flow air)` does, as a
+ * phrase does (Indri likewise drops stopped words from #uw and #band, and widens #od around them).
+ */
+function withoutStopped(children: ConceptSpec[]): ConceptSpec[] {
+  return children.filter((c) => !(c.kind === 'missing' && c.stopped));
 }
 
 /** Compiles an extent-producing node (a window child, a synonym item, a leaf). */
@@ -291,15 +311,16 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
     }
     case 'window': {
       if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation is not supported; the window is scored over the whole document.`, node.range);
-      const children = node.children.map((c) => specOf(c, ctx, undefined));
-      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node) };
+      const children = withoutStopped(node.children.map((c) => specOf(c, ctx, undefined)));
+      if (children.length === 0 || children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node), stopped: children.length === 0 };
+      if (children.length === 1) return withFields(children[0]!, node.fields ?? fields);
       return withFields({ kind: 'window', ordered: node.ordered, size: node.size, children }, node.fields ?? fields);
     }
     case 'phrase': {
       // Stopwords drop out of the phrase; the index keeps no positions for them either.
       const terms = node.terms.flatMap((t) => analyzeTerm(t, ctx));
       const f = node.fields ?? fields;
-      if (terms.length === 0) return { kind: 'missing', text: textOf(node) };
+      if (terms.length === 0) return { kind: 'missing', text: textOf(node), stopped: true };
       if (terms.length === 1) return withFields({ kind: 'term', term: terms[0]! }, f);
       if (node.slop === 0)
         return withFields({ kind: 'window', ordered: true, size: 1, phrase: true, children: terms.map((term) => ({ kind: 'term', term }) as ConceptSpec) }, f);
@@ -314,8 +335,9 @@ function specOf(node: QueryNode, ctx: Ctx, fields: string[] | undefined): Concep
       return withFields({ kind: 'syn', items, weights, form: node.form === 'wsyn' ? 'wsyn' : 'syn' }, node.fields ?? fields);
     }
     case 'band': {
-      const children = node.children.map((c) => specOf(c, ctx, undefined));
-      if (children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node) };
+      const children = withoutStopped(node.children.map((c) => specOf(c, ctx, undefined)));
+      if (children.length === 0 || children.some((c) => c.kind === 'missing')) return { kind: 'missing', text: textOf(node), stopped: children.length === 0 };
+      if (children.length === 1) return withFields(children[0]!, node.fields ?? fields);
       return withFields({ kind: 'band', children }, node.fields ?? fields);
     }
     case 'any':

@@ -23,8 +23,11 @@ import {
 
 export type ConceptSpec =
   | { kind: 'term'; term: string; fields?: string[] }
-  /** Matches nothing: a stopword, an empty term, an empty expansion, an unsupported operator. */
-  | { kind: 'missing'; text: string }
+  /**
+   * Matches nothing: a stopword, an empty term, an empty expansion, an unsupported operator.
+   * `stopped`: every word of it was removed by the analyser (ql drops it from the query).
+   */
+  | { kind: 'missing'; text: string; stopped?: boolean }
   | { kind: 'window'; ordered: boolean; size: number | null; children: ConceptSpec[]; fields?: string[]; phrase?: boolean }
   | { kind: 'syn'; items: ConceptSpec[]; weights?: number[]; fields?: string[]; form?: 'syn' | 'wsyn' | 'expansion' }
   | { kind: 'band'; children: ConceptSpec[]; fields?: string[] }

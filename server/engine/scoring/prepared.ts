@@ -8,7 +8,17 @@ import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
 import type { IndexReader } from '../index/reader.js';
 import { compileQuery, type CompiledConcept, type Plan, type PlanItem, type ScorerName } from './compile.js';
 import { ANSERINI_DEFAULTS, DEFAULT_SCORER, isScorerName, SCORER_NAMES, SCORERS, type ScorerParameter } from './scorers.js';
-import { isWindowLike, unionAll, type ConceptPostings, type ConceptSpec } from './concepts.js';
+import { indexOfDoc, isWindowLike, unionAll, type ConceptPostings, type ConceptSpec } from './concepts.js';
+import {
+  bm25fTfn,
+  bm25fWeight,
+  conceptInField,
+  explainBm25f,
+  fieldLength,
+  resolveBm25fFields,
+  validateBm25fParams,
+  type Bm25fField,
+} from './bm25f.js';
 import {
   collectionProbability,
   combineBeliefs,
@@ -56,6 +66,8 @@ export interface SearchOptions {
   k3?: number;
   /** Dirichlet mu (default 2500). */
   mu?: number;
+  /** bm25f: per-field weights and normalisations, `w.<field>` and `c.<field>` (default 1 each, as Terrier). */
+  fieldParams?: Readonly<Record<string, number>>;
   /** Hits to return (default 1000). */
   k?: number;
   /** Collection statistics of #1/#uw/phrases: exact counts (default) or Terrier's df = N/100, cf = 2·df (SEMANTICS.md §2.2). */
@@ -74,6 +86,8 @@ export interface ResolvedParameters {
   b: number;
   k3: number;
   mu: number;
+  /** bm25f's `w.<field>`/`c.<field>` as given (fields not named keep Terrier's defaults); {} for other scorers. */
+  fieldParams: Record<string, number>;
   windowStats: WindowStats;
 }
 
@@ -101,6 +115,8 @@ export interface ConceptInfo {
   idf?: number;
   /** ql: P(c|C). */
   collectionProbability?: number;
+  /** bm25f: each field's parameters, average length and the concept's statistics inside it. */
+  fieldStats?: { field: string; w: number; c: number; avglen: number; df: number; cf: number }[];
 }
 
 export interface SearchHit {
@@ -131,12 +147,14 @@ export function resolveParameters(options: SearchOptions = {}): ResolvedParamete
     b: options.b ?? base.b,
     k3: options.k3 ?? base.k3,
     mu: options.mu ?? base.mu,
+    fieldParams: scorer === 'bm25f' ? { ...options.fieldParams } : {},
     windowStats: options.windowStats ?? 'exact',
   };
   if (p.windowStats !== 'exact' && p.windowStats !== 'terrier-heuristic') throw new RangeError(`windowStats must be "exact" or "terrier-heuristic" (got "${String(p.windowStats)}")`);
   if (scorer === 'bm25') validateTerrierBm25Params(p);
   if (scorer === 'bm25-lucene') validateLuceneBm25Params(p);
   if (scorer === 'ql') validateDirichletMu(p.mu);
+  if (scorer === 'bm25f') validateBm25fParams(p);
   if (options.k !== undefined && (!Number.isInteger(options.k) || options.k < 0)) throw new RangeError(`k must be a non-negative integer (got ${options.k})`);
   return p;
 }
@@ -160,6 +178,8 @@ interface ConceptRuntime {
   missing: boolean;
   /** bm25-lucene phrases: the terms' idfs, whose float sum is the phrase idf. */
   termIdfs?: { term: string; idf: number }[];
+  /** bm25f: the concept's postings inside each field, in `bm25fFields` order. */
+  fieldPostings?: ConceptPostings[];
 }
 
 export class PreparedQuery {
@@ -185,6 +205,8 @@ export class PreparedQuery {
   /** No Lucene booleans, filters or *:*: a document matches when some scored concept occurs. */
   private readonly pureBag: boolean;
   private readonly evaluator;
+  /** bm25f: the index's fields with their w, c and average length. */
+  private readonly bm25fFields: Bm25fField[] | null;
 
   constructor(
     readonly reader: IndexReader,
@@ -207,6 +229,7 @@ export class PreparedQuery {
     this.docCount = p.scorer === 'bm25-lucene' ? countNonEmpty(reader) : stats.numDocs;
     this.luceneAvg = p.scorer === 'bm25-lucene' && this.docCount > 0 ? luceneAvgdl(stats.totalTokens, this.docCount) : 0;
     this.normCache = p.scorer === 'bm25-lucene' ? luceneNormCache(this.luceneAvg, p.k1, p.b) : null;
+    this.bm25fFields = p.scorer === 'bm25f' ? resolveBm25fFields(reader, p.fieldParams) : null;
 
     // Terrier's normaliseTermWeights: divide by the largest weight. Stopwords never reach the
     // query in Terrier (the pipeline drops them), so they do not count; OOV terms do.
@@ -287,8 +310,14 @@ export class PreparedQuery {
     let qtwFactor = 0;
     let pc = 0;
     let termIdfs: { term: string; idf: number }[] | undefined;
-    if (p.scorer === 'bm25') {
+    let fieldPostings: ConceptPostings[] | undefined;
+    if (p.scorer === 'bm25' || p.scorer === 'bm25f') {
       idf = terrierIdf(df, this.numDocs);
+      if (this.bm25fFields) {
+        const fp = this.bm25fFields.map((f) => this.evaluator.materialize(conceptInField(c.spec, f.name)));
+        info.fieldStats = this.bm25fFields.map((f, i) => ({ field: f.name, w: f.w, c: f.c, avglen: f.avglen, df: fp[i]!.df, cf: fp[i]!.cf }));
+        fieldPostings = fp;
+      }
       const qtw = this.maxWeight > 0 ? c.weight / this.maxWeight : 0;
       qtwFactor = terrierQtwFactor(qtw, p.k3);
       info.idf = idf;
@@ -307,7 +336,7 @@ export class PreparedQuery {
       pc = collectionProbability(cf, this.totalTokens);
       info.collectionProbability = pc;
     }
-    return { info, postings, idf, qtwFactor, pc, missing, termIdfs };
+    return { info, postings, idf, qtwFactor, pc, missing, termIdfs, fieldPostings };
   }
 
   // ---- public operations --------------------------------------------------------------------
@@ -428,6 +457,7 @@ export class PreparedQuery {
     let e: Evaluation;
     switch (this.parameters.scorer) {
       case 'bm25':
+      case 'bm25f':
         e = this.evalTerrier(doc, tfOf, explain);
         break;
       case 'bm25-lucene':
@@ -473,10 +503,15 @@ export class PreparedQuery {
     }
   }
 
-  /** SEMANTICS.md §4.1: Σ over present scored concepts of idf·tfn·qtwf, in query order. */
+  /**
+   * SEMANTICS.md §4.1: Σ over present scored concepts of idf·tfn·qtwf, in query order; bm25f
+   * (§4.6) weighs each concept from its per-field frequencies instead, with the same matching.
+   */
   private evalTerrier(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
     const p = this.parameters;
     const dl = this.reader.docLength(doc);
+    const fields = this.bm25fFields;
+    const lens = fields ? fields.map((f) => fieldLength(this.reader, doc, f.name)) : null;
     let score = 0;
     const children: ExplainNode[] = [];
     let present = 0;
@@ -486,6 +521,29 @@ export class PreparedQuery {
       const tf = tfOf(c);
       if (tf <= 0) {
         if (explain) children.push(explainNode(0, `${r.info.label}: absent from this document (tf = 0)`));
+        continue;
+      }
+      if (fields) {
+        const tfs = r.fieldPostings!.map((fp) => {
+          const i = indexOfDoc(fp.docs, doc);
+          return i < 0 ? 0 : fp.tfs[i]!;
+        });
+        const w = bm25fWeight(bm25fTfn(fields, tfs, lens!), r.idf, r.info.qtw!, p.k1, p.k3);
+        score += w;
+        present++;
+        if (explain)
+          children.push(
+            explainBm25f(
+              r.info.label,
+              fields,
+              tfs,
+              lens!,
+              explainTerrierIdf(r.info.df, this.numDocs, r.idf, r.info.statistics === 'terrier-heuristic' ? ` (df = N/100, Terrier's window heuristic; exact df = ${r.info.exactDf})` : ''),
+              explainTerrierQtw(r.info.weight, this.maxWeight, r.info.qtw!, p.k3, r.qtwFactor),
+              p,
+              w,
+            ),
+          );
         continue;
       }
       const tfn = terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b);
@@ -509,7 +567,13 @@ export class PreparedQuery {
     return {
       matched,
       score,
-      node: explainNode(score, `BM25 (Terrier, k1 = ${p.k1}, b = ${p.b}, k3 = ${p.k3}): sum over the ${present} concept${present === 1 ? '' : 's'} present of w = ${fmt(score)} (N = ${this.numDocs}, avgdl = ${fmt(this.avgdl)}, dl = ${dl})`, children),
+      node: explainNode(
+        score,
+        fields
+          ? `BM25F (Terrier, k1 = ${p.k1}, k3 = ${p.k3}; ${fields.map((f, i) => `${f.name}: w = ${fmt(f.w)}, c = ${fmt(f.c)}, len = ${lens![i]}, avglen = ${fmt(f.avglen)}`).join('; ')}): sum over the ${present} concept${present === 1 ? '' : 's'} present of w = ${fmt(score)} (N = ${this.numDocs})`
+          : `BM25 (Terrier, k1 = ${p.k1}, b = ${p.b}, k3 = ${p.k3}): sum over the ${present} concept${present === 1 ? '' : 's'} present of w = ${fmt(score)} (N = ${this.numDocs}, avgdl = ${fmt(this.avgdl)}, dl = ${dl})`,
+        children,
+      ),
     };
   }
 
@@ -614,7 +678,7 @@ export class PreparedQuery {
         const r = this.rt[plan.concept]!;
         const tf = tfOf(plan.concept);
         const score = dirichletBelief(tf, dl, r.pc, mu);
-        return { score, node: explain ? explainDirichlet(tf, dl, r.info.cf, this.totalTokens, r.pc, mu, score, r.missing ? `${r.info.label} (stopword/absent: scored as unseen)` : r.info.label) : undefined };
+        return { score, node: explain ? explainDirichlet(tf, dl, r.info.cf, this.totalTokens, r.pc, mu, score, r.missing ? `${r.info.label} (matches nothing: scored as unseen)` : r.info.label) : undefined };
       }
       case 'all':
         return { score: 0, node: explain ? explainNode(0, '*:* belief log(1) = 0') : undefined };
@@ -702,7 +766,7 @@ export class PreparedQuery {
       if (r) return r;
       return `document ${this.reader.docno(doc)} contains none of the query's concepts (Indri scores only documents containing at least one)`;
     }
-    return this.reason(root, tfOf) ?? (this.parameters.scorer === 'bm25' ? this.failingFilter(root, tfOf) : null) ?? 'it does not match the query';
+    return this.reason(root, tfOf) ?? (this.parameters.scorer === 'bm25' || this.parameters.scorer === 'bm25f' ? this.failingFilter(root, tfOf) : null) ?? 'it does not match the query';
   }
 
   private describe(plan: Plan): string {

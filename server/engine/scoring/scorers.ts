@@ -5,6 +5,7 @@
  * checks querylens.json's `scorer` against it (server/lsp/config.ts). Formulas: SEMANTICS.md §4.
  */
 import type { DslOptions } from '../../../grammar/print/query-dsl.js';
+import { BM25F_DEFAULTS } from './bm25f.js';
 import { DIRICHLET_DEFAULT_MU } from './dirichlet.js';
 import { ANSERINI_BM25, LUCENE_BM25_DEFAULTS } from './lucene-bm25.js';
 import { TERRIER_BM25_DEFAULTS } from './terrier-bm25.js';
@@ -22,6 +23,8 @@ export const SCORERS = {
   bm25: { description: 'Terrier BM25', defaults: TERRIER_BM25_DEFAULTS },
   'bm25-lucene': { description: 'Lucene BM25, float32', defaults: LUCENE_BM25_DEFAULTS },
   ql: { description: 'Indri query likelihood, Dirichlet smoothing', defaults: { mu: DIRICHLET_DEFAULT_MU } },
+  // Its per-field parameters (w.<field>, c.<field>) depend on the index: SearchOptions.fieldParams.
+  bm25f: { description: 'Terrier BM25F, per-field length normalisation', defaults: BM25F_DEFAULTS },
 } as const satisfies Record<string, ScorerSpec>;
 
 export type ScorerName = keyof typeof SCORERS;
@@ -34,13 +37,13 @@ export function isScorerName(name: unknown): name is ScorerName {
   return typeof name === 'string' && Object.hasOwn(SCORERS, name);
 }
 
-/** "bm25 (Terrier BM25), bm25-lucene (Lucene BM25, float32) or ql (…)", for help texts. */
+/** "bm25 (Terrier BM25), bm25-lucene (Lucene BM25, float32), ql (…) or bm25f (…)", for help texts. */
 export function describeScorers(): string {
   const items = SCORER_NAMES.map((n) => `${n} (${SCORERS[n].description})`);
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
 }
 
-/** Does `name` read parameter `p`? (k3 is Terrier's only; mu is query likelihood's.) */
+/** Does `name` read parameter `p`? (k3 is Terrier's only; mu is query likelihood's; bm25f has no b but c.<field>.) */
 export function scorerReads(name: ScorerName, p: ScorerParameter): boolean {
   return p in SCORERS[name].defaults;
 }

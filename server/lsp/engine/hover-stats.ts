@@ -41,8 +41,20 @@ export function conceptAt(concepts: readonly ConceptInfo[], offset: number): { c
 function weightLine(session: EngineSession, c: ConceptInfo): string {
   if (!c.scored) return 'Not scored: it only filters documents (a #filreq/#filrej filter or a prohibited clause).';
   const parts = [`Effective weight **${formatWeight(c.weight)}** (the product of the weights above it, summed over its occurrences)`];
-  if (session.options.scorer === 'bm25' && c.qtw !== undefined) parts.push(`qtw ${c.qtw.toFixed(3)} after dividing by the largest weight`);
-  return `${parts.join('; ')}.`;
+  if ((session.options.scorer === 'bm25' || session.options.scorer === 'bm25f') && c.qtw !== undefined) parts.push(`qtw ${c.qtw.toFixed(3)} after dividing by the largest weight`);
+  const line = `${parts.join('; ')}.`;
+  return c.fieldStats ? `${line}\n\n${fieldTable(c.fieldStats)}` : line;
+}
+
+/** bm25f: the per-field parts (SEMANTICS.md §4.6): where the concept occurs, and each field's w and c. */
+function fieldTable(stats: NonNullable<ConceptInfo['fieldStats']>): string {
+  return [
+    'BM25F per field: tf/(1 − c + c·len/avglen), weighted by w, then one saturation.',
+    '',
+    '| field | df | cf | w | c | avg length |',
+    '|---|--:|--:|--:|--:|--:|',
+    ...stats.map((f) => `| ${f.field} | ${formatNumber(f.df)} | ${formatNumber(f.cf)} | ${formatNumber(f.w)} | ${formatNumber(f.c)} | ${formatNumber(f.avglen)} |`),
+  ].join('\n');
 }
 
 function scoreColumn(session: EngineSession): string {

@@ -435,7 +435,7 @@ function readyStatus(session: EngineSession, qrelsProblem: string | undefined): 
   return {
     state: 'ready',
     path: session.indexPath,
-    message: `Index loaded: ${s.numDocs.toLocaleString('en-US')} documents, ${session.backend.vocabularySize().toLocaleString('en-US')} terms (${session.backend.profile} profile)${qrels}.${qrelsProblem ? ` Note: ${qrelsProblem}.` : ''}`,
+    message: `Index loaded: ${s.numDocs.toLocaleString('en-US')} documents, ${session.backend.vocabularySize().toLocaleString('en-US')} terms (${session.backend.profile} profile)${qrels}.${qrelsProblem ? ` Note: ${qrelsProblem}.` : ''}${session.settingsProblem ? ` Note: ${session.settingsProblem}.` : ''}`,
   };
 }
 

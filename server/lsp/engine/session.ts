@@ -7,14 +7,18 @@ import type { Qrels } from '../../engine/eval/index.js';
 import type { SearchHit, SearchOptions } from '../../engine/search.js';
 import { documentTitle, type SearchBackend } from '../../service/backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
-import type { ResolvedConfig } from '../config.js';
+import { parseFieldParamName } from '../../engine/scoring/bm25f.js';
+import { fieldParamsOf, type ResolvedConfig } from '../config.js';
 
 /** Measures shown in previews and comparisons (trec_eval names). */
 export const PREVIEW_MEASURES = ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 'recip_rank'];
 
 export function searchOptionsOf(config: ResolvedConfig): SearchOptions {
   const s = config.scorer;
-  return s.name === 'ql' ? { scorer: 'ql', mu: s.mu } : { scorer: s.name, k1: s.k1, b: s.b };
+  if (s.name === 'ql') return { scorer: 'ql', mu: s.mu };
+  // bm25f has no b: each field has its own normalisation (c.<field>).
+  if (s.name === 'bm25f') return { scorer: 'bm25f', k1: s.k1, fieldParams: fieldParamsOf(s) };
+  return { scorer: s.name, k1: s.k1, b: s.b };
 }
 
 export class EngineSession {
@@ -29,9 +33,20 @@ export class EngineSession {
     readonly qrels: Qrels | null,
     readonly indexPath: string,
   ) {
-    this.options = searchOptionsOf(config);
     this.fieldSet = new Set(backend.fields());
+    const options = searchOptionsOf(config);
+    // A w.<field>/c.<field> for a field this index lacks is dropped and said once in the status,
+    // rather than failing every ranking.
+    const unknown = Object.keys(options.fieldParams ?? {}).filter((name) => !this.fieldSet.has(parseFieldParamName(name)!.field));
+    if (unknown.length) {
+      options.fieldParams = Object.fromEntries(Object.entries(options.fieldParams!).filter(([name]) => !unknown.includes(name)));
+      this.settingsProblem = `scorer ${unknown.map((n) => `"${n}"`).join(', ')} ignored: the index has no such field (its fields: ${[...this.fieldSet].join(', ')})`;
+    }
+    this.options = options;
   }
+
+  /** A scorer setting that could not be used with this index, for the status line. */
+  readonly settingsProblem?: string;
 
   hasField(field: string): boolean {
     return this.fieldSet.has(field);

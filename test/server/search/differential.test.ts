@@ -104,7 +104,7 @@ const luceneNode: fc.Arbitrary<QueryNode> = fc.letrec<{ node: QueryNode }>((tie)
   ),
 })).node;
 
-const scorer = fc.constantFrom<ScorerName>('bm25', 'bm25-lucene', 'ql');
+const scorer = fc.constantFrom<ScorerName>('bm25', 'bm25-lucene', 'ql', 'bm25f');
 const windowStats = fc.constantFrom('exact' as const, 'terrier-heuristic' as const);
 
 let reader: IndexReader;

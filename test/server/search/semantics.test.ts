@@ -116,11 +116,41 @@ describe('Terrier BM25 (default scorer)', () => {
 describe('Indri query likelihood', () => {
   const C = 12;
   const b = (tf: number, dl: number, cf: number) => dirichletBelief(tf, dl, collectionProbability(cf, C), 2500);
-  it('#combine is the mean of Dirichlet beliefs; a stopword still counts as a child', () => {
-    const ast = indri('#combine(wing the heat)').ast;
+  it('#combine is the mean of Dirichlet beliefs; a stopword leaves the query, an unknown word is scored as unseen', () => {
+    const ast = indri('#combine(wing the heat zeppelin)').ast;
     const s = scoreDocument(reader, ast, 1, { scorer: 'ql' })!;
-    const want = (1 / 3) * b(0, 3, 3) + (1 / 3) * b(0, 3, 0) + (1 / 3) * b(1, 3, 2);
+    const want = (1 / 3) * b(0, 3, 3) + (1 / 3) * b(1, 3, 2) + (1 / 3) * b(0, 3, 0);
     expect(s).toBeCloseTo(want, 14);
+    const r = search(reader, ast, { scorer: 'ql' });
+    expect(r.warnings.map((w) => w.code).sort()).toEqual(['engine/oov', 'engine/stopword']);
+    expect(r.concepts.map((c) => c.label)).toEqual(['wing', 'heat', 'zeppelin']);
+  });
+  it('a stopword is no child of #weight or a Lucene boolean: the other weights are normalised without it', () => {
+    const same = (a: string, bq: string, parse: (t: string) => ReturnType<typeof parseIndri>) => {
+      for (let doc = 0; doc < 5; doc++) expect(scoreDocument(reader, parse(a).ast, doc, { scorer: 'ql' })).toBe(scoreDocument(reader, parse(bq).ast, doc, { scorer: 'ql' }));
+    };
+    same('#weight(1 the 3 wing 1 lift)', '#weight(3 wing 1 lift)', indri);
+    same('"the of" wing lift', 'wing lift', lucene);
+    same('wing the +lift', 'wing +lift', lucene);
+    same('the wing of lift', 'wing lift', (t) => parseText(t));
+  });
+  it('a stopword inside a window or #band drops out of it; a window of stopwords only leaves the query', () => {
+    const same = (a: string, bq: string, scorer: 'ql' | 'bm25') => {
+      for (let doc = 0; doc < 5; doc++) expect(scoreDocument(reader, indri(a).ast, doc, { scorer })).toBe(scoreDocument(reader, indri(bq).ast, doc, { scorer }));
+    };
+    for (const scorer of ['ql', 'bm25'] as const) {
+      same('#combine(#1(lift the drag) heat)', '#combine(#1(lift drag) heat)', scorer);
+      same('#combine(#uw4(the wing of lift) heat)', '#combine(#uw4(wing lift) heat)', scorer);
+      same('#combine(#band(the wing) heat)', '#combine(wing heat)', scorer);
+      same('#combine(lift-of-drag heat)', '#combine(#od1(lift drag) heat)', scorer);
+    }
+    same('#combine(#1(the of) wing)', '#combine(wing)', 'ql');
+    expect(search(reader, indri('#1(lift the drag)').ast).hits.map((h) => h.docno)).toEqual(['d1']);
+  });
+  it('a query of stopwords only has nothing to score', () => {
+    const r = search(reader, parseText('the of').ast, { scorer: 'ql' });
+    expect(r.hits).toEqual([]);
+    expect(r.warnings.map((w) => w.code)).toContain('engine/empty-query');
   });
   it('scores only documents containing some term', () => {
     expect(docnos(indri('#combine(wing flow)'), { scorer: 'ql' }).sort()).toEqual(['d1', 'd2', 'd3']);
