@@ -61,24 +61,36 @@ export class ResultsPanel {
       return;
     }
     this.state = state;
-    await this.refresh(null, false);
+    await this.refresh(null, false, true);
+  }
+
+  /**
+   * The page of `state`. After a reload the server is still opening the index (InvalidRequest with
+   * `data.index`) and the editor may not have sent the query file yet: `waitForIndex` asks again
+   * for up to a minute, as the user would.
+   */
+  private async previewPage(state: ResultsState, version: number | undefined, waitForIndex: boolean): Promise<PreviewResult> {
+    const deadline = Date.now() + (waitForIndex ? 60_000 : 0);
+    for (;;) {
+      try {
+        return await this.client.sendRequest<PreviewResult>(PREVIEW_REQUEST, { uri: state.uri, qid: state.qid, version, k: PAGE_SIZE, offset: state.page * PAGE_SIZE, explain: false });
+      } catch (err) {
+        const data = (err as { data?: { index?: unknown } }).data;
+        const notReady = data?.index !== undefined || /no index is loaded|is not open/.test(errorText(err));
+        if (!notReady || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   }
 
   /** Fetches the current page (and the open explanation) and renders it; a failure is shown, never thrown. */
-  private async refresh(notice: string | null, record: boolean): Promise<void> {
+  private async refresh(notice: string | null, record: boolean, waitForIndex = false): Promise<void> {
     const state = this.state;
     if (!state) return;
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === state.uri);
     let result: PreviewResult;
     try {
-      result = await this.client.sendRequest<PreviewResult>(PREVIEW_REQUEST, {
-        uri: state.uri,
-        qid: state.qid,
-        version: document?.version,
-        k: PAGE_SIZE,
-        offset: state.page * PAGE_SIZE,
-        explain: false,
-      });
+      result = await this.previewPage(state, document?.version, waitForIndex);
     } catch (err) {
       const why = `no results for query ${state.qid}: ${errorText(err)}`;
       // A restored panel (or one open on a page) keeps its state and offers to try again (the index may still be loading).
