@@ -69,11 +69,13 @@ export interface ResultsView {
   state: ResultsState;
   explanation: ExplainResult | null;
   notice: string | null;
+  /** Scroll to the explanation (just asked for), rather than stay at the top (paging, judging). */
+  focusExplanation?: boolean;
 }
 
-function explanationSection(e: ExplainResult): string {
+function explanationSection(e: ExplainResult, focus: boolean): string {
   const where = e.rank === null ? (e.score === null ? 'not retrieved: the query does not match it' : 'not in the top 1000') : `rank ${e.rank}`;
-  return `<section id="explanation" data-focus><h3>Why ${escape(e.docno)} scores ${e.score === null ? 'nothing' : e.score.toFixed(4)} (${where}; judged ${e.relevance ?? '–'})</h3>
+  return `<section id="explanation"${focus ? ' data-focus' : ''}><h3>Why ${escape(e.docno)} scores ${e.score === null ? 'nothing' : e.score.toFixed(4)} (${where}; judged ${e.relevance ?? '–'})</h3>
 <p><b>${escape(e.title || e.docno)}</b> <button ${msg({ type: 'open', docno: e.docno })}>open</button> <button ${msg({ type: 'closeExplain' })}>close</button></p>
 <div class="tree">${renderExplanation(e.explanation)}</div></section>`;
 }
@@ -137,7 +139,7 @@ ${
       : ''
 }`;
   const body = `${head}${view.notice ? `<p><i>${escape(view.notice)}</i></p>` : ''}
-${view.explanation ? explanationSection(view.explanation) : ''}
+${view.explanation ? explanationSection(view.explanation, view.focusExplanation === true) : ''}
 ${paging}${legend}
 <table><thead><tr><th>#</th><th>Document</th><th>Score</th><th>Judged</th><th>Judge</th><th></th></tr></thead><tbody>${rows}</tbody></table>
 ${whyNot}`;

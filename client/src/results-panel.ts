@@ -84,7 +84,7 @@ export class ResultsPanel {
   }
 
   /** Fetches the current page (and the open explanation) and renders it; a failure is shown, never thrown. */
-  private async refresh(notice: string | null, record: boolean, waitForIndex = false): Promise<void> {
+  private async refresh(notice: string | null, record: boolean, waitForIndex = false, focusExplanation = false): Promise<void> {
     const state = this.state;
     if (!state) return;
     const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === state.uri);
@@ -120,7 +120,7 @@ export class ResultsPanel {
         metrics: result.metrics,
       });
     }
-    this.display(`Results: ${state.qid}`, renderResults(result, { nonce: nonce(), state, explanation, notice }));
+    this.display(`Results: ${state.qid}`, renderResults(result, { nonce: nonce(), state, explanation, notice, focusExplanation }));
   }
 
   private async onMessage(raw: unknown): Promise<void> {
@@ -137,7 +137,7 @@ export class ResultsPanel {
         return this.refresh(null, false);
       case 'explain':
         state.explained = message.docno;
-        return this.refresh(null, false);
+        return this.refresh(null, false, false, true);
       case 'closeExplain':
         state.explained = null;
         return this.refresh(null, false);

@@ -97,7 +97,9 @@ describe('results panel controls', () => {
       relevance: 1,
       explanation: { value: 0, description: 'no term of the query <matches>', children: [{ value: 1.5, description: 'tf=0 "flow"', children: [] }], matched: false },
     };
-    const html = renderResults(preview(), { nonce: 'n', state: { ...state, explained: 'd9' }, explanation, notice: 'd1 judged 2' });
+    const html = renderResults(preview(), { nonce: 'n', state: { ...state, explained: 'd9' }, explanation, notice: 'd1 judged 2', focusExplanation: true });
+    // Paging or judging with the explanation open keeps the page where it is.
+    expect(renderResults(preview(), { nonce: 'n', state, explanation, notice: null })).toContain('<section id="explanation"><h3>');
     expect(html).toContain('<section id="explanation" data-focus><h3>Why d9 scores nothing (not retrieved: the query does not match it; judged 1)</h3>');
     expect(html).toContain('<li><b>0.0000</b> no term of the query &#60;matches&#62;<ul><li><b>1.5000</b> tf=0 &#34;flow&#34;</li></ul></li>');
     expect(html).toContain('<p><i>d1 judged 2</i></p>');
