@@ -12,9 +12,25 @@ export interface DocumentResult {
   distinctTerms: number;
 }
 
+/** Stored text is often one long line: laid out at spaces to `width` characters, so it reads without scrolling. */
+export function wrapText(text: string, width = 100): string[] {
+  const out: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/ +/)) {
+      if (line && line.length + 1 + word.length > width) {
+        out.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    out.push(line);
+  }
+  return out;
+}
+
 export function documentText(d: DocumentResult): string {
   const lines = [`docno: ${d.docno}`, `${d.length} indexed tokens, ${d.distinctTerms} distinct terms`, ''];
-  for (const [name, value] of Object.entries(d.fields)) lines.push(`── ${name} ──`, value, '');
+  for (const [name, value] of Object.entries(d.fields)) lines.push(`── ${name} ──`, ...wrapText(value), '');
   return lines.join('\n');
 }
 

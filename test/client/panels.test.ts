@@ -4,7 +4,7 @@
  * tries and the scoreboard, the sweep grid and table, the index browser and the document view.
  */
 import { describe, expect, it } from 'vitest';
-import { documentText, wordRanges } from '../../client/src/document-text.ts';
+import { documentText, wordRanges, wrapText } from '../../client/src/document-text.ts';
 import { addTry, fileTries, nextSort, queryHistory, scoreboard, settingsLabel, type FileTry, type QueryTry } from '../../client/src/history.ts';
 import { parsePanelMessage, parseResultsState, type ResultsState } from '../../client/src/panel-messages.ts';
 import { renderExplanation, renderResults, type PreviewResult } from '../../client/src/results-html.ts';
@@ -211,5 +211,8 @@ describe('index browser and document view', () => {
     const text = documentText({ docno: 'd1', title: 'Flow', fields: { title: 'Flow', text: 'Flows and flow.' }, length: 3, distinctTerms: 2 });
     expect(text).toBe('docno: d1\n3 indexed tokens, 2 distinct terms\n\n── title ──\nFlow\n\n── text ──\nFlows and flow.\n');
     expect(wordRanges(text, ['flow']).map(([s, e]) => text.slice(s, e))).toEqual(['Flow', 'flow']);
+    // A long stored line is laid out at spaces; a word longer than the width keeps its own line.
+    expect(wrapText('aa bb cc dddddddddd e', 5)).toEqual(['aa bb', 'cc', 'dddddddddd', 'e']);
+    expect(wrapText('x\n\ny', 5)).toEqual(['x', '', 'y']);
   });
 });

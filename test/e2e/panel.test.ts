@@ -2,7 +2,8 @@
  * The results panel as a workbench in a real VS Code (code-server + Chromium, the packaged .vsix) on
  * the Cranfield sample: a user opens a query's results from its lens, explains the top hit, pages
  * past the top 10, judges a hit in place (the workspace's qrels file gains or changes exactly one
- * line), reloads the window and finds the panel as it was, and opens the scoreboard. Screenshots go
+ * line), opens the document, reloads the window and finds the panel as it was, opens the scoreboard,
+ * sweeps k1 and applies the best setting to querylens.json, and looks a term's postings up. Screenshots go
  * to test-output/e2e-panel/ (ignored); `panel.png` shows the workbench.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,6 +104,12 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
     expect(await panel().locator('button.on[title="judge relevant"]').count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(OUT, 'panel.png') });
 
+    // Open the judged document: its stored text, read-only, in an editor of its own.
+    await top.locator('button', { hasText: 'open' }).click();
+    await page.waitForSelector(`.tab[aria-label*="${docno}.txt"]`, { timeout: 30_000 });
+    await page.locator('.monaco-editor .view-lines', { hasText: `docno: ${docno}` }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(OUT, 'document.png') });
+
     // A reload brings the panel back on the same page (webview state + serializer).
     await gesture(() => paletteCommand(page, 'Developer: Reload Window'));
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -119,5 +126,44 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
     expect(await board.locator('#scoreboard tbody tr').count()).toBeGreaterThan(2);
     expect(await board.locator('#scoreboard tbody tr').first().innerText()).toMatch(/^mean \(\d+\)/);
     await page.screenshot({ path: join(OUT, 'scoreboard.png') });
+  });
+
+  /** The one webview open (the others closed first). */
+  const onlyWebview = () => page.frameLocator('iframe.webview').first().frameLocator('iframe#active-frame');
+
+  it('sweeps k1 and applies the best setting to querylens.json; browses the index', async () => {
+    await gesture(() => paletteCommand(page, 'View: Close All Editors'));
+    await gesture(() => openFile(page, 'queries.indri'));
+    await gesture(() => paletteCommand(page, 'querylens: Sweep Parameters'));
+    // The input box for the grid.
+    await page.locator('.quick-input-widget', { hasText: 'Values per parameter' }).waitFor({ timeout: 20_000 });
+    const input = page.locator('.quick-input-widget input').first();
+    await input.fill('k1=0.9,1.2 b=0.75');
+    await page.keyboard.press('Enter');
+    const sweep = onlyWebview();
+    await sweep.locator('#sweep').waitFor({ timeout: 120_000 });
+    expect(await sweep.locator('#sweep tbody tr').count()).toBe(2);
+    const best = await sweep.locator('#best td').first().innerText();
+    const k1 = /k1=([\d.]+)/.exec(best)![1]!;
+    await sweep.locator('button', { hasText: /^Apply / }).click();
+    await sweep.locator('p i', { hasText: /querylens\.json now sets/ }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => JSON.parse(readFileSync(join(WORKSPACE, 'querylens.json'), 'utf8')), { timeout: 30_000 }).toMatchObject({
+      corpus: 'corpus.jsonl',
+      qrels: 'qrels.txt',
+      scorer: { k1: Number(k1), b: 0.75 },
+    });
+    await page.screenshot({ path: join(OUT, 'sweep.png') });
+
+    await gesture(() => paletteCommand(page, 'View: Close All Editors'));
+    await gesture(() => openFile(page, 'queries.indri'));
+    await gesture(() => paletteCommand(page, 'querylens: Index Browser'));
+    const browser = onlyWebview();
+    const postings = browser.locator('form', { hasText: 'Postings of a term' });
+    await postings.waitFor({ timeout: 30_000 });
+    await postings.locator('input').fill('flow');
+    await postings.locator('button').click();
+    await browser.locator('#postings tbody tr').first().waitFor({ timeout: 30_000 });
+    expect(await browser.locator('h3', { hasText: /^Postings of flow: df \d+, cf \d+/ }).count()).toBe(1);
+    await page.screenshot({ path: join(OUT, 'index-browser.png') });
   });
 });
