@@ -49,12 +49,23 @@ function highlighted(snippet: PreviewResult['hits'][number]['snippet']): string 
   return out + escape(snippet.text.slice(at));
 }
 
-/** What the grades mean (the panel's legend and judge buttons): trec_eval counts grade > 0 as relevant. */
-export const GRADES: readonly { grade: number; label: string }[] = [
-  { grade: 0, label: 'not relevant' },
-  { grade: 1, label: 'relevant' },
-  { grade: 2, label: 'highly relevant' },
-];
+/**
+ * The grades the judge buttons offer: 0 (not relevant) to the highest grade the query's judgements on
+ * the page use, at least 2 (trec_eval counts grade > 0 as relevant; nDCG gains grow with the grade).
+ */
+export function gradeScale(result: PreviewResult, explanation: ExplainResult | null = null): number[] {
+  const seen = [...result.hits.map((h) => h.relevance), ...(result.relevantNotShown ?? []).map((d) => d.relevance), explanation?.relevance ?? null];
+  const top = Math.min(10, Math.max(2, ...seen.filter((g): g is number => g !== null)));
+  return Array.from({ length: top + 1 }, (_, g) => g);
+}
+
+/** The legend of a scale: what 0, 1 and the highest grade mean. */
+export function gradeLegend(scale: readonly number[]): string {
+  const top = scale[scale.length - 1]!;
+  return top === 2 ? '0 = not relevant, 1 = relevant, 2 = highly relevant' : `0 = not relevant, 1 to ${top} = relevant (${top} the most)`;
+}
+
+const gradeTitle = (g: number): string => (g === 0 ? 'judge not relevant' : `judge relevant, grade ${g}`);
 
 /** An explanation tree as nested lists: each node's value and what it is, depth-limited for huge trees. */
 export function renderExplanation(node: ExplanationNode, depth = 0): string {
@@ -80,8 +91,8 @@ function explanationSection(e: ExplainResult, focus: boolean): string {
 <div class="tree">${renderExplanation(e.explanation)}</div></section>`;
 }
 
-function judgeButtons(docno: string, relevance: number | null): string {
-  return GRADES.map((g) => `<button class="${relevance === g.grade ? 'on' : ''}" title="judge ${g.label}" ${msg({ type: 'judge', docno, grade: g.grade })}>${g.grade}</button>`).join('');
+function judgeButtons(docno: string, relevance: number | null, scale: readonly number[]): string {
+  return scale.map((g) => `<button class="${relevance === g ? 'on' : ''}" title="${gradeTitle(g)}" ${msg({ type: 'judge', docno, grade: g })}>${g}</button>`).join('');
 }
 
 export function renderResults(result: PreviewResult, view?: ResultsView): string {
@@ -90,12 +101,13 @@ export function renderResults(result: PreviewResult, view?: ResultsView): string
     ? `<p>${Object.entries(result.metrics).map(([k, v]) => `${escape(k)} <b>${v.toFixed(4)}</b>`).join(' · ')}</p>`
     : '<p><i>No judgements for this query.</i></p>';
   const warnings = result.warnings.map((w) => `<li>${escape(w.message)}</li>`).join('');
+  const scale = gradeScale(result, view?.explanation ?? null);
   const rows = result.hits
     .map(
       (h) =>
         `<tr><td>${h.rank}</td><td><b>${escape(h.title || h.docno)}</b> <small>${escape(h.docno)}</small><br>${highlighted(h.snippet)}</td>` +
         `<td>${h.score.toFixed(4)}</td><td>${h.relevance === null ? '–' : h.relevance}</td>` +
-        (view ? `<td>${judgeButtons(h.docno, h.relevance)}</td><td><button ${msg({ type: 'explain', docno: h.docno })}>explain</button><button ${msg({ type: 'open', docno: h.docno })}>open</button></td>` : '') +
+        (view ? `<td>${judgeButtons(h.docno, h.relevance, scale)}</td><td><button ${msg({ type: 'explain', docno: h.docno })}>explain</button><button ${msg({ type: 'open', docno: h.docno })}>open</button></td>` : '') +
         '</tr>',
     )
     .join('');
@@ -121,7 +133,7 @@ ${head}
 <button ${state.page === 0 ? 'disabled ' : ''}${msg({ type: 'page', page: state.page - 1 })}>◀ previous</button>
 <button ${more ? '' : 'disabled '}${msg({ type: 'page', page: state.page + 1 })}>next ▶</button>
 ${unjudged ? `· <b>${unjudged} of these ${result.hits.length} are unjudged</b>` : ''}</p>`;
-  const legend = `<p><small>Grades: ${GRADES.map((g) => `${g.grade} = ${g.label}`).join(', ')}; – = unjudged. The buttons write the grade to the workspace's qrels file.</small></p>`;
+  const legend = `<p><small>Grades: ${gradeLegend(scale)}; – = unjudged. The buttons write the grade to the workspace's qrels file.</small></p>`;
   const notShown = result.relevantNotShown ?? [];
   const whyNot = `<h3>Why not?</h3>
 <form ${msg({ type: 'explain' })}><label>Explain any document: <input name="docno" placeholder="docno" size="16"></label> <button type="submit">explain</button></form>

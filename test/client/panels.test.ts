@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { documentText, wordRanges, wrapText } from '../../client/src/document-text.ts';
 import { addTry, fileTries, nextSort, queryHistory, scoreboard, settingsLabel, type FileTry, type QueryTry } from '../../client/src/history.ts';
 import { parsePanelMessage, parseResultsState, type ResultsState } from '../../client/src/panel-messages.ts';
-import { renderExplanation, renderResults, type PreviewResult } from '../../client/src/results-html.ts';
+import { gradeLegend, gradeScale, renderExplanation, renderResults, type PreviewResult } from '../../client/src/results-html.ts';
 import { parseSweepGrid, renderBrowser, renderScoreboard, renderSweep, type SweepResult } from '../../client/src/workbench-html.ts';
 
 const state: ResultsState = { view: 'results', uri: 'file:///q.indri', qid: '7', page: 1, explained: null };
@@ -71,7 +71,7 @@ describe('results panel controls', () => {
     expect(html).toContain('1 of these 2 are unjudged');
     expect(html).toContain('Grades: 0 = not relevant, 1 = relevant, 2 = highly relevant');
     // The current grade is the highlighted button.
-    expect(html).toMatch(/<button class="on" title="judge highly relevant"/);
+    expect(html).toMatch(/<button class="on" title="judge relevant, grade 2"/);
     // "Why not": any docno, and the judged-relevant document not retrieved.
     expect(html).toMatch(/<form data-msg="[^"]*explain[^"]*"><label>Explain any document: <input name="docno"/);
     expect(html).toMatch(/Missed<\/b> <small>d9<\/small><\/td><td>grade 1<\/td><td>not retrieved/);
@@ -79,6 +79,16 @@ describe('results panel controls', () => {
     expect(html).toContain("script-src 'nonce-N0nce'");
     expect(html).toContain(`vscode.setState(${JSON.stringify(state)})`);
     expect(html).not.toContain('<i>');
+  });
+
+  it('offers the grades the qrels use (at least 0–2), with a legend that says so', () => {
+    expect(gradeScale(preview())).toEqual([0, 1, 2]);
+    const graded = preview({ relevantNotShown: [{ docno: 'd9', title: '', relevance: 4, rank: 50 }] });
+    expect(gradeScale(graded)).toEqual([0, 1, 2, 3, 4]);
+    expect(gradeLegend([0, 1, 2, 3, 4])).toBe('0 = not relevant, 1 to 4 = relevant (4 the most)');
+    const html = renderResults(graded, { nonce: 'n', state, explanation: null, notice: null });
+    expect(messages(html)).toEqual(expect.arrayContaining([{ type: 'judge', docno: 'd2', grade: 4 }]));
+    expect(html).toContain('Grades: 0 = not relevant, 1 to 4 = relevant (4 the most); – = unjudged.');
   });
 
   it('disables paging past the last page and the first', () => {
