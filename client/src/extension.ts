@@ -8,7 +8,10 @@
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { registerFileCommands } from './commands';
-import { ResultsPanel, queryAtCursor } from './results-panel';
+import { DocumentViews } from './document-view';
+import { ResultsPanel, RESULTS_VIEW_TYPE, queryAtCursor } from './results-panel';
+import { TryStore } from './try-store';
+import { WorkbenchPanels } from './workbench-panels';
 import { StatusItem, type ServerStatus } from './status';
 
 /** Same names as server/lsp/server.ts (documented in docs/LSP_EXTENSIONS.md). */
@@ -47,9 +50,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   context.subscriptions.push(status);
   context.subscriptions.push(client.onNotification(STATUS_NOTIFICATION, (s: ServerStatus) => status.update(s)));
 
-  const results = new ResultsPanel(client);
-  context.subscriptions.push(results);
-  context.subscriptions.push(...registerFileCommands(client, results));
+  const tries = new TryStore(context.workspaceState);
+  const documents = new DocumentViews(client);
+  const results = new ResultsPanel(client, tries, documents);
+  const workbench = new WorkbenchPanels(client, tries, documents);
+  context.subscriptions.push(documents, results, workbench);
+  context.subscriptions.push(...registerFileCommands(client, results), ...workbench.commands());
+  // After a window reload VS Code hands back the results panel with the state its page saved.
+  context.subscriptions.push(
+    vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state) => {
+        await client?.start().catch(() => undefined);
+        await results.restore(panel, state);
+      },
+    }),
+  );
 
   context.subscriptions.push(
     // The result-preview code lens passes [qid, uri]; from the palette, the query under the cursor.

@@ -1,7 +1,12 @@
 /**
- * HTML of the results panel, from a `querylens/preview` answer. Pure (no vscode import) so
- * it is tested directly; every text from the index is escaped.
+ * HTML of the results panel, from a `querylens/preview` answer: the hits with judge, explain and
+ * open buttons, paging, the grade legend, an open explanation and "why not" (any docno explained,
+ * the judged-relevant documents not shown). Pure (no vscode import) so it is tested directly;
+ * every text from the index is escaped.
  */
+import { escape, msg, page } from './webview-html';
+import { MAX_PAGES, PAGE_SIZE, type ResultsState } from './panel-messages';
+
 /** The parts of server/lsp/engine/protocol.ts PreviewResult the panel shows. */
 export interface PreviewResult {
   qid: string;
@@ -11,9 +16,27 @@ export interface PreviewResult {
   metrics: Record<string, number> | null;
   warnings: { code: string; message: string }[];
   scorer: { name: string; k1: number; b: number; mu: number };
+  /** Paging and "why not" (servers before them leave these out). */
+  offset?: number;
+  relevantNotShown?: { docno: string; title: string; relevance: number; rank: number | null }[];
 }
 
-const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** The parts of server/lsp/engine/protocol.ts ExplainResult the panel shows. */
+export interface ExplainResult {
+  docno: string;
+  title: string;
+  rank: number | null;
+  score: number | null;
+  relevance: number | null;
+  explanation: ExplanationNode;
+}
+
+export interface ExplanationNode {
+  value: number;
+  description: string;
+  children: ExplanationNode[];
+  matched?: boolean;
+}
 
 function highlighted(snippet: PreviewResult['hits'][number]['snippet']): string {
   let out = '';
@@ -26,29 +49,113 @@ function highlighted(snippet: PreviewResult['hits'][number]['snippet']): string 
   return out + escape(snippet.text.slice(at));
 }
 
-export function renderResults(result: PreviewResult): string {
+/**
+ * The grades the judge buttons offer: 0 (not relevant) to the highest grade the query's judgements on
+ * the page use, at least 2 (trec_eval counts grade > 0 as relevant; nDCG gains grow with the grade).
+ */
+export function gradeScale(result: PreviewResult, explanation: ExplainResult | null = null): number[] {
+  const seen = [...result.hits.map((h) => h.relevance), ...(result.relevantNotShown ?? []).map((d) => d.relevance), explanation?.relevance ?? null];
+  const top = Math.min(10, Math.max(2, ...seen.filter((g): g is number => g !== null)));
+  return Array.from({ length: top + 1 }, (_, g) => g);
+}
+
+/** The legend of a scale: what 0, 1 and the highest grade mean. */
+export function gradeLegend(scale: readonly number[]): string {
+  const top = scale[scale.length - 1]!;
+  return top === 2 ? '0 = not relevant, 1 = relevant, 2 = highly relevant' : `0 = not relevant, 1 to ${top} = relevant (${top} the most)`;
+}
+
+const gradeTitle = (g: number): string => (g === 0 ? 'judge not relevant' : `judge relevant, grade ${g}`);
+
+/** An explanation tree as nested lists: each node's value and what it is, depth-limited for huge trees. */
+export function renderExplanation(node: ExplanationNode, depth = 0): string {
+  const children = depth < 12 && node.children.length ? `<ul>${node.children.map((c) => renderExplanation(c, depth + 1)).join('')}</ul>` : '';
+  const value = Number.isFinite(node.value) ? node.value.toFixed(4) : String(node.value);
+  return `${depth === 0 ? '<ul>' : ''}<li><b>${value}</b> ${escape(node.description)}${children}</li>${depth === 0 ? '</ul>' : ''}`;
+}
+
+/** The interactive panel's extra inputs: the page script's nonce, the state to keep, an open explanation, a notice. */
+export interface ResultsView {
+  nonce: string;
+  state: ResultsState;
+  explanation: ExplainResult | null;
+  notice: string | null;
+  /** Scroll to the explanation (just asked for), rather than stay at the top (paging, judging). */
+  focusExplanation?: boolean;
+}
+
+function explanationSection(e: ExplainResult, focus: boolean): string {
+  const where = e.rank === null ? (e.score === null ? 'not retrieved: the query does not match it' : 'not in the top 1000') : `rank ${e.rank}`;
+  return `<section id="explanation"${focus ? ' data-focus' : ''}><h3>Why ${escape(e.docno)} scores ${e.score === null ? 'nothing' : e.score.toFixed(4)} (${where}; judged ${e.relevance ?? '–'})</h3>
+<p><b>${escape(e.title || e.docno)}</b> <button ${msg({ type: 'open', docno: e.docno })}>open</button> <button ${msg({ type: 'closeExplain' })}>close</button></p>
+<div class="tree">${renderExplanation(e.explanation)}</div></section>`;
+}
+
+function judgeButtons(docno: string, relevance: number | null, scale: readonly number[]): string {
+  return scale.map((g) => `<button class="${relevance === g ? 'on' : ''}" title="${gradeTitle(g)}" ${msg({ type: 'judge', docno, grade: g })}>${g}</button>`).join('');
+}
+
+export function renderResults(result: PreviewResult, view?: ResultsView): string {
   const scorer = result.scorer.name === 'bm25' ? `BM25 k1=${result.scorer.k1} b=${result.scorer.b}` : `QL μ=${result.scorer.mu}`;
   const metrics = result.metrics
     ? `<p>${Object.entries(result.metrics).map(([k, v]) => `${escape(k)} <b>${v.toFixed(4)}</b>`).join(' · ')}</p>`
     : '<p><i>No judgements for this query.</i></p>';
   const warnings = result.warnings.map((w) => `<li>${escape(w.message)}</li>`).join('');
+  const scale = gradeScale(result, view?.explanation ?? null);
   const rows = result.hits
     .map(
       (h) =>
         `<tr><td>${h.rank}</td><td><b>${escape(h.title || h.docno)}</b> <small>${escape(h.docno)}</small><br>${highlighted(h.snippet)}</td>` +
-        `<td>${h.score.toFixed(4)}</td><td>${h.relevance === null ? '–' : h.relevance}</td></tr>`,
+        `<td>${h.score.toFixed(4)}</td><td>${h.relevance === null ? '–' : h.relevance}</td>` +
+        (view ? `<td>${judgeButtons(h.docno, h.relevance, scale)}</td><td><button ${msg({ type: 'explain', docno: h.docno })}>explain</button><button ${msg({ type: 'open', docno: h.docno })}>open</button></td>` : '') +
+        '</tr>',
     )
     .join('');
-  return `<!DOCTYPE html><html><head><meta charset="utf-8">
+  const head = `<h2>Query ${escape(result.qid)}</h2><pre>${escape(result.query)}</pre>
+<p>${result.matchedDocs} matching documents · ${escape(scorer)}</p>${metrics}
+${warnings ? `<ul>${warnings}</ul>` : ''}`;
+  if (!view) {
+    return `<!DOCTYPE html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
 <style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground)}table{border-collapse:collapse;width:100%}
 td,th{border-bottom:1px solid var(--vscode-panel-border);padding:4px;vertical-align:top;text-align:left}mark{background:var(--vscode-editor-findMatchHighlightBackground);color:inherit}</style>
 </head><body>
-<h2>Query ${escape(result.qid)}</h2><pre>${escape(result.query)}</pre>
-<p>${result.matchedDocs} matching documents · ${escape(scorer)}</p>${metrics}
-${warnings ? `<ul>${warnings}</ul>` : ''}
+${head}
 <table><thead><tr><th>#</th><th>Document</th><th>Score</th><th>Judged</th></tr></thead><tbody>${rows}</tbody></table>
 </body></html>`;
+  }
+  const { state } = view;
+  const unjudged = result.metrics ? result.hits.filter((h) => h.relevance === null).length : 0;
+  const first = (result.offset ?? 0) + 1;
+  const last = (result.offset ?? 0) + result.hits.length;
+  const more = last < Math.min(result.matchedDocs, MAX_PAGES * PAGE_SIZE);
+  const paging = `<p>Ranks ${result.hits.length ? `${first}–${last}` : 'none'} of ${result.matchedDocs}
+<button ${state.page === 0 ? 'disabled ' : ''}${msg({ type: 'page', page: state.page - 1 })}>◀ previous</button>
+<button ${more ? '' : 'disabled '}${msg({ type: 'page', page: state.page + 1 })}>next ▶</button>
+${unjudged ? `· <b>${unjudged} of these ${result.hits.length} are unjudged</b>` : ''}</p>`;
+  const legend = `<p><small>Grades: ${gradeLegend(scale)}; – = unjudged. The buttons write the grade to the workspace's qrels file.</small></p>`;
+  const notShown = result.relevantNotShown ?? [];
+  const whyNot = `<h3>Why not?</h3>
+<form ${msg({ type: 'explain' })}><label>Explain any document: <input name="docno" placeholder="docno" size="16"></label> <button type="submit">explain</button></form>
+${
+  notShown.length
+    ? `<p>Judged relevant but not shown (${notShown.length}):</p><table><tbody>${notShown
+        .map(
+          (d) =>
+            `<tr><td><b>${escape(d.title || d.docno)}</b> <small>${escape(d.docno)}</small></td><td>grade ${d.relevance}</td><td>${d.rank === null ? 'not retrieved' : `rank ${d.rank}`}</td>` +
+            `<td><button ${msg({ type: 'explain', docno: d.docno })}>explain</button></td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : result.metrics
+      ? '<p><small>Every judged-relevant document is on this page or above.</small></p>'
+      : ''
+}`;
+  const body = `${head}${view.notice ? `<p><i>${escape(view.notice)}</i></p>` : ''}
+${view.explanation ? explanationSection(view.explanation, view.focusExplanation === true) : ''}
+${paging}${legend}
+<table><thead><tr><th>#</th><th>Document</th><th>Score</th><th>Judged</th><th>Judge</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+${whyNot}`;
+  return page(`Results: ${result.qid}`, body, view.nonce, state);
 }
 
 /** The parts of server/lsp/engine/protocol.ts CompareResult the compare view shows. */

@@ -11,7 +11,7 @@ import type { ResolvedConfig } from './config.js';
 import type { EngineProvider, EngineStatus, ResourceStatus } from './engine.js';
 import { BUILD_INDEX_REQUEST, COMPARE_REQUEST, EXPLAIN_REQUEST, PREVIEW_REQUEST, RUN_FILE_REQUEST, WEIGH_FILE_REQUEST } from './engine/protocol.js';
 import { MODEL_STATS_REQUEST } from './engine/weight-hints.js';
-import { ANALYZE_REQUEST, DOCUMENT_REQUEST, INDEX_TERMS_REQUEST, POSTINGS_REQUEST, SWEEP_REQUEST } from './engine/workbench-protocol.js';
+import { ANALYZE_REQUEST, COMPARE_TRIES_REQUEST, DOCUMENT_REQUEST, INDEX_TERMS_REQUEST, JUDGE_REQUEST, POSTINGS_REQUEST, SWEEP_REQUEST } from './engine/workbench-protocol.js';
 import type { FeatureModule } from './features.js';
 
 /** `querylens lsp --trust`: `workspace` (default) honours the workspace's querylens.json, confined to the workspace; `none` is restricted mode. */
@@ -53,6 +53,8 @@ const ENGINE_REQUESTS = [
   POSTINGS_REQUEST,
   DOCUMENT_REQUEST,
   ANALYZE_REQUEST,
+  JUDGE_REQUEST,
+  COMPARE_TRIES_REQUEST,
 ];
 
 /** The provider of restricted mode: touches no file, contributes only the answers above. */

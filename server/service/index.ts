@@ -10,3 +10,4 @@ export * from './ranking.js';
 export * from './explain.js';
 export * from './evaluation.js';
 export * from './weigh.js';
+export * from './judgements.js';

@@ -19,8 +19,9 @@ const clientSources = readdirSync(new URL('../../client/src/', import.meta.url))
 const registered = clientSources.flatMap((src) => [...src.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]!)).sort();
 
 describe('client/package.json', () => {
-  it('activates on both languages and targets VS Code 1.91+', () => {
-    expect(manifest.activationEvents).toEqual(['onLanguage:indri', 'onLanguage:lucene']);
+  it('activates on both languages and a restored results panel, and targets VS Code 1.91+', () => {
+    // The languages, and the results panel VS Code restores after a reload (its serializer).
+    expect(manifest.activationEvents).toEqual(['onLanguage:indri', 'onLanguage:lucene', 'onWebviewPanel:querylens.results']);
     expect(manifest.engines.vscode).toBe('^1.91.0');
     expect(manifest.contributes.languages.map((l: { id: string }) => l.id)).toEqual(['indri', 'lucene']);
     expect(manifest.main).toBe('./dist/extension.js');

@@ -262,8 +262,8 @@ describe.skipIf(!hasChromium)('VS Code (code-server) with the packaged extension
     await lens.waitFor({ timeout: 120_000 });
     timings.firstLens = Date.now() - t;
     const lensText = await lens.innerText();
-    // `▶ N results · nDCG@10 x.xx · top: <title>` (the workspace has qrels).
-    expect(lensText).toMatch(/\d+ results · nDCG@10 \d\.\d\d · top: \S/);
+    // `▶ N results · nDCG@10 x.xx [· U of the top 10 unjudged] · top: <title>` (the workspace has qrels).
+    expect(lensText).toMatch(/\d+ results · nDCG@10 \d\.\d\d (· \d+ of the top \d+ unjudged )?· top: \S/);
     await page.screenshot({ path: join(OUT, 'code-lens.png') });
     await lens.click();
     // Webview content lives two iframes down.

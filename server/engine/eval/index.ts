@@ -29,6 +29,7 @@ export { formatTrecEval, formatFixed, formatMeasureValue, trecEvalLine, type Tre
 export {
   pairedTTest,
   pairedRandomizationTest,
+  holmAdjust,
   studentTCdf,
   studentTTwoSidedP,
   regularizedIncompleteBeta,

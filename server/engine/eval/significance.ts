@@ -224,3 +224,23 @@ export function pairedRandomizationTest(
   }
   return { p: (count + 1) / (permutations + 1), meanDifference, n, permutations, exact: false };
 }
+
+/**
+ * Holm's step-down adjustment of m p-values (Holm, "A simple sequentially rejective multiple test
+ * procedure", Scand. J. Statistics 6, 1979): sort ascending, p_(i) becomes max over j ≤ i of
+ * min(1, (m − j + 1)·p_(j)), so the adjusted values keep the order of the raw ones. Rejecting where
+ * the adjusted p ≤ α controls the family-wise error rate at α. Returned in the input order; a NaN
+ * (an undefined test) stays NaN and does not count towards m.
+ */
+export function holmAdjust(pValues: readonly number[]): number[] {
+  const defined = pValues.map((p, i) => ({ p, i })).filter((x) => !Number.isNaN(x.p));
+  defined.sort((a, b) => a.p - b.p || a.i - b.i);
+  const m = defined.length;
+  const adjusted = pValues.map(() => NaN);
+  let running = 0;
+  defined.forEach(({ p, i }, rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    adjusted[i] = running;
+  });
+  return adjusted;
+}

@@ -1,7 +1,8 @@
 /**
  * The inline result preview: a code lens above each query,
- *   ▶ 152 results · nDCG@10 0.43 · top: <title of the first hit>
- * (nDCG@10 only when the qrels judge the query). Its command, `querylens.showResults`
+ *   ▶ 152 results · nDCG@10 0.43 · 4 of the top 10 unjudged · top: <title of the first hit>
+ * (nDCG@10 and the unjudged count only when the qrels judge the query; judging in the results
+ * panel, `querylens/judge`, clears the cached lenses). Its command, `querylens.showResults`
  * with arguments [qid, uri], asks the client to open the results panel, which fetches the
  * full list with `querylens/preview`.
  *
@@ -50,7 +51,12 @@ export function lensTitle(session: EngineSession, qid: string | null, entryAst: 
   const result = runQueryAst(session, entryAst, 10);
   const parts = [`▶ ${result.matchedDocs.toLocaleString('en-US')} result${result.matchedDocs === 1 ? '' : 's'}`];
   const metrics = session.metrics(qid, result.hits, ['ndcg_cut_10']);
-  if (metrics) parts.push(`nDCG@10 ${metrics.ndcg_cut_10!.toFixed(2)}`);
+  if (metrics) {
+    parts.push(`nDCG@10 ${metrics.ndcg_cut_10!.toFixed(2)}`);
+    // Metrics over a top 10 with unjudged documents are a lower bound: say how many to judge.
+    const unjudged = result.hits.filter((h) => session.relevance(qid, h.docno) === null).length;
+    if (unjudged) parts.push(`${unjudged} of the top ${result.hits.length} unjudged`);
+  }
   if (result.hits.length > 0) parts.push(`top: ${shorten(session.title(result.hits[0]!.doc), TITLE_CHARS)}`);
   return parts.join(' · ');
 }

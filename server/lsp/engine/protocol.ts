@@ -33,6 +33,8 @@ export interface QueryRef {
 export interface PreviewParams extends QueryRef {
   /** Hits to return (default 10, at most 1000). Metrics always use the top 1000. */
   k?: number;
+  /** Hits to skip first (paging: offset 10, k 10 is ranks 11..20; default 0; offset + k at most 1000). */
+  offset?: number;
   /** Include each hit's explanation tree (default true). */
   explain?: boolean;
 }
@@ -76,6 +78,14 @@ export interface PreviewResult {
   hits: PreviewHit[];
   /** Present when qrels are configured and judge this qid; else null. */
   metrics: QueryMetrics | null;
+  /** The `offset` the hits start after (their ranks are offset + 1 …). */
+  offset: number;
+  /**
+   * "Why not": the documents the qrels judge relevant (grade > 0) that are not in the top offset + k,
+   * best grade first, at most 50; rank is null when the query does not retrieve them in its top 1000.
+   * Empty when no qrels judge the query.
+   */
+  relevantNotShown: { docno: string; title: string; relevance: number; rank: number | null }[];
   /** Engine warnings (stopwords, unknown terms, unsupported operators). */
   warnings: { code: string; message: string }[];
   /** The scorer and its parameters. */

@@ -43,6 +43,7 @@ import { LiveDocuments } from './live-documents.js';
 import { previewLensModule } from './preview-lens.js';
 import { requestsModule } from './requests.js';
 import { workbenchRequestsModule } from './workbench-requests.js';
+import { panelRequestsModule } from './panel-requests.js';
 import { EngineSession } from './session.js';
 import { vocabularyCompletionModule } from './vocabulary-completion.js';
 import { weightHintsModule } from './weight-hints.js';
@@ -102,6 +103,7 @@ export class LocalEngineProvider implements EngineProvider {
       expansionActionModule(this.context),
       requestsModule(this.context),
       workbenchRequestsModule(this.context),
+      panelRequestsModule(this.context),
       weightsActionModule(this.context),
       weightHintsModule(this.context),
     ];

@@ -99,15 +99,18 @@ export async function step(documents: LiveDocuments, doc: QueryDocument, token: 
 export async function preview(context: EngineContext, params: PreviewParams, token: CancellationToken): Promise<PreviewResult> {
   const session = requireSession(context);
   const k = checkK(params.k, 10);
+  const offset = params.offset ?? 0;
+  if (!Number.isInteger(offset) || offset < 0 || offset + k > DEPTH)
+    throw new ResponseError(ErrorCodes.InvalidParams, `querylens: offset must be an integer ≥ 0 with offset + k at most ${DEPTH}`);
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
   const ast = requireRunnable(entry);
   const result = runQueryAst(session, ast, DEPTH);
   await step(context.documents, doc, token);
   const terms = matchedTerms(result.concepts);
   const hits: PreviewHit[] = [];
-  for (const [i, h] of result.hits.slice(0, k).entries()) {
+  for (const [i, h] of result.hits.slice(offset, offset + k).entries()) {
     hits.push({
-      rank: i + 1,
+      rank: offset + i + 1,
       docno: h.docno,
       title: session.title(h.doc),
       snippet: session.backend.snippet(h.doc, terms),
@@ -125,9 +128,31 @@ export async function preview(context: EngineContext, params: PreviewParams, tok
     matchedDocs: result.matchedDocs,
     hits,
     metrics: session.metrics(judgedQid(entry), result.hits),
+    offset,
+    relevantNotShown: relevantNotShown(session, judgedQid(entry), result.hits, offset + k),
     warnings: result.warnings.map((w) => ({ code: w.code, message: w.message })),
     scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
   };
+}
+
+/** How many judged-relevant documents "why not" lists at most. */
+const MAX_NOT_SHOWN = 50;
+
+/** Judged-relevant documents outside the top `shown` (PreviewResult.relevantNotShown). */
+function relevantNotShown(session: EngineSession, qid: string | null, hits: readonly SearchHit[], shown: number): PreviewResult['relevantNotShown'] {
+  const judged = qid === null ? undefined : session.qrels?.get(qid);
+  if (!judged) return [];
+  const rankOf = new Map(hits.map((h, i) => [h.docno, i + 1]));
+  const out: PreviewResult['relevantNotShown'] = [];
+  for (const [docno, relevance] of judged) {
+    if (relevance <= 0) continue;
+    const rank = rankOf.get(docno) ?? null;
+    if (rank !== null && rank <= shown) continue;
+    const d = session.backend.docByDocno(docno);
+    out.push({ docno, title: d === undefined ? '' : session.title(d), relevance, rank });
+  }
+  out.sort((a, b) => b.relevance - a.relevance || (a.rank ?? Infinity) - (b.rank ?? Infinity) || (a.docno < b.docno ? -1 : a.docno > b.docno ? 1 : 0));
+  return out.slice(0, MAX_NOT_SHOWN);
 }
 
 export async function explainDocument(context: EngineContext, params: ExplainParams, token: CancellationToken): Promise<ExplainResult> {

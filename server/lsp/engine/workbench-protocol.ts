@@ -5,13 +5,15 @@
  * docs/LSP_EXTENSIONS.md records its SHA-256, and test/lsp/engine/workbench-requests.test.ts
  * fails when the file changes without the documentation being updated.
  */
-import type { DocumentRef, TextEditLike } from './protocol.js';
+import type { DocumentRef, QueryRef, TextEditLike } from './protocol.js';
 
 export const SWEEP_REQUEST = 'querylens/sweep';
 export const INDEX_TERMS_REQUEST = 'querylens/indexTerms';
 export const POSTINGS_REQUEST = 'querylens/postings';
 export const DOCUMENT_REQUEST = 'querylens/document';
 export const ANALYZE_REQUEST = 'querylens/analyze';
+export const JUDGE_REQUEST = 'querylens/judge';
+export const COMPARE_TRIES_REQUEST = 'querylens/compareTries';
 
 export interface SweepParams extends DocumentRef {
   /** 'bm25' sweeps k1 and b, 'ql' sweeps mu; default: ql when mu is given, else bm25 when k1 or b is, else the configured scorer. */
@@ -134,4 +136,39 @@ export interface AnalyzeResult {
   note: string | null;
   /** Every word in order; a stopword has term and position null. df/cf null: not in the index. */
   words: { surface: string; start: number; end: number; term: string | null; stopword: boolean; position: number | null; df?: number | null; cf?: number | null }[];
+}
+
+export interface JudgeParams extends QueryRef {
+  docno: string;
+  /** The relevance grade to record (an integer; 0 = judged not relevant). */
+  grade: number;
+}
+
+export interface JudgeResult {
+  /** The qrels file written (absolute path, the configuration's `qrels`). */
+  qrels: string;
+  /** 1-based line that holds the judgement now. */
+  line: number;
+  /** 'replaced': the one line that judged this (qid, docno) got the new grade; 'appended': a line was added; 'unchanged': it already held the grade (nothing written). */
+  action: 'appended' | 'replaced' | 'unchanged';
+  /** The grade before; null when the document was not judged for the query. */
+  previous: number | null;
+}
+
+export interface CompareTriesParams {
+  /** Per-query metrics of each try (qid → measure → value), e.g. `querylens/runFile`'s `metrics.perQuery`. */
+  baseline: Record<string, Record<string, number>>;
+  treatment: Record<string, Record<string, number>>;
+  /** Measures to test (default: every measure of the first query of baseline). */
+  measures?: string[];
+  /** 't' (paired t-test, default) or 'randomization' (paired sign-flip test, fixed seed). */
+  test?: 't' | 'randomization';
+}
+
+export interface CompareTriesResult {
+  test: 't' | 'randomization';
+  /** Queries both tries evaluated: the pairs of each test. */
+  queries: number;
+  /** One paired test per measure; `pHolm` is Holm-adjusted across the measures. p is null when undefined (fewer than two pairs). */
+  rows: { measure: string; baselineMean: number | null; treatmentMean: number | null; meanDifference: number | null; p: number | null; pHolm: number | null }[];
 }

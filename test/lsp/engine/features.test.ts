@@ -213,8 +213,9 @@ describe('result-preview code lens', () => {
     client.open(uri, 'indri', text);
     const lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
     expect(lenses.map((l) => l.range.start.line)).toEqual([0, 1, 2]);
-    expect(lenses[0]!.command!.title).toMatch(/^▶ 4 results · nDCG@10 \d\.\d\d · top: Boundary layer transition$/);
-    expect(lenses[1]!.command!.title).toMatch(/^▶ 2 results · nDCG@10 1\.00 · top: Heat conduction in slabs$/);
+    // Topic 1 judges d1, d3, d6 (not d5); topic 2 judges d2 (not d5): the unjudged hits are counted.
+    expect(lenses[0]!.command!.title).toMatch(/^▶ 4 results · nDCG@10 \d\.\d\d · 1 of the top 4 unjudged · top: Boundary layer transition$/);
+    expect(lenses[1]!.command!.title).toMatch(/^▶ 2 results · nDCG@10 1\.00 · 1 of the top 2 unjudged · top: Heat conduction in slabs$/);
     // qid 9 is not judged: no metric; nothing matches: no top.
     expect(lenses[2]!.command!.title).toBe('▶ 0 results');
     expect(lenses[0]!.command!.command).toBe('querylens.showResults');
@@ -231,7 +232,7 @@ describe('queries without a written id are never judged', () => {
     const lenses = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
     expect(lenses.map((l) => l.range.start.line)).toEqual([1, 2]);
     expect(lenses[0]!.command!.title).toMatch(/^▶ 2 results · top: Heat conduction in slabs$/);
-    expect(lenses[1]!.command!.title).toMatch(/^▶ 2 results · nDCG@10 1\.00 · top: /);
+    expect(lenses[1]!.command!.title).toMatch(/^▶ 2 results · nDCG@10 1\.00 · 1 of the top 2 unjudged · top: /);
   });
 });
 

@@ -147,7 +147,7 @@ describe('restricted mode', () => {
   it('refuses every workbench request in an untrusted workspace', async () => {
     const untrusted = (await startIn(ws.root, { initializationOptions: { trusted: false } })).client;
     try {
-      for (const method of ['querylens/sweep', 'querylens/indexTerms', 'querylens/postings', 'querylens/document', 'querylens/analyze']) {
+      for (const method of ['querylens/sweep', 'querylens/indexTerms', 'querylens/postings', 'querylens/document', 'querylens/analyze', 'querylens/judge', 'querylens/compareTries']) {
         const err = await failure(untrusted.request(method, { uri, k1: [1], term: 'heat', docno: 'd1', text: 'heat' }));
         expect(err.code, method).toBe(-32600);
         expect(err.data, method).toEqual({ trusted: false });

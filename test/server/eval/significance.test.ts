@@ -231,3 +231,19 @@ describe('compareRuns', () => {
     expect(formatComparison(c)).toContain('1.0000† (+100.0%');
   });
 });
+
+describe('holmAdjust', () => {
+  it('matches hand-computed step-down values, in the input order', async () => {
+    const { holmAdjust } = await import('../../../server/engine/eval/index.js');
+    // Sorted 0.01, 0.02, 0.03, 0.04 with m = 4: 4·0.01 = 0.04, 3·0.02 = 0.06, 2·0.03 = 0.06, 1·0.04 = 0.04 → max so far 0.06.
+    const out = holmAdjust([0.04, 0.01, 0.03, 0.02]);
+    [0.06, 0.04, 0.06, 0.06].forEach((v, i) => expect(out[i]).toBeCloseTo(v, 12));
+    // Capped at 1; a single p-value is unchanged.
+    expect(holmAdjust([0.5, 0.6])).toEqual([1, 1]);
+    expect(holmAdjust([0.2])).toEqual([0.2]);
+    // 0.001·3 = 0.003, 0.02·2 = 0.04, 0.5·1 = 0.5; a NaN stays NaN and is not counted in m.
+    const withNaN = holmAdjust([0.5, NaN, 0.001, 0.02]);
+    expect(withNaN[1]).toBeNaN();
+    [0.5, 0.003, 0.04].forEach((v, i) => expect(withNaN[[0, 2, 3][i]!]).toBeCloseTo(v, 12));
+  });
+});

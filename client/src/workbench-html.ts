@@ -1,0 +1,193 @@
+/**
+ * HTML of the workbench panels: the scoreboard (a file's tries, per-query metrics sortable, the
+ * mean and the change since the last try, two tries compared with a paired test and Holm's
+ * correction), the parameter sweep (settings × metrics, the best marked, "apply" to querylens.json)
+ * and the index browser (top terms, postings, a document, the analyser). Pure, every text escaped.
+ */
+import type { FileTry, QueryTry, Scoreboard } from './history';
+import { escape, fixed, msg, page, signed } from './webview-html';
+
+/** Short names of trec_eval measures for column heads. */
+const SHORT: Record<string, string> = { ndcg_cut_10: 'nDCG@10', map: 'MAP', P_10: 'P@10', recall_100: 'R@100', recip_rank: 'MRR' };
+const label = (m: string): string => SHORT[m] ?? m;
+
+/** The parts of workbench-protocol.ts CompareTriesResult the scoreboard shows. */
+export interface CompareTriesResult {
+  test: 't' | 'randomization';
+  queries: number;
+  rows: { measure: string; baselineMean: number | null; treatmentMean: number | null; meanDifference: number | null; p: number | null; pHolm: number | null }[];
+}
+
+export interface ScoreboardView {
+  nonce: string;
+  file: string;
+  board: Scoreboard | null;
+  tries: FileTry[];
+  queryTries: QueryTry[];
+  comparison: { baseline: FileTry; treatment: FileTry; result: CompareTriesResult } | null;
+  notice: string | null;
+}
+
+const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+
+export function renderScoreboard(view: ScoreboardView): string {
+  const { board } = view;
+  let table = '<p><i>No try with judged queries yet: run the scoreboard on a query file whose queries the qrels judge.</i></p>';
+  if (board) {
+    const arrow = (column: string) => (board.sort.column === column ? (board.sort.descending ? ' ▼' : ' ▲') : '');
+    const head = [`<th><button ${msg({ type: 'sort', column: 'qid' })}>qid${arrow('qid')}</button></th>`]
+      .concat(board.measures.map((m) => `<th><button ${msg({ type: 'sort', column: m })}>${escape(label(m))}${arrow(m)}</button></th><th><button ${msg({ type: 'sort', column: `change:${m}` })}>Δ${arrow(`change:${m}`)}</button></th>`))
+      .join('');
+    const rows = board.rows
+      .map((r) => `<tr><td>${escape(r.qid)}</td>${board.measures.map((m) => `<td>${fixed(r.metrics[m])}</td><td>${signed(r.change?.[m])}</td>`).join('')}</tr>`)
+      .join('');
+    const mean = `<tr class="best"><td>mean (${board.rows.length})</td>${board.measures.map((m) => `<td>${fixed(board.mean[m])}</td><td>${signed(board.meanChange?.[m])}</td>`).join('')}</tr>`;
+    table = `<table id="scoreboard"><thead><tr>${head}</tr></thead><tbody>${mean}${rows}</tbody></table>`;
+  }
+  const newest = view.tries.length - 1;
+  const tries = view.tries
+    .map(
+      (t, i) =>
+        `<tr><td>${i + 1}</td><td>${escape(when(t.at))}</td><td>${escape(t.settings)}</td>${Object.entries(t.mean)
+          .map(([m, v]) => `<td>${escape(label(m))} ${fixed(v)}</td>`)
+          .join('')}` +
+        `<td>${i > 0 ? `<button ${msg({ type: 'compareTries', baseline: view.tries[i - 1]!.id, treatment: t.id })}>compare with try ${i}</button>` : ''}` +
+        `${i !== newest && newest > 0 ? `<button ${msg({ type: 'compareTries', baseline: t.id, treatment: view.tries[newest]!.id })}>compare with latest</button>` : ''}</td></tr>`,
+    )
+    .join('');
+  let comparison = '';
+  if (view.comparison) {
+    const { baseline, treatment, result } = view.comparison;
+    const n = (t: FileTry) => view.tries.indexOf(t) + 1;
+    comparison = `<section data-focus><h3>Try ${n(treatment)} against try ${n(baseline)}: paired ${result.test === 't' ? 't-test' : 'randomisation test'} over ${result.queries} queries, Holm-corrected across ${result.rows.length} measures</h3>
+<table id="comparison"><thead><tr><th>Measure</th><th>try ${n(baseline)}</th><th>try ${n(treatment)}</th><th>Δ</th><th>p</th><th>p (Holm)</th></tr></thead><tbody>${result.rows
+      .map(
+        (r) =>
+          `<tr${r.pHolm !== null && r.pHolm < 0.05 ? ' class="best"' : ''}><td>${escape(label(r.measure))}</td><td>${fixed(r.baselineMean)}</td><td>${fixed(r.treatmentMean)}</td><td>${signed(r.meanDifference)}</td><td>${fixed(r.p)}</td><td>${fixed(r.pHolm)}${r.pHolm !== null && r.pHolm < 0.05 ? ' *' : ''}</td></tr>`,
+      )
+      .join('')}</tbody></table><p><small>* significant at 0.05 after Holm's correction.</small></p></section>`;
+  }
+  const history = view.queryTries.length
+    ? `<h3>Query tries from the results panel</h3><table><thead><tr><th>When</th><th>qid</th><th>Query</th><th>Settings</th><th>nDCG@10</th><th>MAP</th></tr></thead><tbody>${view.queryTries
+        .slice(-50)
+        .reverse()
+        .map(
+          (t) =>
+            `<tr><td>${escape(when(t.at))}</td><td>${escape(t.qid)}</td><td><pre>${escape(t.query)}</pre></td><td>${escape(t.settings)}</td><td>${fixed(t.metrics?.ndcg_cut_10)}</td><td>${fixed(t.metrics?.map)}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : '';
+  const body = `<h2>Scoreboard: ${escape(view.file)}</h2>${view.notice ? `<p><i>${escape(view.notice)}</i></p>` : ''}
+${table}
+<h3>Tries of this file (${view.tries.length})</h3>${view.tries.length ? `<table id="tries"><tbody>${tries}</tbody></table>` : '<p><i>None yet.</i></p>'}
+${comparison}${history}`;
+  return page(`Scoreboard: ${view.file}`, body, view.nonce, { view: 'scoreboard' });
+}
+
+/** The parts of workbench-protocol.ts SweepResult the sweep panel shows. */
+export interface SweepResult {
+  measures: string[];
+  by: string;
+  rows: { setting: { scorer: string; k1?: number; b?: number; mu?: number; bo1: { fbDocs: number; fbTerms: number } | null }; mean: Record<string, number>; queries: number }[];
+  best: number;
+  skipped: { qid: string; reason: string }[];
+  configEdit: unknown | null;
+  configEditRefused: string | null;
+}
+
+export function settingText(s: SweepResult['rows'][number]['setting']): string {
+  const parts = s.scorer === 'ql' ? [`μ=${s.mu}`] : [`k1=${s.k1}`, `b=${s.b}`];
+  if (s.bo1) parts.push(`Bo1 ${s.bo1.fbDocs} docs × ${s.bo1.fbTerms} terms`);
+  return `${s.scorer === 'ql' ? 'QL' : 'BM25'} ${parts.join(' ')}`;
+}
+
+/**
+ * A sweep grid as a user types it: `k1=0.9,1.2 b=0.4,0.75` (spaces or `;` between parameters).
+ * Returns the request's parameters, or the first problem in the user's words.
+ */
+export function parseSweepGrid(text: string): { grid: Record<string, number[]> } | { error: string } {
+  const grid: Record<string, number[]> = {};
+  const items = text.split(/[\s;]+/).filter(Boolean);
+  if (!items.length) return { error: 'give at least one parameter, e.g. k1=0.9,1.2 b=0.4,0.75' };
+  for (const item of items) {
+    const m = /^(k1|b|mu|fbDocs|fbTerms)=(.+)$/.exec(item);
+    if (!m) return { error: `"${item}" is not name=v1,v2,… with name one of k1, b, mu, fbDocs, fbTerms` };
+    const values = m[2]!.split(',').map((v) => v.trim());
+    const numbers = values.map(Number);
+    const bad = values.find((v, i) => v === '' || !Number.isFinite(numbers[i]));
+    if (bad !== undefined) return { error: `${m[1]}: "${bad}" is not a number` };
+    if (grid[m[1]!]) return { error: `${m[1]} is given twice` };
+    grid[m[1]!] = numbers;
+  }
+  return { grid };
+}
+
+export function renderSweep(result: SweepResult, nonce: string, file: string, grid: string, notice: string | null): string {
+  const head = `<tr><th>Setting</th>${result.measures.map((m) => `<th>${escape(label(m))}${m === result.by ? ' (picks the best)' : ''}</th>`).join('')}<th>Queries</th></tr>`;
+  const rows = result.rows
+    .map(
+      (r, i) =>
+        `<tr${i === result.best ? ' class="best" id="best"' : ''}><td>${i === result.best ? '★ ' : ''}${escape(settingText(r.setting))}</td>${result.measures
+          .map((m) => `<td>${fixed(r.mean[m])}</td>`)
+          .join('')}<td>${r.queries}</td></tr>`,
+    )
+    .join('');
+  const best = result.rows[result.best];
+  const apply = result.configEdit
+    ? `<button class="on" ${msg({ type: 'applySweep' })}>Apply ${escape(best ? settingText(best.setting) : '')} to querylens.json</button>`
+    : `<button disabled>Apply</button> <small>${escape(result.configEditRefused ?? 'no querylens.json to write')}</small>`;
+  const skipped = result.skipped.length ? `<p><small>Left out: ${result.skipped.map((s) => `${escape(s.qid)} (${escape(s.reason)})`).join(', ')}</small></p>` : '';
+  const body = `<h2>Sweep: ${escape(file)}</h2><p>Grid <code>${escape(grid)}</code>: ${result.rows.length} settings, best by ${escape(label(result.by))}.</p>
+${notice ? `<p><i>${escape(notice)}</i></p>` : ''}<p>${apply}</p>
+<table id="sweep"><thead>${head}</thead><tbody>${rows}</tbody></table>${skipped}`;
+  return page(`Sweep: ${file}`, body, nonce, { view: 'sweep' });
+}
+
+/** The parts of workbench-protocol.ts's index browser answers the browser panel shows. */
+export interface BrowserContent {
+  terms?: { numDocs: number; matching: number; terms: { term: string; df: number; cf: number }[] };
+  postings?: { term: string; found: boolean; df: number; cf: number; postings: { docno: string; tf: number; positions: number[]; positionsCut: boolean }[]; cut: boolean };
+  document?: { docno: string; title: string; fields: Record<string, string>; length: number; terms: { term: string; tf: number; positions: number[] }[]; distinctTerms: number };
+  analyze?: { profile: string; indexed: boolean; note: string | null; words: { surface: string; term: string | null; stopword: boolean; position: number | null; df?: number | null }[] };
+  error?: string;
+}
+
+export function renderBrowser(content: BrowserContent, nonce: string, inputs: Record<string, string>): string {
+  const form = (view: string, title: string, placeholder: string) =>
+    `<form ${msg({ type: 'browse', view })}><label>${title} <input name="text" value="${escape(inputs[view] ?? '')}" placeholder="${escape(placeholder)}" size="24"></label> <button type="submit">show</button></form>`;
+  let out = '';
+  if (content.error) out += `<p><i>${escape(content.error)}</i></p>`;
+  const t = content.terms;
+  if (t)
+    out += `<section data-focus><h3>Top terms by df (${t.matching} matching of ${t.numDocs} documents)</h3><table id="terms"><thead><tr><th>Term</th><th>df</th><th>cf</th></tr></thead><tbody>${t.terms
+      .map((x) => `<tr><td><button ${msg({ type: 'browse', view: 'postings', text: x.term })}>${escape(x.term)}</button></td><td>${x.df}</td><td>${x.cf}</td></tr>`)
+      .join('')}</tbody></table></section>`;
+  const p = content.postings;
+  if (p)
+    out += `<section data-focus><h3>Postings of ${escape(p.term)}: ${p.found ? `df ${p.df}, cf ${p.cf}${p.cut ? ` (first ${p.postings.length} listed)` : ''}` : 'not in the index'}</h3><table id="postings"><thead><tr><th>Document</th><th>tf</th><th>Positions</th></tr></thead><tbody>${p.postings
+      .map((x) => `<tr><td><button ${msg({ type: 'browse', view: 'document', text: x.docno })}>${escape(x.docno)}</button></td><td>${x.tf}</td><td>${x.positions.join(' ')}${x.positionsCut ? ' …' : ''}</td></tr>`)
+      .join('')}</tbody></table></section>`;
+  const d = content.document;
+  if (d)
+    out += `<section data-focus><h3>Document ${escape(d.docno)}: ${escape(d.title)}</h3><p><button ${msg({ type: 'open', docno: d.docno })}>open in an editor</button> ${d.length} indexed tokens, ${d.distinctTerms} distinct terms</p>
+<table><tbody>${Object.entries(d.fields)
+      .map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`)
+      .join('')}</tbody></table><h4>Term vector</h4><table id="termvector"><thead><tr><th>Term</th><th>tf</th><th>Positions</th></tr></thead><tbody>${d.terms
+      .map((x) => `<tr><td>${escape(x.term)}</td><td>${x.tf}</td><td>${x.positions.join(' ')}</td></tr>`)
+      .join('')}</tbody></table></section>`;
+  const a = content.analyze;
+  if (a)
+    out += `<section data-focus><h3>Analysis (${escape(a.profile)} profile)</h3>${a.note ? `<p><i>${escape(a.note)}</i></p>` : ''}<table id="analysis"><thead><tr><th>Word</th><th>Term</th><th>Position</th>${a.indexed ? '<th>df</th>' : ''}</tr></thead><tbody>${a.words
+      .map(
+        (w) =>
+          `<tr><td>${escape(w.surface)}</td><td>${w.stopword ? '<i>stopword</i>' : escape(w.term ?? '')}</td><td>${w.position ?? '–'}</td>${a.indexed ? `<td>${w.df ?? '–'}</td>` : ''}</tr>`,
+      )
+      .join('')}</tbody></table></section>`;
+  const body = `<h2>Index browser</h2>
+${form('terms', 'Top terms with the prefix', 'prefix (empty: all)')}
+${form('postings', 'Postings of a term', 'a word')}
+${form('document', 'A document', 'docno')}
+${form('analyze', 'Analyse text', 'any text')}
+${out}`;
+  return page('Index browser', body, nonce, { view: 'browser', inputs });
+}

@@ -1,0 +1,89 @@
+/**
+ * The results panel's workbench requests (types in workbench-protocol.ts, documented in
+ * docs/LSP_EXTENSIONS.md):
+ * - `querylens/judge`: one judgement written into the configured qrels file (one line replaced or
+ *   appended, atomically; server/service/judgements.ts), then used at once by previews, lenses and sweeps;
+ * - `querylens/compareTries`: two tries' per-query metrics compared, one paired test per measure with
+ *   Holm's correction across the measures.
+ * Restricted mode never registers them (no engine), so an untrusted workspace's qrels are never written.
+ */
+import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
+import { compareTries, judgeInFile, JudgementRefused, type PerQueryMetrics } from '../../service/judgements.js';
+import type { FeatureHost, FeatureModule } from '../features.js';
+import type { EngineContext } from './context.js';
+import { requireSession, step } from './requests.js';
+import { judgedQid } from './session.js';
+import { COMPARE_TRIES_REQUEST, JUDGE_REQUEST, type CompareTriesParams, type CompareTriesResult, type JudgeParams, type JudgeResult } from './workbench-protocol.js';
+
+function invalidRequest(message: string): ResponseError<void> {
+  return new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${message}`);
+}
+
+export async function judge(context: EngineContext, host: FeatureHost, params: JudgeParams, token: CancellationToken): Promise<JudgeResult> {
+  const session = requireSession(context);
+  if (typeof params?.docno !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: docno must be a string');
+  if (!Number.isInteger(params.grade)) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: grade must be an integer');
+  const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
+  const qid = judgedQid(entry);
+  // An implied id is a line number, not a topic: a judgement under it would judge some other topic.
+  if (qid === null) throw invalidRequest(`query ${entry.qid} has no written id (its id is its line number); write "qid<TAB>query" before judging it`);
+  const path = session.config.qrels;
+  if (!path) throw invalidRequest('no qrels file is configured; set "qrels" in querylens.json to the file judgements are written to');
+  if (!session.qrels) throw invalidRequest(`the qrels file ${path} could not be read when the index loaded (see querylens/status); nothing was written`);
+  if (session.backend.docByDocno(params.docno) === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no document "${params.docno}" in the index`);
+  await step(context.documents, doc, token);
+  let edit;
+  try {
+    edit = judgeInFile(path, qid, params.docno, params.grade);
+  } catch (err) {
+    if (err instanceof JudgementRefused) throw invalidRequest(err.message);
+    throw err;
+  }
+  // The loaded judgements follow the file, so the preview, the lenses and sweeps see the grade at once.
+  let judged = session.qrels.get(qid);
+  if (!judged) session.qrels.set(qid, (judged = new Map()));
+  judged.set(params.docno, params.grade);
+  session.caches.delete('lens');
+  host.refreshCodeLenses();
+  return { qrels: path, line: edit.line, action: edit.action, previous: edit.previous };
+}
+
+const isMetrics = (x: unknown): x is PerQueryMetrics =>
+  typeof x === 'object' && x !== null && Object.values(x).every((m) => typeof m === 'object' && m !== null && Object.values(m).every((v) => typeof v === 'number'));
+
+const orNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+export function compareTriesRequest(params: CompareTriesParams): CompareTriesResult {
+  if (!isMetrics(params?.baseline) || !isMetrics(params?.treatment))
+    throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: baseline and treatment must map each qid to its measures (numbers)');
+  const test = params.test ?? 't';
+  if (test !== 't' && test !== 'randomization') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: test must be "t" or "randomization"');
+  const measures = params.measures ?? Object.keys(Object.values(params.baseline)[0] ?? {});
+  if (!Array.isArray(measures) || !measures.every((m) => typeof m === 'string')) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: measures must be an array of names');
+  const result = compareTries(params.baseline, params.treatment, measures, test);
+  return {
+    test,
+    queries: result.queries,
+    rows: result.rows.map((r) => ({
+      measure: r.measure,
+      baselineMean: orNull(r.baselineMean),
+      treatmentMean: orNull(r.treatmentMean),
+      meanDifference: orNull(r.meanDifference),
+      p: orNull(r.p),
+      pHolm: orNull(r.pHolm),
+    })),
+  };
+}
+
+export function panelRequestsModule(context: EngineContext): FeatureModule {
+  return {
+    id: 'engine/panel-requests',
+    register(connection: Connection, host: FeatureHost) {
+      const disposables = [
+        connection.onRequest(JUDGE_REQUEST, (params: JudgeParams, token) => judge(context, host, params, token)),
+        connection.onRequest(COMPARE_TRIES_REQUEST, (params: CompareTriesParams) => compareTriesRequest(params)),
+      ];
+      return { dispose: () => disposables.forEach((d) => d.dispose()) };
+    },
+  };
+}
