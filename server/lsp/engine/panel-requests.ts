@@ -10,6 +10,7 @@
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import { compareTries, judgeInFile, JudgementRefused, type PerQueryMetrics } from '../../service/judgements.js';
 import type { FeatureHost, FeatureModule } from '../features.js';
+import { UNJUDGED_CACHE } from './unjudged-diagnostics.js';
 import type { EngineContext } from './context.js';
 import { requireSession, step } from './requests.js';
 import { judgedQid } from './session.js';
@@ -44,7 +45,9 @@ export async function judge(context: EngineContext, host: FeatureHost, params: J
   if (!judged) session.qrels.set(qid, (judged = new Map()));
   judged.set(params.docno, params.grade);
   session.caches.delete('lens');
+  session.caches.delete(UNJUDGED_CACHE);
   host.refreshCodeLenses();
+  host.refreshDiagnostics();
   return { qrels: path, line: edit.line, action: edit.action, previous: edit.previous };
 }
 

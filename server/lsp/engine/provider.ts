@@ -46,6 +46,7 @@ import { workbenchRequestsModule } from './workbench-requests.js';
 import { panelRequestsModule } from './panel-requests.js';
 import { EngineSession } from './session.js';
 import { vocabularyCompletionModule } from './vocabulary-completion.js';
+import { unjudgedDiagnosticsModule } from './unjudged-diagnostics.js';
 import { weightHintsModule } from './weight-hints.js';
 import type { LoadedModel } from './weights.js';
 import type { BuildOutcome, EngineContext, OnDemandProgress } from './context.js';
@@ -97,6 +98,7 @@ export class LocalEngineProvider implements EngineProvider {
     };
     this.modules = [
       engineDiagnosticsModule(this.context),
+      unjudgedDiagnosticsModule(this.context),
       hoverStatsModule(this.context),
       vocabularyCompletionModule(this.context),
       previewLensModule(this.context),

@@ -55,6 +55,16 @@ describe('querylens/judge', () => {
     const qrelsPath = join(ws.root, 'data/qrels.txt');
     const before = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
     expect(before[0]!.command!.title).toMatch(/1 of the top 4 unjudged/);
+    // Each lens's count is also a diagnostic on its query; query 3's id is implied, so it has neither.
+    const unjudged = (await client.diagnosticsFor(uri)).filter((d) => d.code === 'engine/unjudged-top-k');
+    const lensCounts = before.flatMap((l) => {
+      const m = /(\d+) of the top (\d+) unjudged/.exec(l.command!.title);
+      return m ? [[l.range.start.line, `${m[1]} of the top ${m[2]} are unjudged`]] : [];
+    });
+    expect(unjudged.map((d) => [d.range.start.line, d.message.split(':')[0]])).toEqual(lensCounts);
+    expect(lensCounts[0]).toEqual([0, '1 of the top 4 are unjudged']);
+    expect(unjudged.some((d) => d.range.start.line === 2)).toBe(false);
+    const publications = client.diagnostics.get(uri)!.length;
 
     const appended = await client.request<JudgeResult>('querylens/judge', { uri, qid: '1', docno: 'd5', grade: 1 });
     expect(appended).toEqual({ qrels: qrelsPath, line: 5, action: 'appended', previous: null });
@@ -63,6 +73,9 @@ describe('querylens/judge', () => {
     expect(preview.hits.find((h) => h.docno === 'd5')!.relevance).toBe(1);
     const after = await client.request<CodeLens[]>('textDocument/codeLens', { textDocument: { uri } });
     expect(after[0]!.command!.title).not.toMatch(/unjudged/);
+    // Judging republishes the document's diagnostics without the count.
+    const republished = await client.until(() => client.diagnostics.get(uri)!.slice(publications).at(-1), 'diagnostics republished after judging');
+    expect(republished.diagnostics.filter((d) => d.code === 'engine/unjudged-top-k' && d.range.start.line === 0)).toEqual([]);
 
     const replaced = await client.request<JudgeResult>('querylens/judge', { uri, qid: '1', docno: 'd1', grade: 0 });
     expect(replaced).toEqual({ qrels: qrelsPath, line: 1, action: 'replaced', previous: 2 });
