@@ -15,6 +15,7 @@
  * - Terms are the analysed forms (after lowercasing, stopping and stemming).
  */
 import type { Analyzer } from '../analysis/analyzer.js';
+import type { BlockPostings } from './postings-codec.js';
 
 export interface CollectionStats {
   /** Number of documents (N). */
@@ -73,6 +74,11 @@ export interface IndexReader {
   termStats(term: string): TermStats | undefined;
   /** Postings of an analysed term over whole documents, or undefined if absent. */
   postings(term: string): PostingList | undefined;
+  /**
+   * The same postings without positions, block by block, with each block's last document,
+   * maximum tf and minimum document length (postings-codec.ts): for dynamic pruning.
+   */
+  postingBlocks(term: string): BlockPostings | undefined;
   /** Vocabulary terms in lexicographic order, optionally those starting with `prefix`. */
   vocabulary(prefix?: string): Iterable<string>;
   /** Number of distinct terms. */
