@@ -32,6 +32,7 @@ import {
   validateLuceneBm25Params,
 } from './lucene-bm25.js';
 import { compareRanked, TopK, type RankedDoc } from './ranking.js';
+import { maxScoreSearch, type PrunableTerm } from './pruning.js';
 import {
   explainTerrierIdf,
   explainTerrierQtw,
@@ -66,6 +67,12 @@ export interface SearchOptions {
   maxExpansions?: number;
   /** Cap on fuzzy expansions (default 50, Lucene's). */
   maxFuzzyExpansions?: number;
+  /**
+   * Score every matching document. By default a bm25 or bm25-lucene query that is a weighted sum
+   * of plain terms is pruned (scoring/pruning.ts): the same top k, but `matchedDocs` then counts
+   * only the documents scored.
+   */
+  exhaustive?: boolean;
 }
 
 export interface ResolvedParameters {
@@ -114,8 +121,10 @@ export interface SearchResult {
   warnings: QueryDiagnostic[];
   concepts: ConceptInfo[];
   parameters: ResolvedParameters;
-  /** Documents that matched the query (before the top-k cut). */
+  /** Documents that matched the query (before the top-k cut); with `pruned`, those scored (a lower bound). */
   matchedDocs: number;
+  /** True when dynamic pruning skipped documents that could not enter the top k. */
+  pruned: boolean;
 }
 
 /** Resolves defaults and validates parameters; throws RangeError with a clear message. */
@@ -151,7 +160,8 @@ interface Evaluation {
 
 interface ConceptRuntime {
   info: ConceptInfo;
-  postings: ConceptPostings;
+  /** Materialized on first use: a pruned search of plain terms reads block postings instead. */
+  postings: () => ConceptPostings;
   /** bm25: idf · ... factors that do not depend on the document. */
   idf: number;
   qtwFactor: number;
@@ -185,6 +195,9 @@ export class PreparedQuery {
   /** No Lucene booleans, filters or *:*: a document matches when some scored concept occurs. */
   private readonly pureBag: boolean;
   private readonly evaluator;
+  private readonly exhaustiveOnly: boolean;
+  /** The terms of a query dynamic pruning can evaluate, or null (scoring/pruning.ts). */
+  private prunable: PrunableTerm[] | null | undefined;
 
   constructor(
     readonly reader: IndexReader,
@@ -192,6 +205,7 @@ export class PreparedQuery {
     options: SearchOptions = {},
   ) {
     this.parameters = resolveParameters(options);
+    this.exhaustiveOnly = options.exhaustive === true;
     const p = this.parameters;
     const plan = compileQuery(reader, ast, { scorer: p.scorer, maxExpansions: options.maxExpansions, maxFuzzyExpansions: options.maxFuzzyExpansions });
     this.evaluator = plan.evaluator;
@@ -264,7 +278,13 @@ export class PreparedQuery {
   private runtime(c: CompiledConcept): ConceptRuntime {
     const p = this.parameters;
     const missing = c.spec.kind === 'missing';
-    const postings = this.evaluator.materialize(c.spec);
+    // A plain term's statistics are the lexicon's (as materialize gives them): its posting list is
+    // not read until a search needs it.
+    const spec = c.spec;
+    const plainTerm = spec.kind === 'term' && !spec.fields?.length ? this.reader.termStats(spec.term) ?? { df: 0, cf: 0 } : null;
+    let materialized: ConceptPostings | undefined;
+    const postingsOf = () => (materialized ??= this.evaluator.materialize(spec));
+    const postings = plainTerm ?? postingsOf();
     const heuristic = p.windowStats === 'terrier-heuristic' && isWindowLike(c.spec);
     // Terrier's PhraseOp/UnorderedWindowOp statistics (after Ivory): df = N/100, cf = 2·df (SEMANTICS.md §2.2).
     const df = heuristic ? Math.floor(this.numDocs / 100) : postings.df;
@@ -307,7 +327,7 @@ export class PreparedQuery {
       pc = collectionProbability(cf, this.totalTokens);
       info.collectionProbability = pc;
     }
-    return { info, postings, idf, qtwFactor, pc, missing, termIdfs };
+    return { info, postings: postingsOf, idf, qtwFactor, pc, missing, termIdfs };
   }
 
   // ---- public operations --------------------------------------------------------------------
@@ -316,11 +336,23 @@ export class PreparedQuery {
   search(k = 1000): SearchResult {
     const top = new TopK(k);
     let matchedDocs = 0;
-    const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters };
+    const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
     if (!this.root) return { hits: [], matchedDocs, ...base };
     const n = this.rt.length;
-    const docs = this.rt.map((r) => r.postings.docs);
-    const tfs = this.rt.map((r) => r.postings.tfs);
+    if (this.prunable === undefined) this.prunable = this.prunableTerms();
+    if (this.prunable && !this.exhaustiveOnly) {
+      const current = new Float64Array(n);
+      const tfOf: TfOf = (c) => current[c]!;
+      maxScoreSearch(this.prunable, current, top, (doc) => this.reader.docLength(doc), (doc) => {
+        const e = this.evaluate(doc, tfOf, false);
+        if (!e.matched) return;
+        matchedDocs++;
+        if (top.wouldEnter(e.score)) top.offer({ doc, docno: this.reader.docno(doc), score: e.score });
+      });
+      return { hits: top.sorted(), matchedDocs, ...base, pruned: true };
+    }
+    const docs = this.rt.map((r) => r.postings().docs);
+    const tfs = this.rt.map((r) => r.postings().tfs);
     const cursor = new Int32Array(n);
     const current = new Float64Array(n);
     const tfOf: TfOf = (c) => current[c]!;
@@ -360,6 +392,58 @@ export class PreparedQuery {
       }
     }
     return { hits: top.sorted(), matchedDocs, ...base };
+  }
+
+  /**
+   * The terms of a bm25 / bm25-lucene query whose score is a sum of non-negative single-term
+   * scores, each rising with tf and falling with the document length: a plain term, or a
+   * #combine / #weight / Lucene OR of plain terms (stopwords and absent terms add nothing). Null
+   * for anything else (windows, synonyms, fields, filters, required or prohibited clauses,
+   * negative weights or idfs, ql), which is evaluated exhaustively.
+   */
+  private prunableTerms(): PrunableTerm[] | null {
+    const scorer = this.parameters.scorer;
+    const root = this.root;
+    if (!root || (scorer !== 'bm25' && scorer !== 'bm25-lucene')) return null;
+    let items: PlanItem[];
+    if (root.kind === 'leaf') items = [{ plan: root, weight: 1, occur: 'should' }];
+    else if (root.kind === 'group' && root.items.every((it) => it.occur === 'should' && it.plan.kind === 'leaf')) items = scorer === 'bm25-lucene' ? luceneClauses(root) : root.items;
+    else return null;
+    const terms: PrunableTerm[] = [];
+    const p = this.parameters;
+    const f = Math.fround;
+    const seen = new Set<number>();
+    for (const it of items) {
+      const concept = (it.plan as { concept: number }).concept;
+      const r = this.rt[concept]!;
+      if (r.missing) continue;
+      const spec = r.info.spec;
+      if (spec.kind !== 'term' || spec.fields?.length || !r.info.scored) return null;
+      if (seen.has(concept)) {
+        // Terrier sums each concept once, whatever the plan repeats (its weights accumulated).
+        if (scorer === 'bm25') continue;
+        return null;
+      }
+      seen.add(concept);
+      const postings = this.reader.postingBlocks(spec.term);
+      if (!postings || postings.df === 0) continue;
+      if (scorer === 'bm25') {
+        const { idf, qtwFactor } = r;
+        if (!(idf >= 0) || !(qtwFactor >= 0)) return null;
+        terms.push({ concept, postings, score: (tf, dl) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor) });
+      } else {
+        // The clause's weight exactly as luceneScore forms it: f(f(1)·boost), then f(boost·idf).
+        const weight = f(f(f(1) * (root.kind === 'leaf' ? 1 : it.weight)) * r.idf);
+        if (!(weight >= 0)) return null;
+        const normCache = this.normCache!;
+        terms.push({ concept, postings, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!) });
+      }
+    }
+    if (scorer === 'bm25') {
+      // Every scored concept must be one of these terms (or missing): the score sums them all.
+      for (let c = 0; c < this.rt.length; c++) if (this.rt[c]!.info.scored && !this.rt[c]!.missing && !seen.has(c)) return null;
+    }
+    return terms;
   }
 
   /** The document's score, or null when the query would not retrieve it. */
