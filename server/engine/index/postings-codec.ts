@@ -195,6 +195,9 @@ export interface BlockPostings {
   decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number;
 }
 
+/** Longest list whose decoded blocks are kept (2 MiB of docs and tfs): the cache is bounded in terms, not bytes. */
+const MAX_KEPT_POSTINGS = 1 << 18;
+
 /** The skip directory and blocks of a term's docs part (format 3), decoded lazily. */
 export class EncodedBlockPostings implements BlockPostings {
   readonly numBlocks: number;
@@ -235,8 +238,36 @@ export class EncodedBlockPostings implements BlockPostings {
     if (at !== end) throw new DecodeError(`block lengths add up to ${at - start} bytes, the lexicon says ${end - start}`);
   }
 
+  /**
+   * Decodes block b into docs/tfs. A block once decoded is kept (the object lives in the reader's
+   * small cache of recently used terms), so repeated queries on a term decode it once.
+   */
   decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
-    const n = b === this.numBlocks - 1 ? this.df - b * BLOCK_SIZE : BLOCK_SIZE;
+    const at = b * BLOCK_SIZE;
+    const n = b === this.numBlocks - 1 ? this.df - at : BLOCK_SIZE;
+    if (this.df > MAX_KEPT_POSTINGS) {
+      this.decodeInto(b, n, docs, tfs);
+      return n;
+    }
+    if (!this.decoded) {
+      this.decoded = new Uint8Array(this.numBlocks);
+      this.allDocs = new Int32Array(this.df);
+      this.allTfs = new Int32Array(this.df);
+    }
+    if (!this.decoded[b]) {
+      this.decodeInto(b, n, this.allDocs!.subarray(at, at + n), this.allTfs!.subarray(at, at + n));
+      this.decoded[b] = 1;
+    }
+    docs.set(this.allDocs!.subarray(at, at + n));
+    tfs.set(this.allTfs!.subarray(at, at + n));
+    return n;
+  }
+
+  private decoded: Uint8Array | undefined;
+  private allDocs: Int32Array | undefined;
+  private allTfs: Int32Array | undefined;
+
+  private decodeInto(b: number, n: number, docs: Int32Array, tfs: Int32Array): void {
     const blockEnd = this.blockStart[b + 1]!;
     let p = readPacked(this.bytes, this.blockStart[b]!, blockEnd, n, docs, 0);
     p = readPacked(this.bytes, p, blockEnd, n, tfs, 0);
@@ -248,7 +279,6 @@ export class EncodedBlockPostings implements BlockPostings {
       tfs[i]! += 1;
     }
     if (doc !== this.blockLastDoc[b]) throw new DecodeError(`block ${b} ends at document ${doc}, its skip entry says ${this.blockLastDoc[b]}`);
-    return n;
   }
 
   /** Where the positions part starts (the docs part's end). */

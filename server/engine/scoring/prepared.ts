@@ -68,9 +68,10 @@ export interface SearchOptions {
   /** Cap on fuzzy expansions (default 50, Lucene's). */
   maxFuzzyExpansions?: number;
   /**
-   * Score every matching document. By default a bm25 or bm25-lucene query that is a weighted sum
-   * of plain terms is pruned (scoring/pruning.ts): the same top k, but `matchedDocs` then counts
-   * only the documents scored.
+   * true: score every matching document. false: prune every query pruning can evaluate. Unset
+   * (default): prune a bm25 or bm25-lucene query that is a weighted sum of plain terms when its
+   * posting lists hold many more documents than k (scoring/pruning.ts). A pruned search returns the
+   * same top k, but its `matchedDocs` counts only the documents scored.
    */
   exhaustive?: boolean;
 }
@@ -195,7 +196,7 @@ export class PreparedQuery {
   /** No Lucene booleans, filters or *:*: a document matches when some scored concept occurs. */
   private readonly pureBag: boolean;
   private readonly evaluator;
-  private readonly exhaustiveOnly: boolean;
+  private readonly pruning: 'auto' | 'always' | 'never';
   /** The terms of a query dynamic pruning can evaluate, or null (scoring/pruning.ts). */
   private prunable: PrunableTerm[] | null | undefined;
 
@@ -205,7 +206,7 @@ export class PreparedQuery {
     options: SearchOptions = {},
   ) {
     this.parameters = resolveParameters(options);
-    this.exhaustiveOnly = options.exhaustive === true;
+    this.pruning = options.exhaustive === undefined ? 'auto' : options.exhaustive ? 'never' : 'always';
     const p = this.parameters;
     const plan = compileQuery(reader, ast, { scorer: p.scorer, maxExpansions: options.maxExpansions, maxFuzzyExpansions: options.maxFuzzyExpansions });
     this.evaluator = plan.evaluator;
@@ -340,7 +341,7 @@ export class PreparedQuery {
     if (!this.root) return { hits: [], matchedDocs, ...base };
     const n = this.rt.length;
     if (this.prunable === undefined) this.prunable = this.prunableTerms();
-    if (this.prunable && !this.exhaustiveOnly) {
+    if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable, k))) {
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
       maxScoreSearch(this.prunable, current, top, (doc) => this.reader.docLength(doc), (doc) => {
@@ -392,6 +393,17 @@ export class PreparedQuery {
       }
     }
     return { hits: top.sorted(), matchedDocs, ...base };
+  }
+
+  /**
+   * Pruning skips documents only once k are kept, and its bounds cost about one more scoring of
+   * each document it does not skip: measured on Cranfield and SciFact (bench/disk-search.bench.ts)
+   * it pays when the lists hold more than about 8 documents per hit wanted.
+   */
+  private worthPruning(terms: PrunableTerm[], k: number): boolean {
+    let postings = 0;
+    for (const t of terms) postings += t.postings.df;
+    return postings > 8 * k;
   }
 
   /**

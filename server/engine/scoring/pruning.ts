@@ -61,25 +61,29 @@ export function maxScoreSearch(
   let firstEssential = 0;
   let considered = 0;
 
-  const cannotEnter = (bound: number): boolean => {
-    const threshold = top.threshold();
-    return threshold !== undefined && Math.fround(bound + Math.abs(bound) * BOUND_MARGIN) < Math.fround(threshold);
-  };
+  /** True when a document whose score is at most `bound` ranks after the k-th kept one. */
+  const below = (bound: number, threshold: number): boolean => Math.fround(bound + Math.abs(bound) * BOUND_MARGIN) < Math.fround(threshold);
 
   for (;;) {
     let doc = END_OF_POSTINGS;
     for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc < doc) doc = cursors[i]!.doc;
     if (doc === END_OF_POSTINGS) break;
-    const dl = docLength(doc);
-    // Bound: exact contributions of the essential terms present, block maxima of the others.
-    let bound = 0;
-    for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc === doc) bound += sorted[i]!.score(cursors[i]!.tf, dl);
-    // (Once the bound can enter, more terms cannot change that: stop adding.)
-    for (let i = firstEssential - 1; i >= 0 && cannotEnter(bound); i--) {
-      const b = cursors[i]!.blockFor(doc);
-      if (b < bounds[i]!.length) bound += bounds[i]![b]!;
+    // Until k documents are kept every one may enter: no bound to compute.
+    const threshold = top.threshold();
+    let skip = false;
+    if (threshold !== undefined) {
+      const dl = docLength(doc);
+      // Bound: exact contributions of the essential terms present, block maxima of the others.
+      let bound = 0;
+      for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc === doc) bound += sorted[i]!.score(cursors[i]!.tf, dl);
+      // (Once the bound can enter, more terms cannot change that: stop adding.)
+      for (let i = firstEssential - 1; i >= 0 && below(bound, threshold); i--) {
+        const b = cursors[i]!.blockFor(doc);
+        if (b < bounds[i]!.length) bound += bounds[i]![b]!;
+      }
+      skip = below(bound, threshold);
     }
-    if (!cannotEnter(bound)) {
+    if (!skip) {
       for (let i = 0; i < m; i++) {
         const c = cursors[i]!;
         if (i < firstEssential) c.advance(doc);
@@ -87,7 +91,8 @@ export function maxScoreSearch(
       }
       consider(doc);
       considered++;
-      while (firstEssential < m && cannotEnter(prefixBound[firstEssential + 1]!)) firstEssential++;
+      const after = top.threshold();
+      if (after !== undefined) while (firstEssential < m && below(prefixBound[firstEssential + 1]!, after)) firstEssential++;
     }
     for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc === doc) cursors[i]!.next();
   }

@@ -72,7 +72,7 @@ const settings = fc.record({
 
 /** Pruned and exhaustive top k, compared hit by hit (doc, docno, score with Object.is). */
 function expectSameTopK(reader: IndexReader, ast: QueryAst, options: SearchOptions): { pruned: boolean; scored: number; matched: number } {
-  const pruned = search(reader, ast, options);
+  const pruned = search(reader, ast, { ...options, exhaustive: false });
   const exhaustive = search(reader, ast, { ...options, exhaustive: true });
   expect(exhaustive.pruned).toBe(false);
   expect(pruned.hits.length).toBe(exhaustive.hits.length);
@@ -125,13 +125,17 @@ describe('dynamic pruning equals exhaustive evaluation', () => {
     const { reader } = readers[0]!;
     for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q1 q2.title )', '#syn( q1 q2 )', '#weight( -1 q1 2 q2 )', '#filreq( q1 q2 )']) {
       for (const scorer of ['bm25', 'bm25-lucene'] as const) {
-        expect(search(reader, parseIndri(text).ast, { scorer, k: 10 }).pruned, `${text} ${scorer}`).toBe(false);
+        expect(search(reader, parseIndri(text).ast, { scorer, k: 10, exhaustive: false }).pruned, `${text} ${scorer}`).toBe(false);
       }
     }
-    expect(search(reader, parseLucene('+q1 q2').ast, { scorer: 'bm25-lucene', k: 10 }).pruned).toBe(false);
-    expect(search(reader, parseIndri('#combine( q1 q2 )').ast, { scorer: 'ql', k: 10 }).pruned).toBe(false);
+    expect(search(reader, parseLucene('+q1 q2').ast, { scorer: 'bm25-lucene', k: 10, exhaustive: false }).pruned).toBe(false);
+    expect(search(reader, parseIndri('#combine( q1 q2 )').ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned).toBe(false);
     // (Rarer terms: the commonest have a negative Terrier idf, which keeps the exhaustive path.)
-    expect(search(reader, parseIndri('#combine( q20 q30 )').ast, { scorer: 'bm25', k: 10 }).pruned).toBe(true);
+    expect(search(reader, parseIndri('#combine( q20 q30 )').ast, { scorer: 'bm25', k: 10, exhaustive: false }).pruned).toBe(true);
+    // By default only where the lists hold many more documents than k.
+    const q = parseIndri('#combine( q0 q1 q2 )').ast;
+    expect(search(reader, q, { scorer: 'bm25-lucene', k: 10 }).pruned).toBe(true);
+    expect(search(reader, q, { scorer: 'bm25-lucene', k: 1000 }).pruned).toBe(false);
   });
 });
 
