@@ -153,6 +153,15 @@ export function resolveParameters(options: SearchOptions = {}): ResolvedParamete
 
 type TfOf = (concept: number) => number;
 
+/** A term of a query pruning can evaluate, before its block postings are read. */
+interface PrunableQueryTerm {
+  concept: number;
+  term: string;
+  /** Its document frequency (the lexicon's). */
+  df: number;
+  score: PrunableTerm['score'];
+}
+
 interface Evaluation {
   matched: boolean;
   score: number;
@@ -198,7 +207,7 @@ export class PreparedQuery {
   private readonly evaluator;
   private readonly pruning: 'auto' | 'always' | 'never';
   /** The terms of a query dynamic pruning can evaluate, or null (scoring/pruning.ts). */
-  private prunable: PrunableTerm[] | null | undefined;
+  private prunable: PrunableQueryTerm[] | null | undefined;
 
   constructor(
     readonly reader: IndexReader,
@@ -340,11 +349,13 @@ export class PreparedQuery {
     const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
     if (!this.root) return { hits: [], matchedDocs, ...base };
     const n = this.rt.length;
-    if (this.prunable === undefined) this.prunable = this.prunableTerms();
+    if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.prunableTerms();
     if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable, k))) {
+      // The block postings are read only now (the docs parts: no positions).
+      const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, postings: this.reader.postingBlocks(t.term)! }));
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
-      maxScoreSearch(this.prunable, current, top, (doc) => this.reader.docLength(doc), (doc) => {
+      maxScoreSearch(terms, current, top, (doc) => this.reader.docLength(doc), (doc) => {
         const e = this.evaluate(doc, tfOf, false);
         if (!e.matched) return;
         matchedDocs++;
@@ -400,9 +411,9 @@ export class PreparedQuery {
    * each document it does not skip: measured on Cranfield and SciFact (bench/disk-search.bench.ts)
    * it pays when the lists hold more than about 8 documents per hit wanted.
    */
-  private worthPruning(terms: PrunableTerm[], k: number): boolean {
+  private worthPruning(terms: PrunableQueryTerm[], k: number): boolean {
     let postings = 0;
-    for (const t of terms) postings += t.postings.df;
+    for (const t of terms) postings += t.df;
     return postings > 8 * k;
   }
 
@@ -413,7 +424,7 @@ export class PreparedQuery {
    * for anything else (windows, synonyms, fields, filters, required or prohibited clauses,
    * negative weights or idfs, ql), which is evaluated exhaustively.
    */
-  private prunableTerms(): PrunableTerm[] | null {
+  private prunableTerms(): PrunableQueryTerm[] | null {
     const scorer = this.parameters.scorer;
     const root = this.root;
     if (!root || (scorer !== 'bm25' && scorer !== 'bm25-lucene')) return null;
@@ -421,7 +432,7 @@ export class PreparedQuery {
     if (root.kind === 'leaf') items = [{ plan: root, weight: 1, occur: 'should' }];
     else if (root.kind === 'group' && root.items.every((it) => it.occur === 'should' && it.plan.kind === 'leaf')) items = scorer === 'bm25-lucene' ? luceneClauses(root) : root.items;
     else return null;
-    const terms: PrunableTerm[] = [];
+    const terms: PrunableQueryTerm[] = [];
     const p = this.parameters;
     const f = Math.fround;
     const seen = new Set<number>();
@@ -437,18 +448,19 @@ export class PreparedQuery {
         return null;
       }
       seen.add(concept);
-      const postings = this.reader.postingBlocks(spec.term);
-      if (!postings || postings.df === 0) continue;
+      const df = r.info.exactDf;
+      if (df === 0) continue;
+      const term = spec.term;
       if (scorer === 'bm25') {
         const { idf, qtwFactor } = r;
         if (!(idf >= 0) || !(qtwFactor >= 0)) return null;
-        terms.push({ concept, postings, score: (tf, dl) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor) });
+        terms.push({ concept, term, df, score: (tf, dl) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor) });
       } else {
         // The clause's weight exactly as luceneScore forms it: f(f(1)·boost), then f(boost·idf).
         const weight = f(f(f(1) * (root.kind === 'leaf' ? 1 : it.weight)) * r.idf);
         if (!(weight >= 0)) return null;
         const normCache = this.normCache!;
-        terms.push({ concept, postings, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!) });
+        terms.push({ concept, term, df, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!) });
       }
     }
     if (scorer === 'bm25') {
