@@ -14,7 +14,9 @@
  * (scoring/pruning.ts) reads these bounds through BlockPostings.
  */
 import { ByteReader, ByteWriter, DecodeError } from './bytes.js';
-import type { PostingList } from './reader.js';
+import type { BlockPostings, PostingList } from './reader.js';
+
+export type { BlockPostings };
 
 /** Documents per block; the last block of a term holds the rest. */
 export const BLOCK_SIZE = 128;
@@ -176,23 +178,6 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
   out.bytes(blocks.view());
   out.bytes(posPart.view());
   return { docBytes: skip.length + blocks.length, posBytes: posPart.length };
-}
-
-/**
- * One term's documents and tfs, block by block, with the bounds dynamic pruning needs. The
- * blocks are decoded on demand, so a pruned query decodes only the blocks it visits.
- */
-export interface BlockPostings {
-  readonly df: number;
-  readonly numBlocks: number;
-  /** Last document of each block (ascending). */
-  readonly blockLastDoc: Int32Array;
-  /** Largest tf in each block. */
-  readonly blockMaxTf: Int32Array;
-  /** Smallest document length in each block. */
-  readonly blockMinDocLength: Int32Array;
-  /** Decodes block b into docs/tfs (each at least BLOCK_SIZE long); returns its number of postings. */
-  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number;
 }
 
 /** Longest list whose decoded blocks are kept (2 MiB of docs and tfs): the cache is bounded in terms, not bytes. */

@@ -15,7 +15,6 @@
  * - Terms are the analysed forms (after lowercasing, stopping and stemming).
  */
 import type { Analyzer } from '../analysis/analyzer.js';
-import type { BlockPostings } from './postings-codec.js';
 
 export interface CollectionStats {
   /** Number of documents (N). */
@@ -42,6 +41,24 @@ export interface PostingList {
   tfs: Int32Array;
   posStart: Int32Array;
   positions: Int32Array;
+}
+
+/**
+ * One term's documents and tfs, block by block, with the bounds dynamic pruning needs. The
+ * blocks are decoded on demand, so a pruned query decodes only the blocks it visits (the encoding and
+ * the cursor over it: postings-codec.ts).
+ */
+export interface BlockPostings {
+  readonly df: number;
+  readonly numBlocks: number;
+  /** Last document of each block (ascending). */
+  readonly blockLastDoc: Int32Array;
+  /** Largest tf in each block. */
+  readonly blockMaxTf: Int32Array;
+  /** Smallest document length in each block. */
+  readonly blockMinDocLength: Int32Array;
+  /** Decodes block b into docs/tfs (each at least BLOCK_SIZE long); returns its number of postings. */
+  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number;
 }
 
 /** Half-open token interval [begin, end) of one field occurrence within a document. */
