@@ -12,5 +12,5 @@ const files = readdirSync(`${root}/bench`)
   .sort();
 for (const f of files) {
   console.log(`\n=== ${f} ===`);
-  execFileSync(process.execPath, ['--import', 'tsx', `${root}/bench/${f}`], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', `${root}/bench/${f}`], { cwd: root, stdio: 'inherit' });
 }

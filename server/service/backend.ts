@@ -185,7 +185,7 @@ function firstWords(text: string, n: number): string {
 export { IndexError };
 
 /** Builds an on-disk index from corpus files (atomically: docs/INDEX_FORMAT.md), reporting progress through a callback. */
-export { buildIndex as buildLocalIndex, type BuildIndexOptions, type BuildProgress, type BuildSummary } from '../engine/index/disk.js';
+export { buildIndex as buildLocalIndex, verifyIndex as verifyLocalIndex, type BuildIndexOptions, type BuildProgress, type BuildSummary } from '../engine/index/disk.js';
 
 /** Opens the on-disk index at `dir` as a backend; throws IndexError with the engine's explanation. */
 export function openLocalBackend(dir: string, options: { reuseCompiledQueries?: boolean } = {}): LocalSearchBackend {

@@ -7,6 +7,7 @@ import { registerCheck } from './check.js';
 import { registerConvert } from './convert.js';
 import { registerFormat } from './format.js';
 import { registerIndex } from './index-cmd.js';
+import { registerVerifyIndex } from './verify-index.js';
 import { registerEval } from './eval.js';
 import { registerCompare } from './compare.js';
 import { registerExpand } from './expand.js';
@@ -23,6 +24,7 @@ export function registerCommands(program: Command): void {
   registerConvert(program);
   registerFormat(program);
   registerIndex(program);
+  registerVerifyIndex(program);
   registerEval(program);
   registerCompare(program);
   registerExpand(program);

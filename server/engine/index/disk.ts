@@ -29,9 +29,11 @@ import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
 import { GrowableInt32 } from './growable.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
+import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
+import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
 /** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
-export const FORMAT_VERSION = 2;
+export const FORMAT_VERSION = 3;
 
 const MAGIC = 'QLIX';
 /** Names of a build's temp folder and of a previous index renamed aside (see buildIndex). */
@@ -55,6 +57,11 @@ const FILE_KINDS = {
 } as const;
 type IndexFileName = keyof typeof FILE_KINDS;
 export const INDEX_FILES = Object.keys(FILE_KINDS) as IndexFileName[];
+/**
+ * Files read lazily, a checked page at a time (paged-file.ts): their header CRC covers the build
+ * id and the page table, the page table covers the data. The others are read whole at open.
+ */
+const PAGED_FILES: ReadonlySet<IndexFileName> = new Set(['postings.bin', 'direct.bin', 'store.bin']);
 
 /** A problem with an index on disk: missing, corrupt, or from another format version. */
 export class IndexError extends Error {
@@ -312,7 +319,7 @@ async function inputBytes(inputs: string[]): Promise<number> {
 /** store.bin is written while documents stream in, so their text is never all in memory. */
 class StoreFileWriter {
   private readonly fd: number;
-  private crc: number;
+  private readonly pages = new PageChecksums();
   private payloadBytes = 0;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -324,7 +331,6 @@ class StoreFileWriter {
   ) {
     this.fd = openSync(path, 'w');
     writeAll(this.fd, Buffer.alloc(HEADER_BYTES), 0);
-    this.crc = crc32(buildId);
   }
 
   add(doc: StoredDocument): void {
@@ -338,7 +344,7 @@ class StoreFileWriter {
   private flush(): void {
     if (this.pendingBytes === 0) return;
     const chunk = Buffer.concat(this.pending, this.pendingBytes);
-    this.crc = crc32(chunk, this.crc);
+    this.pages.add(chunk);
     writeAll(this.fd, chunk, HEADER_BYTES + this.payloadBytes);
     this.payloadBytes += chunk.length;
     this.pending = [];
@@ -347,10 +353,14 @@ class StoreFileWriter {
 
   finish(): FileManifestEntry {
     this.flush();
-    writeAll(this.fd, fileHeader(FILE_KINDS['store.bin'], this.payloadBytes, this.crc, this.buildId), 0);
+    const tail = this.pages.finish();
+    writeAll(this.fd, tail, HEADER_BYTES + this.payloadBytes);
+    const payloadBytes = this.payloadBytes + tail.length;
+    const crc = crc32(tail, crc32(this.buildId)) >>> 0;
+    writeAll(this.fd, fileHeader(FILE_KINDS['store.bin'], payloadBytes, crc, this.buildId), 0);
     fsyncSync(this.fd);
     closeSync(this.fd);
-    return { bytes: HEADER_BYTES + this.payloadBytes, crc32: this.crc >>> 0 };
+    return { bytes: HEADER_BYTES + payloadBytes, crc32: crc };
   }
 
   recordLengths(): Int32Array {
@@ -363,7 +373,10 @@ function writeAll(fd: number, data: Uint8Array, position: number): void {
   while (done < data.length) done += writeSync(fd, data, done, data.length - done, position + done);
 }
 
-/** `bodyCrc` is the CRC-32 of everything after the common header: the build id, then the payload. */
+/**
+ * `bodyCrc` is the CRC-32 of everything after the common header: the build id, then the payload
+ * (for a paged file: the build id, then the page table and trailer that follow its data).
+ */
 function fileHeader(kind: string, payloadLength: number, bodyCrc: number, buildId: Buffer): Buffer {
   const h = Buffer.alloc(HEADER_BYTES);
   h.write(MAGIC, 0, 'ascii');
@@ -376,8 +389,14 @@ function fileHeader(kind: string, payloadLength: number, bodyCrc: number, buildI
   return h;
 }
 
-function writeIndexFile(dir: string, buildId: Buffer, name: IndexFileName, payload: Uint8Array): FileManifestEntry {
-  const bodyCrc = crc32(payload, crc32(buildId)) >>> 0;
+function writeIndexFile(dir: string, buildId: Buffer, name: IndexFileName, data: Uint8Array): FileManifestEntry {
+  let payload = data;
+  let bodyCrc: number;
+  if (PAGED_FILES.has(name)) {
+    const paged = pagedPayload(data);
+    payload = paged.payload;
+    bodyCrc = crc32(paged.tail, crc32(buildId)) >>> 0;
+  } else bodyCrc = crc32(payload, crc32(buildId)) >>> 0;
   const fd = openSync(join(dir, name), 'w');
   try {
     writeAll(fd, fileHeader(FILE_KINDS[name], payload.length, bodyCrc, buildId), 0);
@@ -401,32 +420,29 @@ function writeIndexFiles(
   const numTerms = inv.terms.length;
   const numDocs = inv.docnos.length;
 
-  // postings.bin, remembering each term's block length for the lexicon.
+  // postings.bin: each term's record (postings-codec.ts), its two part sizes kept for the lexicon.
   const postings = new ByteWriter(1 << 20);
-  const blockBytes = new Float64Array(numTerms);
+  const docBytes = new Float64Array(numTerms);
+  const posBytes = new Float64Array(numTerms);
   for (let t = 0; t < numTerms; t++) {
-    const before = postings.length;
-    const posBase = inv.termPosStart[t]!;
-    let prevDoc = 0;
-    for (let p = inv.termDocStart[t]!; p < inv.termDocStart[t + 1]!; p++) {
-      const doc = inv.pDocs[p]!;
-      const tf = inv.pTfs[p]!;
-      postings.varint(doc - prevDoc);
-      prevDoc = doc;
-      postings.varint(tf);
-      let prevPos = 0;
-      const first = posBase + inv.pPosStart[p]!;
-      for (let k = first; k < first + tf; k++) {
-        const pos = inv.positions[k]!;
-        postings.varint(pos - prevPos);
-        prevPos = pos;
-      }
-    }
-    blockBytes[t] = postings.length - before;
+    const a = inv.termDocStart[t]!;
+    const b = inv.termDocStart[t + 1]!;
+    const sizes = encodeTermPostings(
+      postings,
+      {
+        docs: inv.pDocs.subarray(a, b),
+        tfs: inv.pTfs.subarray(a, b),
+        posStart: inv.pPosStart.subarray(a, b),
+        positions: inv.positions.subarray(inv.termPosStart[t]!, inv.termPosStart[t + 1]!),
+      },
+      inv.docLengths,
+    );
+    docBytes[t] = sizes.docBytes;
+    posBytes[t] = sizes.posBytes;
   }
   files['postings.bin'] = writeIndexFile(dir, buildId, 'postings.bin', postings.view());
 
-  // lexicon.bin: front-coded sorted terms with df, cf and postings block length.
+  // lexicon.bin: front-coded sorted terms with df, cf and the sizes of their postings record.
   const lexicon = new ByteWriter(1 << 16);
   lexicon.varint(numTerms);
   let prev = '';
@@ -441,7 +457,8 @@ function writeIndexFiles(
     lexicon.string(term.slice(shared));
     lexicon.varint(inv.df[t]!);
     lexicon.varint(inv.cf[t]!);
-    lexicon.varint(blockBytes[t]!);
+    lexicon.varint(docBytes[t]!);
+    lexicon.varint(posBytes[t]!);
     prev = term;
   }
   files['lexicon.bin'] = writeIndexFile(dir, buildId, 'lexicon.bin', lexicon.view());
@@ -554,7 +571,7 @@ function openIndexOnce(dir: string, root: string): IndexReader {
   const metaFile = readIndexFile(root, 'meta.bin', rebuild);
   let meta: MetaJson;
   try {
-    meta = JSON.parse(decodeUtf8(metaFile.payload)) as MetaJson;
+    meta = JSON.parse(decodeUtf8(metaFile.payload!)) as MetaJson;
   } catch (err) {
     throw new IndexError(`index at ${dir} is inconsistent (meta.bin: ${(err as Error).message}): ${rebuild}`);
   }
@@ -563,28 +580,68 @@ function openIndexOnce(dir: string, root: string): IndexReader {
   }
   if (meta.buildId !== metaFile.buildId) throw new IndexError(`index file meta.bin is corrupt (its build id differs from its header): ${rebuild}`);
 
-  const payloads = { 'meta.bin': metaFile.payload } as Record<IndexFileName, Uint8Array>;
-  for (const name of INDEX_FILES.filter((n) => n !== 'meta.bin')) {
-    const file = readIndexFile(root, name, rebuild);
-    const listed = meta.files?.[name];
-    if (file.buildId !== meta.buildId) {
-      throw new IndexError(`index file ${name} is from another build than meta.bin (files of two builds mixed): ${rebuild}`, true);
-    }
-    if (!listed || listed.bytes !== file.bytes || listed.crc32 !== file.crc32) {
-      throw new IndexError(`index file ${name} does not match the length and checksum meta.bin lists for it: ${rebuild}`, true);
-    }
-    payloads[name] = file.payload;
-  }
-
+  const payloads = { 'meta.bin': metaFile.payload! } as Record<WholeFileName, Uint8Array>;
+  const paged = {} as Record<PagedFileName, PagedFile>;
+  const opened: PagedFile[] = [];
   try {
+    for (const name of INDEX_FILES.filter((n) => n !== 'meta.bin')) {
+      const file = PAGED_FILES.has(name) ? openPagedIndexFile(root, name, rebuild) : readIndexFile(root, name, rebuild);
+      if (file.paged) opened.push(file.paged);
+      const listed = meta.files?.[name];
+      if (file.buildId !== meta.buildId) {
+        throw new IndexError(`index file ${name} is from another build than meta.bin (files of two builds mixed): ${rebuild}`, true);
+      }
+      if (!listed || listed.bytes !== file.bytes || listed.crc32 !== file.crc32) {
+        throw new IndexError(`index file ${name} does not match the length and checksum meta.bin lists for it: ${rebuild}`, true);
+      }
+      if (file.paged) paged[name as PagedFileName] = file.paged;
+      else payloads[name as WholeFileName] = file.payload!;
+    }
     if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
-    return new SourceIndexReader(decodeSource(meta, payloads, dir, rebuild));
+    const { source, check } = decodeSource(meta, payloads, paged, dir, rebuild);
+    const reader = new SourceIndexReader(source);
+    openFiles.set(reader, { files: paged, check, rebuild });
+    // The descriptors live as long as the reader (IndexReader has no close): closed when it is collected.
+    closeWhenCollected.register(reader, opened);
+    return reader;
   } catch (err) {
+    for (const f of opened) f.close();
     if (err instanceof IndexError) throw err;
     // Checksums passed, so this is a writer bug or a hand-made file; still never wrong results.
     const reason = err instanceof Error ? err.message : String(err);
     throw new IndexError(`index at ${dir} is inconsistent (${reason}): ${rebuild}`);
   }
+}
+
+type PagedFileName = 'postings.bin' | 'direct.bin' | 'store.bin';
+type WholeFileName = Exclude<IndexFileName, PagedFileName>;
+
+/** The paged files of each open reader, for verifyIndex. */
+const openFiles = new WeakMap<IndexReader, { files: Record<PagedFileName, PagedFile>; check: () => void; rebuild: string }>();
+const closeWhenCollected = new FinalizationRegistry<PagedFile[]>((files) => {
+  for (const f of files) f.close();
+});
+
+/**
+ * Full verification (`querylens verify-index DIR`): opens the index (every check of an open),
+ * then checks every page of the lazily read files against its checksum and decodes every posting
+ * list, term vector and stored document. Throws the IndexError an open or a read would.
+ */
+export function verifyIndex(dir: string): { docs: number; terms: number; bytesChecked: number } {
+  const reader = openIndex(dir);
+  const entry = openFiles.get(reader)!;
+  let bytesChecked = 0;
+  for (const [name, file] of Object.entries(entry.files) as [PagedFileName, PagedFile][]) {
+    try {
+      file.verifyAll();
+    } catch (err) {
+      if (err instanceof PageChecksumError) throw new IndexError(`index file ${name} is corrupt (${err.message}): ${entry.rebuild}`);
+      throw err;
+    }
+    bytesChecked += file.dataBytes;
+  }
+  entry.check();
+  return { docs: reader.stats().numDocs, terms: reader.vocabularySize(), bytesChecked };
 }
 
 /** True when a process other than this one has a build of `target` in progress (its temp or aside folder). */
@@ -612,45 +669,56 @@ function sleepMs(ms: number): void {
 }
 
 interface VerifiedFile {
-  payload: Uint8Array;
+  /** A whole file's payload, checked. */
+  payload?: Uint8Array;
+  /** A paged file, its page table checked (pages are checked as they are read). */
+  paged?: PagedFile;
   /** Hex build id from the header. */
   buildId: string;
   /** Whole file length. */
   bytes: number;
-  /** CRC-32 of build id and payload, as in the header. */
+  /** CRC-32 at header offset 20, as checked. */
   crc32: number;
 }
 
-function readIndexFile(root: string, name: IndexFileName, rebuild: string): VerifiedFile {
-  const path = join(root, name);
+/**
+ * The header checks every file gets, in the order docs/INDEX_FORMAT.md gives: `head` is the first
+ * min(48, length) bytes of a file `length` bytes long. Returns the payload length.
+ */
+function checkHeader(head: Buffer, length: number, name: IndexFileName, rebuild: string): number {
   const corrupt = (why: string) => new IndexError(`index file ${name} is corrupt (${why}): ${rebuild}`);
-  let data: Buffer;
-  try {
-    data = readFileSync(path);
-  } catch {
-    throw new IndexError(`index file ${name} is missing: ${rebuild}`, true);
-  }
   // The common header first: it is the same in every version, so another version is named as such.
-  if (data.length < COMMON_HEADER_BYTES) throw corrupt(`truncated: ${data.length} bytes, shorter than its header`);
-  if (data.toString('ascii', 0, 4) !== MAGIC) throw corrupt('not a querylens index file');
-  if (data.readUInt32LE(24) !== crc32(data.subarray(0, 24)) >>> 0) throw corrupt('header checksum mismatch');
-  const version = data.readUInt32LE(4);
+  if (length < COMMON_HEADER_BYTES) throw corrupt(`truncated: ${length} bytes, shorter than its header`);
+  if (head.toString('ascii', 0, 4) !== MAGIC) throw corrupt('not a querylens index file');
+  if (head.readUInt32LE(24) !== crc32(head.subarray(0, 24)) >>> 0) throw corrupt('header checksum mismatch');
+  const version = head.readUInt32LE(4);
   if (version !== FORMAT_VERSION) {
     throw new IndexError(`index built with format ${version}, this querylens reads format ${FORMAT_VERSION}: ${rebuild}`);
   }
-  if (data.length < HEADER_BYTES) throw corrupt(`truncated: ${data.length} bytes, shorter than its header`);
-  if (data.readUInt32LE(28) !== 0) throw corrupt('reserved header bytes are not zero');
-  if (data.toString('ascii', 8, 12) !== FILE_KINDS[name]) throw corrupt('wrong file kind');
-  const length = Number(data.readBigUInt64LE(12));
-  if (data.length !== HEADER_BYTES + length) {
+  if (length < HEADER_BYTES) throw corrupt(`truncated: ${length} bytes, shorter than its header`);
+  if (head.readUInt32LE(28) !== 0) throw corrupt('reserved header bytes are not zero');
+  if (head.toString('ascii', 8, 12) !== FILE_KINDS[name]) throw corrupt('wrong file kind');
+  const payloadLength = Number(head.readBigUInt64LE(12));
+  if (length !== HEADER_BYTES + payloadLength) {
     throw corrupt(
-      data.length < HEADER_BYTES + length
-        ? `truncated: ${data.length - HEADER_BYTES} of ${length} payload bytes`
-        : `${data.length - HEADER_BYTES - length} unexpected bytes at the end`,
+      length < HEADER_BYTES + payloadLength
+        ? `truncated: ${length - HEADER_BYTES} of ${payloadLength} payload bytes`
+        : `${length - HEADER_BYTES - payloadLength} unexpected bytes at the end`,
     );
   }
+  return payloadLength;
+}
+
+function readIndexFile(root: string, name: IndexFileName, rebuild: string): VerifiedFile {
+  let data: Buffer;
+  try {
+    data = readFileSync(join(root, name));
+  } catch {
+    throw new IndexError(`index file ${name} is missing: ${rebuild}`, true);
+  }
+  checkHeader(data.subarray(0, HEADER_BYTES), data.length, name, rebuild);
   const bodyCrc = crc32(data.subarray(COMMON_HEADER_BYTES)) >>> 0;
-  if (bodyCrc !== data.readUInt32LE(20)) throw corrupt('checksum mismatch');
+  if (bodyCrc !== data.readUInt32LE(20)) throw new IndexError(`index file ${name} is corrupt (checksum mismatch): ${rebuild}`);
   return {
     payload: data.subarray(HEADER_BYTES),
     buildId: data.toString('hex', COMMON_HEADER_BYTES, HEADER_BYTES),
@@ -659,17 +727,53 @@ function readIndexFile(root: string, name: IndexFileName, rebuild: string): Veri
   };
 }
 
-function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>, dir: string, rebuild: string): IndexSource {
+/** Opens a paged file: its header, page table and trailer are read and checked, its data is not. */
+function openPagedIndexFile(root: string, name: IndexFileName, rebuild: string): VerifiedFile {
+  let fd: number;
+  try {
+    fd = openSync(join(root, name), 'r');
+  } catch {
+    throw new IndexError(`index file ${name} is missing: ${rebuild}`, true);
+  }
+  try {
+    const length = fileLength(fd);
+    const head = readExactly(fd, 0, Math.min(length, HEADER_BYTES));
+    const payloadLength = checkHeader(head, length, name, rebuild);
+    let opened;
+    try {
+      opened = PagedFile.open(fd, HEADER_BYTES, payloadLength);
+    } catch (err) {
+      if (err instanceof PageChecksumError) throw new IndexError(`index file ${name} is corrupt (${err.message}): ${rebuild}`);
+      throw err;
+    }
+    const bodyCrc = crc32(opened.tail, crc32(head.subarray(COMMON_HEADER_BYTES, HEADER_BYTES))) >>> 0;
+    if (bodyCrc !== head.readUInt32LE(20)) throw new IndexError(`index file ${name} is corrupt (checksum mismatch): ${rebuild}`);
+    return { paged: opened.file, buildId: head.toString('hex', COMMON_HEADER_BYTES, HEADER_BYTES), bytes: length, crc32: bodyCrc };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+function decodeSource(
+  meta: MetaJson,
+  files: Record<WholeFileName, Uint8Array>,
+  paged: Record<PagedFileName, PagedFile>,
+  dir: string,
+  rebuild: string,
+): { source: IndexSource; check: () => void } {
   const profile = meta.profile;
   /**
-   * Postings, vectors and stored documents are decoded later, on demand. A decoding error there
-   * (only possible in a hand-made file whose checksums were recomputed) is still an IndexError
-   * naming the file, the index and what to do, never a bare "data ends inside a number".
+   * Postings, vectors and stored documents are read and decoded later, on demand. A damaged page
+   * there is reported as corrupt, a decoding error (only possible in a hand-made file whose
+   * checksums were recomputed) as inconsistent: both an IndexError naming the file, the index and
+   * what to do, never a bare "data ends inside a number" and never a wrong answer.
    */
-  const decoding = <T>(file: IndexFileName, what: () => string, decode: () => T): T => {
+  const decoding = <T>(file: PagedFileName, what: () => string, decode: () => T): T => {
     try {
       return decode();
     } catch (err) {
+      if (err instanceof PageChecksumError) throw new IndexError(`index file ${file} at ${dir} is corrupt (${what()}: ${err.message}): ${rebuild}`);
       const reason = err instanceof Error ? err.message : String(err);
       throw new IndexError(`index file ${file} at ${dir} is inconsistent (${what()}: ${reason}): ${rebuild}`);
     }
@@ -683,6 +787,7 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>, 
   const df = new Int32Array(numTerms);
   const cf = new Float64Array(numTerms);
   const postingsOffset = new Float64Array(numTerms + 1);
+  const docPartBytes = new Float64Array(numTerms);
   let prev = '';
   for (let t = 0; t < numTerms; t++) {
     const shared = lex.varint();
@@ -690,12 +795,13 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>, 
     terms[t] = term;
     df[t] = lex.varint();
     cf[t] = lex.varint();
-    postingsOffset[t + 1] = postingsOffset[t]! + lex.varint();
+    docPartBytes[t] = lex.varint();
+    postingsOffset[t + 1] = postingsOffset[t]! + docPartBytes[t]! + lex.varint();
     prev = term;
   }
   if (!lex.atEnd) throw new DecodeError('trailing bytes in lexicon');
-  const postingsBuf = files['postings.bin'];
-  if (postingsOffset[numTerms] !== postingsBuf.length) throw new DecodeError('postings size differs from lexicon');
+  const postingsFile = paged['postings.bin'];
+  if (postingsOffset[numTerms] !== postingsFile.dataBytes) throw new DecodeError('postings size differs from lexicon');
 
   // Document table.
   const dt = new ByteReader(files['docs.bin']);
@@ -730,12 +836,13 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>, 
   }
   if (!dt.atEnd) throw new DecodeError('trailing bytes in document table');
   if (totalTokens !== meta.totalTokens) throw new DecodeError('document lengths do not add up to the token count');
-  const directBuf = files['direct.bin'];
-  const storeBuf = files['store.bin'];
-  if (directOffset[numDocs] !== directBuf.length) throw new DecodeError('direct index size differs from document table');
-  if (storeOffset[numDocs] !== storeBuf.length) throw new DecodeError('document store size differs from document table');
+  const directFile = paged['direct.bin'];
+  const storeFile = paged['store.bin'];
+  if (directOffset[numDocs] !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
+  if (storeOffset[numDocs] !== storeFile.dataBytes) throw new DecodeError('document store size differs from document table');
 
-  return {
+  const termLabel = (t: number) => () => `postings of term ${JSON.stringify(terms[t])}`;
+  const source: IndexSource = {
     profile,
     fields: meta.fields,
     docnos,
@@ -748,46 +855,62 @@ function decodeSource(meta: MetaJson, files: Record<IndexFileName, Uint8Array>, 
     terms,
     df,
     cf,
-    loadPostings: (t: number): PostingList => decoding('postings.bin', () => `postings of term ${JSON.stringify(terms[t])}`, () => {
-      const n = df[t]!;
-      const docs = new Int32Array(n);
-      const tfs = new Int32Array(n);
-      const posStart = new Int32Array(n);
-      const positions = new Int32Array(cf[t]!);
-      const r = new ByteReader(postingsBuf, postingsOffset[t]!, postingsOffset[t + 1]!);
-      let doc = 0;
-      let k = 0;
-      for (let i = 0; i < n; i++) {
-        doc += r.varint();
-        docs[i] = doc;
-        const tf = r.varint();
-        tfs[i] = tf;
-        posStart[i] = k;
-        let pos = 0;
-        for (let j = 0; j < tf; j++) {
-          pos += r.varint();
-          positions[k++] = pos;
+    loadPostings: (t: number): PostingList =>
+      decoding('postings.bin', termLabel(t), () => {
+        const bytes = postingsFile.read(postingsOffset[t]!, postingsOffset[t + 1]! - postingsOffset[t]!);
+        const list = decodeTermPostings(bytes, 0, docPartBytes[t]!, bytes.length, df[t]!, cf[t]!);
+        const last = list.docs[list.docs.length - 1];
+        if (last !== undefined && last >= numDocs) throw new DecodeError(`document ${last} past the last document`);
+        return list;
+      }),
+    loadBlockPostings: (t: number): BlockPostings =>
+      decoding('postings.bin', termLabel(t), () => {
+        const blocks = new EncodedBlockPostings(postingsFile.read(postingsOffset[t]!, docPartBytes[t]!), 0, docPartBytes[t]!, df[t]!);
+        if (blocks.numBlocks > 0 && blocks.blockLastDoc[blocks.numBlocks - 1]! >= numDocs) throw new DecodeError('a document past the last document');
+        // A block is decoded when the query reaches it: its errors are still this file's.
+        return {
+          df: blocks.df,
+          numBlocks: blocks.numBlocks,
+          blockLastDoc: blocks.blockLastDoc,
+          blockMaxTf: blocks.blockMaxTf,
+          blockMinDocLength: blocks.blockMinDocLength,
+          decodeBlock: (b, docs, tfs) => decoding('postings.bin', termLabel(t), () => blocks.decodeBlock(b, docs, tfs)),
+        };
+      }),
+    loadDocVector: (doc: number) =>
+      decoding('direct.bin', () => `term vector of document ${JSON.stringify(docnos[doc])}`, () => {
+        const r = new ByteReader(directFile.read(directOffset[doc]!, directOffset[doc + 1]! - directOffset[doc]!));
+        const n = r.varint();
+        const termIds = new Int32Array(n);
+        const tfs = new Int32Array(n);
+        let term = 0;
+        for (let i = 0; i < n; i++) {
+          term += r.varint();
+          if (term >= numTerms) throw new DecodeError(`term id ${term} past the lexicon`);
+          termIds[i] = term;
+          tfs[i] = r.varint();
         }
-      }
-      return { docs, tfs, posStart, positions };
-    }),
-    loadDocVector: (doc: number) => decoding('direct.bin', () => `term vector of document ${JSON.stringify(docnos[doc])}`, () => {
-      const r = new ByteReader(directBuf, directOffset[doc]!, directOffset[doc + 1]!);
-      const n = r.varint();
-      const termIds = new Int32Array(n);
-      const tfs = new Int32Array(n);
-      let term = 0;
-      for (let i = 0; i < n; i++) {
-        term += r.varint();
-        termIds[i] = term;
-        tfs[i] = r.varint();
-      }
-      return { termIds, tfs };
-    }),
-    loadDocument: (doc: number): StoredDocument => decoding('store.bin', () => `stored document ${JSON.stringify(docnos[doc])}`, () => {
-      const record = storeBuf.subarray(storeOffset[doc]!, storeOffset[doc + 1]!);
-      const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
-      return { docno, title, fields };
-    }),
+        return { termIds, tfs };
+      }),
+    loadDocument: (doc: number): StoredDocument =>
+      decoding('store.bin', () => `stored document ${JSON.stringify(docnos[doc])}`, () => {
+        const record = storeFile.read(storeOffset[doc]!, storeOffset[doc + 1]! - storeOffset[doc]!);
+        const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
+        return { docno, title, fields };
+      }),
   };
+  // verifyIndex: everything decodes, and the postings agree with the lexicon's counts.
+  const check = () => {
+    for (let t = 0; t < numTerms; t++) {
+      const list = source.loadPostings(t);
+      let total = 0;
+      for (let i = 0; i < list.tfs.length; i++) total += list.tfs[i]!;
+      if (total !== cf[t]) throw new IndexError(`index file postings.bin at ${dir} is inconsistent (postings of term ${JSON.stringify(terms[t])}: tfs add up to ${total}, the lexicon's cf is ${cf[t]}): ${rebuild}`);
+    }
+    for (let d = 0; d < numDocs; d++) {
+      source.loadDocVector(d);
+      source.loadDocument(d);
+    }
+  };
+  return { source, check };
 }

@@ -7,6 +7,7 @@ import type { IngestDocument } from '../ingest/types.js';
 import { IndexAccumulator, type InvertedIndex } from './accumulator.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
+import { ListBlockPostings } from './postings-codec.js';
 
 export interface MemoryIndexOptions {
   profile?: AnalyzerProfile;
@@ -57,6 +58,9 @@ export function memorySource(inv: InvertedIndex, stored: StoredDocument[]): Inde
         posStart: inv.pPosStart.subarray(a, b),
         positions: inv.positions.subarray(inv.termPosStart[t]!, inv.termPosStart[t + 1]!),
       };
+    },
+    loadBlockPostings(t: number) {
+      return new ListBlockPostings(this.loadPostings(t), inv.docLengths);
     },
     loadDocVector(doc: number) {
       const a = inv.dvStart[doc]!;

@@ -43,6 +43,24 @@ export interface PostingList {
   positions: Int32Array;
 }
 
+/**
+ * One term's documents and tfs, block by block, with the bounds dynamic pruning needs. The
+ * blocks are decoded on demand, so a pruned query decodes only the blocks it visits (the encoding and
+ * the cursor over it: postings-codec.ts).
+ */
+export interface BlockPostings {
+  readonly df: number;
+  readonly numBlocks: number;
+  /** Last document of each block (ascending). */
+  readonly blockLastDoc: Int32Array;
+  /** Largest tf in each block. */
+  readonly blockMaxTf: Int32Array;
+  /** Smallest document length in each block. */
+  readonly blockMinDocLength: Int32Array;
+  /** Decodes block b into docs/tfs (each at least BLOCK_SIZE long); returns its number of postings. */
+  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number;
+}
+
 /** Half-open token interval [begin, end) of one field occurrence within a document. */
 export interface Extent {
   begin: number;
@@ -73,6 +91,11 @@ export interface IndexReader {
   termStats(term: string): TermStats | undefined;
   /** Postings of an analysed term over whole documents, or undefined if absent. */
   postings(term: string): PostingList | undefined;
+  /**
+   * The same postings without positions, block by block, with each block's last document,
+   * maximum tf and minimum document length (postings-codec.ts): for dynamic pruning.
+   */
+  postingBlocks(term: string): BlockPostings | undefined;
   /** Vocabulary terms in lexicographic order, optionally those starting with `prefix`. */
   vocabulary(prefix?: string): Iterable<string>;
   /** Number of distinct terms. */

@@ -13,6 +13,7 @@ import type {
   StoredDocument,
   TermStats,
 } from './reader.js';
+import type { BlockPostings } from './postings-codec.js';
 
 /** The eagerly held part of an index plus loaders for the bulky parts. */
 export interface IndexSource {
@@ -30,19 +31,23 @@ export interface IndexSource {
   df: Int32Array;
   cf: Float64Array;
   loadPostings(termId: number): PostingList;
+  /** The term's documents and tfs block by block, without positions (dynamic pruning). */
+  loadBlockPostings(termId: number): BlockPostings;
   loadDocVector(doc: number): { termIds: Int32Array; tfs: Int32Array };
   loadDocument(doc: number): StoredDocument;
 }
 
 /** Posting lists kept decoded; a bound so that a long session does not hold the whole index twice. */
 const POSTINGS_CACHE_SIZE = 512;
+/** Block postings kept (their encoded docs part; blocks are decoded as a query reaches them). */
+const BLOCK_POSTINGS_CACHE_SIZE = 256;
 
 export class SourceIndexReader implements IndexReader {
   readonly analyzer: Analyzer;
   readonly profile: string;
-  private termIdMap: Map<string, number> | undefined;
   private docnoMap: Map<string, number> | undefined;
   private readonly postingsCache = new Map<number, PostingList>();
+  private readonly blocksCache = new Map<number, BlockPostings>();
 
   constructor(private readonly source: IndexSource) {
     this.analyzer = createAnalyzer(source.profile);
@@ -98,19 +103,13 @@ export class SourceIndexReader implements IndexReader {
   postings(term: string): PostingList | undefined {
     const id = this.termId(term);
     if (id === undefined) return undefined;
-    const cached = this.postingsCache.get(id);
-    if (cached) {
-      // Refresh recency: Map iteration order is insertion order, so the first key is the oldest.
-      this.postingsCache.delete(id);
-      this.postingsCache.set(id, cached);
-      return cached;
-    }
-    const list = this.source.loadPostings(id);
-    if (this.postingsCache.size >= POSTINGS_CACHE_SIZE) {
-      this.postingsCache.delete(this.postingsCache.keys().next().value!);
-    }
-    this.postingsCache.set(id, list);
-    return list;
+    return cached(this.postingsCache, POSTINGS_CACHE_SIZE, id, () => this.source.loadPostings(id));
+  }
+
+  postingBlocks(term: string): BlockPostings | undefined {
+    const id = this.termId(term);
+    if (id === undefined) return undefined;
+    return cached(this.blocksCache, BLOCK_POSTINGS_CACHE_SIZE, id, () => this.source.loadBlockPostings(id));
   }
 
   *vocabulary(prefix?: string): Iterable<string> {
@@ -141,12 +140,11 @@ export class SourceIndexReader implements IndexReader {
     return this.source.loadDocument(doc);
   }
 
+  /** Binary search of the sorted vocabulary: no second table of millions of strings at scale. */
   private termId(term: string): number | undefined {
-    if (!this.termIdMap) {
-      this.termIdMap = new Map();
-      this.source.terms.forEach((t, i) => this.termIdMap!.set(t, i));
-    }
-    return this.termIdMap.get(term);
+    const terms = this.source.terms;
+    const i = lowerBound(terms, term);
+    return i < terms.length && terms[i] === term ? i : undefined;
   }
 
   private checkDoc(doc: number): void {
@@ -154,6 +152,20 @@ export class SourceIndexReader implements IndexReader {
       throw new RangeError(`no document ${doc} (the index has ${this.source.docnos.length})`);
     }
   }
+}
+
+/** A least-recently-used cache over a Map (iteration order is insertion order: the first key is the oldest). */
+function cached<T>(cache: Map<number, T>, size: number, id: number, load: () => T): T {
+  const hit = cache.get(id);
+  if (hit !== undefined) {
+    cache.delete(id);
+    cache.set(id, hit);
+    return hit;
+  }
+  const value = load();
+  if (cache.size >= size) cache.delete(cache.keys().next().value!);
+  cache.set(id, value);
+  return value;
 }
 
 /** First index i with sorted[i] >= key (JS string order). */

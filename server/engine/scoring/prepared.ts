@@ -42,6 +42,7 @@ import {
   validateLuceneBm25Params,
 } from './lucene-bm25.js';
 import { compareRanked, TopK, type RankedDoc } from './ranking.js';
+import { maxScoreSearch, type PrunableTerm } from './pruning.js';
 import {
   explainTerrierIdf,
   explainTerrierQtw,
@@ -78,6 +79,13 @@ export interface SearchOptions {
   maxExpansions?: number;
   /** Cap on fuzzy expansions (default 50, Lucene's). */
   maxFuzzyExpansions?: number;
+  /**
+   * true: score every matching document. false: prune every query pruning can evaluate. Unset
+   * (default): prune a bm25 or bm25-lucene query that is a weighted sum of plain terms when its
+   * posting lists hold many more documents than k (scoring/pruning.ts). A pruned search returns the
+   * same top k, but its `matchedDocs` counts only the documents scored.
+   */
+  exhaustive?: boolean;
 }
 
 export interface ResolvedParameters {
@@ -130,8 +138,10 @@ export interface SearchResult {
   warnings: QueryDiagnostic[];
   concepts: ConceptInfo[];
   parameters: ResolvedParameters;
-  /** Documents that matched the query (before the top-k cut). */
+  /** Documents that matched the query (before the top-k cut); with `pruned`, those scored (a lower bound). */
   matchedDocs: number;
+  /** True when dynamic pruning skipped documents that could not enter the top k. */
+  pruned: boolean;
 }
 
 /** Resolves defaults and validates parameters; throws RangeError with a clear message. */
@@ -161,6 +171,15 @@ export function resolveParameters(options: SearchOptions = {}): ResolvedParamete
 
 type TfOf = (concept: number) => number;
 
+/** A term of a query pruning can evaluate, before its block postings are read. */
+interface PrunableQueryTerm {
+  concept: number;
+  term: string;
+  /** Its document frequency (the lexicon's). */
+  df: number;
+  score: PrunableTerm['score'];
+}
+
 interface Evaluation {
   matched: boolean;
   score: number;
@@ -169,7 +188,8 @@ interface Evaluation {
 
 interface ConceptRuntime {
   info: ConceptInfo;
-  postings: ConceptPostings;
+  /** Materialized on first use: a pruned search of plain terms reads block postings instead. */
+  postings: () => ConceptPostings;
   /** bm25: idf · ... factors that do not depend on the document. */
   idf: number;
   qtwFactor: number;
@@ -207,6 +227,9 @@ export class PreparedQuery {
   private readonly evaluator;
   /** bm25f: the index's fields with their w, c and average length. */
   private readonly bm25fFields: Bm25fField[] | null;
+  private readonly pruning: 'auto' | 'always' | 'never';
+  /** The terms of a query dynamic pruning can evaluate, or null (scoring/pruning.ts). */
+  private prunable: PrunableQueryTerm[] | null | undefined;
 
   constructor(
     readonly reader: IndexReader,
@@ -214,6 +237,7 @@ export class PreparedQuery {
     options: SearchOptions = {},
   ) {
     this.parameters = resolveParameters(options);
+    this.pruning = options.exhaustive === undefined ? 'auto' : options.exhaustive ? 'never' : 'always';
     const p = this.parameters;
     const plan = compileQuery(reader, ast, { scorer: p.scorer, maxExpansions: options.maxExpansions, maxFuzzyExpansions: options.maxFuzzyExpansions });
     this.evaluator = plan.evaluator;
@@ -287,7 +311,13 @@ export class PreparedQuery {
   private runtime(c: CompiledConcept): ConceptRuntime {
     const p = this.parameters;
     const missing = c.spec.kind === 'missing';
-    const postings = this.evaluator.materialize(c.spec);
+    // A plain term's statistics are the lexicon's (as materialize gives them): its posting list is
+    // not read until a search needs it.
+    const spec = c.spec;
+    const plainTerm = spec.kind === 'term' && !spec.fields?.length ? this.reader.termStats(spec.term) ?? { df: 0, cf: 0 } : null;
+    let materialized: ConceptPostings | undefined;
+    const postingsOf = () => (materialized ??= this.evaluator.materialize(spec));
+    const postings = plainTerm ?? postingsOf();
     const heuristic = p.windowStats === 'terrier-heuristic' && isWindowLike(c.spec);
     // Terrier's PhraseOp/UnorderedWindowOp statistics (after Ivory): df = N/100, cf = 2·df (SEMANTICS.md §2.2).
     const df = heuristic ? Math.floor(this.numDocs / 100) : postings.df;
@@ -336,7 +366,7 @@ export class PreparedQuery {
       pc = collectionProbability(cf, this.totalTokens);
       info.collectionProbability = pc;
     }
-    return { info, postings, idf, qtwFactor, pc, missing, termIdfs, fieldPostings };
+    return { info, postings: postingsOf, idf, qtwFactor, pc, missing, termIdfs, fieldPostings };
   }
 
   // ---- public operations --------------------------------------------------------------------
@@ -345,11 +375,25 @@ export class PreparedQuery {
   search(k = 1000): SearchResult {
     const top = new TopK(k);
     let matchedDocs = 0;
-    const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters };
+    const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
     if (!this.root) return { hits: [], matchedDocs, ...base };
     const n = this.rt.length;
-    const docs = this.rt.map((r) => r.postings.docs);
-    const tfs = this.rt.map((r) => r.postings.tfs);
+    if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.prunableTerms();
+    if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable, k))) {
+      // The block postings are read only now (the docs parts: no positions).
+      const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, postings: this.reader.postingBlocks(t.term)! }));
+      const current = new Float64Array(n);
+      const tfOf: TfOf = (c) => current[c]!;
+      maxScoreSearch(terms, current, top, (doc) => this.reader.docLength(doc), (doc) => {
+        const e = this.evaluate(doc, tfOf, false);
+        if (!e.matched) return;
+        matchedDocs++;
+        if (top.wouldEnter(e.score)) top.offer({ doc, docno: this.reader.docno(doc), score: e.score });
+      });
+      return { hits: top.sorted(), matchedDocs, ...base, pruned: true };
+    }
+    const docs = this.rt.map((r) => r.postings().docs);
+    const tfs = this.rt.map((r) => r.postings().tfs);
     const cursor = new Int32Array(n);
     const current = new Float64Array(n);
     const tfOf: TfOf = (c) => current[c]!;
@@ -389,6 +433,70 @@ export class PreparedQuery {
       }
     }
     return { hits: top.sorted(), matchedDocs, ...base };
+  }
+
+  /**
+   * Pruning skips documents only once k are kept, and its bounds cost about one more scoring of
+   * each document it does not skip: measured on Cranfield and SciFact (bench/disk-search.bench.ts)
+   * it pays when the lists hold more than about 8 documents per hit wanted.
+   */
+  private worthPruning(terms: PrunableQueryTerm[], k: number): boolean {
+    let postings = 0;
+    for (const t of terms) postings += t.df;
+    return postings > 8 * k;
+  }
+
+  /**
+   * The terms of a bm25 / bm25-lucene query whose score is a sum of non-negative single-term
+   * scores, each rising with tf and falling with the document length: a plain term, or a
+   * #combine / #weight / Lucene OR of plain terms (stopwords and absent terms add nothing). Null
+   * for anything else (windows, synonyms, fields, filters, required or prohibited clauses,
+   * negative weights or idfs, ql), which is evaluated exhaustively.
+   */
+  private prunableTerms(): PrunableQueryTerm[] | null {
+    const scorer = this.parameters.scorer;
+    const root = this.root;
+    if (!root || (scorer !== 'bm25' && scorer !== 'bm25-lucene')) return null;
+    let items: PlanItem[];
+    if (root.kind === 'leaf') items = [{ plan: root, weight: 1, occur: 'should' }];
+    else if (root.kind === 'group' && root.items.every((it) => it.occur === 'should' && it.plan.kind === 'leaf')) items = scorer === 'bm25-lucene' ? luceneClauses(root) : root.items;
+    else return null;
+    const terms: PrunableQueryTerm[] = [];
+    const p = this.parameters;
+    const f = Math.fround;
+    const seen = new Set<number>();
+    for (const it of items) {
+      const concept = (it.plan as { concept: number }).concept;
+      const r = this.rt[concept]!;
+      if (r.missing) continue;
+      const spec = r.info.spec;
+      if (spec.kind !== 'term' || spec.fields?.length || !r.info.scored) return null;
+      if (seen.has(concept)) {
+        // Terrier sums each concept once, whatever the plan repeats (its weights accumulated).
+        if (scorer === 'bm25') continue;
+        return null;
+      }
+      seen.add(concept);
+      const df = r.info.exactDf;
+      if (df === 0) continue;
+      const term = spec.term;
+      if (scorer === 'bm25') {
+        const { idf, qtwFactor } = r;
+        if (!(idf >= 0) || !(qtwFactor >= 0)) return null;
+        terms.push({ concept, term, df, score: (tf, dl) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor) });
+      } else {
+        // The clause's weight exactly as luceneScore forms it: f(f(1)·boost), then f(boost·idf).
+        const weight = f(f(f(1) * (root.kind === 'leaf' ? 1 : it.weight)) * r.idf);
+        if (!(weight >= 0)) return null;
+        const normCache = this.normCache!;
+        terms.push({ concept, term, df, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!) });
+      }
+    }
+    if (scorer === 'bm25') {
+      // Every scored concept must be one of these terms (or missing): the score sums them all.
+      for (let c = 0; c < this.rt.length; c++) if (this.rt[c]!.info.scored && !this.rt[c]!.missing && !seen.has(c)) return null;
+    }
+    return terms;
   }
 
   /** The document's score, or null when the query would not retrieve it. */

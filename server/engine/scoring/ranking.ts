@@ -50,6 +50,11 @@ export class TopK {
     return Math.fround(score) >= Math.fround(this.heap[0]!.score);
   }
 
+  /** The score of the worst kept document once k are kept (a new one must reach it), else undefined. */
+  threshold(): number | undefined {
+    return this.k > 0 && this.heap.length >= this.k ? this.heap[0]!.score : undefined;
+  }
+
   offer(d: RankedDoc): void {
     if (this.k <= 0) return;
     const h = this.heap;

@@ -17,7 +17,9 @@ export function runnable(entry: QueryEntry): boolean {
 }
 
 export function runQueryAst(session: EngineSession, ast: QueryAst, k: number): SearchResult {
-  return session.backend.search(ast, { ...session.options, k });
+  // The editor shows how many documents match: an exact count needs every document scored, so no
+  // dynamic pruning here (SearchOptions.exhaustive; pruned counts are only lower bounds).
+  return session.backend.search(ast, { ...session.options, k, exhaustive: true });
 }
 
 export function bo1Expansion(session: EngineSession, ast: QueryAst): ExpansionResult {

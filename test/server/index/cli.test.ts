@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,24 @@ describe('querylens index', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/indexing \|.*\| \d+% \| [\d,]+ docs \| \d+ docs\/s \| ETA /);
     expect(r.stdout).toContain('indexed 1,400 docs');
+  });
+
+  it('verify-index checks every page: exit 0 on an intact index, one line naming the damaged file and exit 1 otherwise', () => {
+    const out = join(work, 'cran');
+    const ok = querylens('verify-index', out);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/^index at .* is intact: 1,400 docs, [\d,]+ terms, [\d,]+ bytes of postings, term vectors and stored documents checked in /);
+    const damaged = join(work, 'cran-damaged');
+    cpSync(out, damaged, { recursive: true });
+    const store = readFileSync(join(damaged, 'store.bin'));
+    store[48 + 10_000]! ^= 0x20; // inside a stored document: an open does not read it
+    writeFileSync(join(damaged, 'store.bin'), store);
+    openIndex(damaged);
+    const bad = querylens('verify-index', damaged);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      `querylens: index file store.bin is corrupt (checksum mismatch in page 2, bytes 8192–12288 of the data): rebuild with \`querylens index CORPUS… --out ${damaged}\``,
+    ]);
   });
 
   it('builds with the lucene profile', () => {

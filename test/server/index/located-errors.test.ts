@@ -16,18 +16,36 @@ const work = mkdtempSync(join(tmpdir(), 'querylens-located-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const corpus = join(work, 'c.jsonl');
 
-/** Rewrites one file's payload and makes every checksum and meta.bin's manifest agree again. */
+const PAGED = ['postings.bin', 'direct.bin', 'store.bin'];
+
+/**
+ * Rewrites one file's payload (for a paged file, its data: docs/INDEX_FORMAT.md "Paged files")
+ * and makes every checksum and meta.bin's manifest agree again.
+ */
 function tamper(dir: string, name: string, mutate: (payload: Buffer) => void): void {
   const rewrite = (file: string, change: (payload: Buffer) => Buffer) => {
     const data = readFileSync(join(dir, file));
     const header = Buffer.from(data.subarray(0, 48));
-    const payload = change(Buffer.from(data.subarray(48)));
+    let payload = Buffer.from(data.subarray(48));
+    let covered: Buffer;
+    if (PAGED.includes(file)) {
+      const dataBytes = Number(payload.readBigUInt64LE(payload.length - 8));
+      const body = change(Buffer.from(payload.subarray(0, dataBytes)));
+      const table = Buffer.alloc(Math.ceil(body.length / 4096) * 4 + 12);
+      for (let p = 0; p * 4096 < body.length; p++) table.writeUInt32LE(crc32(body.subarray(p * 4096, (p + 1) * 4096)) >>> 0, p * 4);
+      table.writeUInt32LE(4096, table.length - 12);
+      table.writeBigUInt64LE(BigInt(body.length), table.length - 8);
+      payload = Buffer.concat([body, table]);
+      covered = Buffer.concat([header.subarray(32, 48), table]);
+    } else {
+      payload = change(payload);
+      covered = Buffer.concat([header.subarray(32, 48), payload]);
+    }
     header.writeBigUInt64LE(BigInt(payload.length), 12);
-    const body = Buffer.concat([header.subarray(32, 48), payload]);
-    header.writeUInt32LE(crc32(body) >>> 0, 20);
+    header.writeUInt32LE(crc32(covered) >>> 0, 20);
     header.writeUInt32LE(crc32(header.subarray(0, 24)) >>> 0, 24);
     writeFileSync(join(dir, file), Buffer.concat([header, payload]));
-    return { bytes: 48 + payload.length, crc32: crc32(body) >>> 0 };
+    return { bytes: 48 + payload.length, crc32: crc32(covered) >>> 0 };
   };
   const entry = rewrite(name, (p) => {
     mutate(p);
@@ -61,7 +79,7 @@ describe('errors of lazily decoded index data', () => {
     tamper(dir, 'postings.bin', (p) => (p[p.length - 1] = 0x80));
     const reader = openIndex(dir);
     expect(errorOf(() => reader.postings('zebra')).message).toBe(
-      `index file postings.bin at ${dir} is inconsistent (postings of term "zebra": data ends inside a number): rebuild with \`querylens index CORPUS… --out ${dir}\``,
+      `index file postings.bin at ${dir} is inconsistent (postings of term "zebra": bad bit width 128): rebuild with \`querylens index CORPUS… --out ${dir}\``,
     );
   });
 
@@ -91,7 +109,7 @@ describe('errors of lazily decoded index data', () => {
     );
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split('\n')).toEqual([
-      `querylens: index file postings.bin at ${dir} is inconsistent (postings of term "zebra": data ends inside a number): rebuild with \`querylens index CORPUS… --out ${dir}\``,
+      `querylens: index file postings.bin at ${dir} is inconsistent (postings of term "zebra": bad bit width 128): rebuild with \`querylens index CORPUS… --out ${dir}\``,
     ]);
   }, 120_000);
 

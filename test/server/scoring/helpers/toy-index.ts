@@ -6,6 +6,7 @@
  */
 import type { Analyzer, AnalyzedToken } from '../../../../server/engine/analysis/analyzer.js';
 import type { Extent, IndexReader, PostingList, StoredDocument, TermStats } from '../../../../server/engine/index/reader.js';
+import { ListBlockPostings } from '../../../../server/engine/index/postings-codec.js';
 
 const STOP = new Set(['the', 'a', 'of']);
 
@@ -97,6 +98,10 @@ export function buildToyIndex(docs: ToyDoc[]): IndexReader {
       return { df: p.docs.length, cf: p.tfs.reduce((a, b) => a + b, 0) };
     },
     postings: (term) => postings.get(term),
+    postingBlocks: (term) => {
+      const p = postings.get(term);
+      return p && new ListBlockPostings(p, lengths);
+    },
     vocabulary: (prefix = '') => vocab.filter((t) => t.startsWith(prefix)),
     vocabularySize: () => vocab.length,
     docVector: (doc) => {

@@ -1,0 +1,452 @@
+/**
+ * One term's postings in format 3 (docs/INDEX_FORMAT.md "postings.bin"): blocks of BLOCK_SIZE
+ * documents with bit-packed doc-id gaps and tfs, a skip directory in front (each block's last
+ * doc, byte length, maximum tf and minimum document length), and the positions after all the
+ * blocks, so that scoring without positions reads only the first part.
+ *
+ * Why bit-packing per block: on Cranfield and SciFact it is smaller than the varint postings of
+ * format 2 and decodes faster (figures in docs/INDEX_FORMAT.md), and a block's width byte costs
+ * one byte per 128 values.
+ *
+ * Why maximum tf and minimum length: every BM25 variant the engine has (scoring/terrier-bm25.ts,
+ * scoring/lucene-bm25.ts) rises with tf and falls with the document length, so the score at
+ * (max tf, min length) bounds every document of the block, whatever k1 and b are. Dynamic pruning
+ * (scoring/pruning.ts) reads these bounds through BlockPostings.
+ */
+import { ByteReader, ByteWriter, DecodeError } from './bytes.js';
+import type { BlockPostings, PostingList } from './reader.js';
+
+export type { BlockPostings };
+
+/** Documents per block; the last block of a term holds the rest. */
+export const BLOCK_SIZE = 128;
+
+/** Bit widths up to this one unpack with 32-bit integer operations. */
+const FAST_WIDTH = 24;
+
+/** Bits needed for `max` (0 for 0). */
+function bitWidth(max: number): number {
+  return max === 0 ? 0 : 32 - Math.clz32(max);
+}
+
+/** Appends a width byte and `values[from..from+n)` packed LSB-first at that width. */
+function writePacked(out: ByteWriter, values: ArrayLike<number>, from: number, n: number): void {
+  let max = 0;
+  for (let i = from; i < from + n; i++) if (values[i]! > max) max = values[i]!;
+  const width = bitWidth(max);
+  const packed = new Uint8Array(1 + ((n * width + 7) >> 3));
+  packed[0] = width;
+  if (width === 0) {
+    out.bytes(packed);
+    return;
+  }
+  let p = 1;
+  if (width <= FAST_WIDTH) {
+    let acc = 0;
+    let bits = 0;
+    for (let i = from; i < from + n; i++) {
+      acc |= values[i]! << bits;
+      bits += width;
+      while (bits >= 8) {
+        packed[p++] = acc & 0xff;
+        acc >>>= 8;
+        bits -= 8;
+      }
+    }
+    if (bits > 0) packed[p++] = acc & 0xff;
+  } else {
+    // Past 24 bits an accumulator of up to width + 7 bits overflows int32: plain arithmetic.
+    let acc = 0;
+    let scale = 1;
+    for (let i = from; i < from + n; i++) {
+      acc += values[i]! * scale;
+      scale *= 2 ** width;
+      while (scale >= 256) {
+        packed[p++] = acc % 256;
+        acc = Math.floor(acc / 256);
+        scale /= 256;
+      }
+    }
+    if (scale > 1) packed[p++] = acc;
+  }
+  out.bytes(packed);
+}
+
+/** Reads a width byte and n packed values into out[at..at+n); returns the position after them. */
+function readPacked(buf: Uint8Array, pos: number, end: number, n: number, out: Int32Array, at: number): number {
+  if (pos >= end) throw new DecodeError('data ends inside a block');
+  const width = buf[pos++]!;
+  if (width > 31) throw new DecodeError(`bad bit width ${width}`);
+  const stop = pos + ((n * width + 7) >> 3);
+  if (stop > end) throw new DecodeError('data ends inside a block');
+  if (width === 0) {
+    out.fill(0, at, at + n);
+    return stop;
+  }
+  let p = pos;
+  if (width <= FAST_WIDTH) {
+    const mask = (1 << width) - 1;
+    let acc = 0;
+    let bits = 0;
+    for (let i = at; i < at + n; i++) {
+      while (bits < width) {
+        acc |= buf[p++]! << bits;
+        bits += 8;
+      }
+      out[i] = acc & mask;
+      acc >>>= width;
+      bits -= width;
+    }
+  } else {
+    const unit = 2 ** width;
+    let acc = 0;
+    let bits = 0;
+    for (let i = at; i < at + n; i++) {
+      while (bits < width) {
+        acc += buf[p++]! * 2 ** bits;
+        bits += 8;
+      }
+      out[i] = acc % unit;
+      acc = Math.floor(acc / unit);
+      bits -= width;
+    }
+  }
+  return stop;
+}
+
+/** Byte sizes of one term's record, as the lexicon lists them. */
+export interface TermPostingsBytes {
+  /** Skip directory and doc/tf blocks. */
+  docBytes: number;
+  /** Positions, after the blocks. */
+  posBytes: number;
+}
+
+/**
+ * Appends one term's record (docs part, then positions part) to `out`. `list` is the term's
+ * postings in doc order (docs strictly increasing, tf ≥ 1, each doc's positions increasing);
+ * `docLengths` are the collection's document lengths (for the per-block minimum).
+ */
+export function encodeTermPostings(out: ByteWriter, list: PostingList, docLengths: ArrayLike<number>): TermPostingsBytes {
+  const { docs, tfs, posStart, positions } = list;
+  const df = docs.length;
+  const blocks = new ByteWriter(Math.max(64, df * 2));
+  const posPart = new ByteWriter(Math.max(64, positions.length * 2));
+  const skip = new ByteWriter(64);
+  const values = new Int32Array(BLOCK_SIZE);
+  let prevLast = -1;
+  for (let start = 0; start < df; start += BLOCK_SIZE) {
+    const n = Math.min(BLOCK_SIZE, df - start);
+    const before = blocks.length;
+    let maxTf = 0;
+    let minLength = Infinity;
+    let prev = prevLast;
+    for (let i = 0; i < n; i++) {
+      const doc = docs[start + i]!;
+      values[i] = doc - prev - 1;
+      prev = doc;
+      const tf = tfs[start + i]!;
+      if (tf > maxTf) maxTf = tf;
+      const dl = docLengths[doc]!;
+      if (dl < minLength) minLength = dl;
+    }
+    writePacked(blocks, values, 0, n);
+    for (let i = 0; i < n; i++) values[i] = tfs[start + i]! - 1;
+    writePacked(blocks, values, 0, n);
+    // Positions of the block: per document the first position, then gaps minus one, packed in
+    // runs of BLOCK_SIZE values.
+    let total = 0;
+    for (let i = start; i < start + n; i++) total += tfs[i]!;
+    const posValues = new Int32Array(total);
+    let k = 0;
+    for (let i = start; i < start + n; i++) {
+      const first = posStart[i]!;
+      let prevPos = -1;
+      for (let j = first; j < first + tfs[i]!; j++) {
+        posValues[k++] = positions[j]! - prevPos - 1;
+        prevPos = positions[j]!;
+      }
+    }
+    for (let s = 0; s < total; s += BLOCK_SIZE) writePacked(posPart, posValues, s, Math.min(BLOCK_SIZE, total - s));
+    skip.varint(prev - prevLast);
+    skip.varint(blocks.length - before);
+    skip.varint(maxTf);
+    skip.varint(minLength);
+    prevLast = prev;
+  }
+  out.bytes(skip.view());
+  out.bytes(blocks.view());
+  out.bytes(posPart.view());
+  return { docBytes: skip.length + blocks.length, posBytes: posPart.length };
+}
+
+/** Longest list whose decoded blocks are kept (2 MiB of docs and tfs): the cache is bounded in terms, not bytes. */
+const MAX_KEPT_POSTINGS = 1 << 18;
+
+/** The skip directory and blocks of a term's docs part (format 3), decoded lazily. */
+export class EncodedBlockPostings implements BlockPostings {
+  readonly numBlocks: number;
+  readonly blockLastDoc: Int32Array;
+  readonly blockMaxTf: Int32Array;
+  readonly blockMinDocLength: Int32Array;
+  private readonly blockStart: Int32Array;
+
+  /** `bytes[start..end)` is the term's docs part. Throws DecodeError when it does not parse. */
+  constructor(
+    private readonly bytes: Uint8Array,
+    start: number,
+    private readonly end: number,
+    readonly df: number,
+  ) {
+    const numBlocks = Math.ceil(df / BLOCK_SIZE);
+    this.numBlocks = numBlocks;
+    this.blockLastDoc = new Int32Array(numBlocks);
+    this.blockMaxTf = new Int32Array(numBlocks);
+    this.blockMinDocLength = new Int32Array(numBlocks);
+    this.blockStart = new Int32Array(numBlocks + 1);
+    const r = new ByteReader(bytes, start, end);
+    const lengths = new Int32Array(numBlocks);
+    let last = -1;
+    for (let b = 0; b < numBlocks; b++) {
+      last += r.varint();
+      this.blockLastDoc[b] = last;
+      lengths[b] = r.varint();
+      this.blockMaxTf[b] = r.varint();
+      this.blockMinDocLength[b] = r.varint();
+    }
+    let at = r.pos;
+    for (let b = 0; b < numBlocks; b++) {
+      this.blockStart[b] = at;
+      at += lengths[b]!;
+    }
+    this.blockStart[numBlocks] = at;
+    if (at !== end) throw new DecodeError(`block lengths add up to ${at - start} bytes, the lexicon says ${end - start}`);
+  }
+
+  /**
+   * Decodes block b into docs/tfs. A block once decoded is kept (the object lives in the reader's
+   * small cache of recently used terms), so repeated queries on a term decode it once.
+   */
+  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
+    const at = b * BLOCK_SIZE;
+    const n = b === this.numBlocks - 1 ? this.df - at : BLOCK_SIZE;
+    if (this.df > MAX_KEPT_POSTINGS) {
+      this.decodeInto(b, n, docs, tfs);
+      return n;
+    }
+    if (!this.decoded) {
+      this.decoded = new Uint8Array(this.numBlocks);
+      this.allDocs = new Int32Array(this.df);
+      this.allTfs = new Int32Array(this.df);
+    }
+    if (!this.decoded[b]) {
+      this.decodeInto(b, n, this.allDocs!.subarray(at, at + n), this.allTfs!.subarray(at, at + n));
+      this.decoded[b] = 1;
+    }
+    docs.set(this.allDocs!.subarray(at, at + n));
+    tfs.set(this.allTfs!.subarray(at, at + n));
+    return n;
+  }
+
+  private decoded: Uint8Array | undefined;
+  private allDocs: Int32Array | undefined;
+  private allTfs: Int32Array | undefined;
+
+  private decodeInto(b: number, n: number, docs: Int32Array, tfs: Int32Array): void {
+    const blockEnd = this.blockStart[b + 1]!;
+    let p = readPacked(this.bytes, this.blockStart[b]!, blockEnd, n, docs, 0);
+    p = readPacked(this.bytes, p, blockEnd, n, tfs, 0);
+    if (p !== blockEnd) throw new DecodeError(`block ${b} has ${blockEnd - p} unexpected bytes`);
+    let doc = b === 0 ? -1 : this.blockLastDoc[b - 1]!;
+    for (let i = 0; i < n; i++) {
+      doc += docs[i]! + 1;
+      docs[i] = doc;
+      tfs[i]! += 1;
+    }
+    if (doc !== this.blockLastDoc[b]) throw new DecodeError(`block ${b} ends at document ${doc}, its skip entry says ${this.blockLastDoc[b]}`);
+  }
+
+  /** Where the positions part starts (the docs part's end). */
+  get docsEnd(): number {
+    return this.end;
+  }
+}
+
+/**
+ * The whole posting list of a term from its record: `bytes[start..docsEnd)` the docs part,
+ * `bytes[docsEnd..end)` the positions. `cf` is the lexicon's count (the number of positions).
+ */
+export function decodeTermPostings(bytes: Uint8Array, start: number, docsEnd: number, end: number, df: number, cf: number): PostingList {
+  const numBlocks = Math.ceil(df / BLOCK_SIZE);
+  const docs = new Int32Array(df);
+  const tfs = new Int32Array(df);
+  const posStart = new Int32Array(df);
+  const positions = new Int32Array(cf);
+  // The skip directory is read in step with the blocks: each entry gives the block's length and
+  // last document, both checked.
+  const skip = new ByteReader(bytes, start, docsEnd);
+  const lastDocs = new Float64Array(numBlocks);
+  const lengths = new Float64Array(numBlocks);
+  let last = -1;
+  for (let b = 0; b < numBlocks; b++) {
+    last += skip.varint();
+    lastDocs[b] = last;
+    lengths[b] = skip.varint();
+    skip.varint();
+    skip.varint();
+  }
+  let p = skip.pos;
+  let q = docsEnd;
+  let k = 0;
+  let doc = -1;
+  for (let b = 0; b < numBlocks; b++) {
+    const at = b * BLOCK_SIZE;
+    const n = Math.min(BLOCK_SIZE, df - at);
+    const blockEnd = p + lengths[b]!;
+    if (blockEnd > docsEnd) throw new DecodeError(`block ${b} runs past the docs part`);
+    p = readPacked(bytes, p, blockEnd, n, docs, at);
+    p = readPacked(bytes, p, blockEnd, n, tfs, at);
+    if (p !== blockEnd) throw new DecodeError(`block ${b} has ${blockEnd - p} unexpected bytes`);
+    let total = 0;
+    for (let i = at; i < at + n; i++) {
+      doc += docs[i]! + 1;
+      docs[i] = doc;
+      const tf = tfs[i]! + 1;
+      tfs[i] = tf;
+      posStart[i] = k + total;
+      total += tf;
+    }
+    if (doc !== lastDocs[b]) throw new DecodeError(`block ${b} ends at document ${doc}, its skip entry says ${lastDocs[b]}`);
+    if (k + total > cf) throw new DecodeError(`more positions than the lexicon's cf ${cf}`);
+    for (let s = 0; s < total; s += BLOCK_SIZE) q = readPacked(bytes, q, end, Math.min(BLOCK_SIZE, total - s), positions, k + s);
+    // Gaps back to positions, document by document.
+    for (let i = at; i < at + n; i++) {
+      let pos = -1;
+      const first = posStart[i]!;
+      const stop = first + tfs[i]!;
+      for (let j = first; j < stop; j++) {
+        pos += positions[j]! + 1;
+        positions[j] = pos;
+      }
+    }
+    k += total;
+  }
+  if (p !== docsEnd) throw new DecodeError(`${docsEnd - p} unexpected bytes after the blocks`);
+  if (k !== cf) throw new DecodeError(`${k} positions, the lexicon's cf is ${cf}`);
+  if (q !== end) throw new DecodeError(`${end - q} unexpected bytes after the positions`);
+  return { docs, tfs, posStart, positions };
+}
+
+/** Block postings over a decoded posting list (the in-memory index), with the same bounds. */
+export class ListBlockPostings implements BlockPostings {
+  readonly df: number;
+  readonly numBlocks: number;
+  readonly blockLastDoc: Int32Array;
+  readonly blockMaxTf: Int32Array;
+  readonly blockMinDocLength: Int32Array;
+
+  constructor(
+    private readonly list: PostingList,
+    docLengths: ArrayLike<number>,
+  ) {
+    const { docs, tfs } = list;
+    this.df = docs.length;
+    this.numBlocks = Math.ceil(this.df / BLOCK_SIZE);
+    this.blockLastDoc = new Int32Array(this.numBlocks);
+    this.blockMaxTf = new Int32Array(this.numBlocks);
+    this.blockMinDocLength = new Int32Array(this.numBlocks);
+    for (let b = 0; b < this.numBlocks; b++) {
+      const end = Math.min(this.df, (b + 1) * BLOCK_SIZE);
+      let maxTf = 0;
+      let minLength = Infinity;
+      for (let i = b * BLOCK_SIZE; i < end; i++) {
+        if (tfs[i]! > maxTf) maxTf = tfs[i]!;
+        const dl = docLengths[docs[i]!]!;
+        if (dl < minLength) minLength = dl;
+      }
+      this.blockLastDoc[b] = docs[end - 1]!;
+      this.blockMaxTf[b] = maxTf;
+      this.blockMinDocLength[b] = minLength;
+    }
+  }
+
+  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
+    const from = b * BLOCK_SIZE;
+    const to = Math.min(this.df, from + BLOCK_SIZE);
+    docs.set(this.list.docs.subarray(from, to));
+    tfs.set(this.list.tfs.subarray(from, to));
+    return to - from;
+  }
+}
+
+/** Past every document id. */
+export const END_OF_POSTINGS = 0x7fffffff;
+
+/**
+ * A position in one term's postings for document-at-a-time evaluation: `doc` and `tf` of the
+ * current posting (doc = END_OF_POSTINGS after the last), decoding one block at a time.
+ */
+export class PostingCursor {
+  doc = -1;
+  tf = 0;
+  /** The block the cursor is in (numBlocks when exhausted). */
+  block = -1;
+  private i = 0;
+  private n = 0;
+  private readonly docs = new Int32Array(BLOCK_SIZE);
+  private readonly tfs = new Int32Array(BLOCK_SIZE);
+
+  constructor(readonly postings: BlockPostings) {
+    this.next();
+  }
+
+  /** Moves to the next posting. */
+  next(): void {
+    if (++this.i < this.n) {
+      this.doc = this.docs[this.i]!;
+      this.tf = this.tfs[this.i]!;
+      return;
+    }
+    this.load(this.block + 1);
+  }
+
+  /** Moves to the first posting whose doc is ≥ target (never backwards). */
+  advance(target: number): void {
+    if (this.doc >= target) return;
+    const last = this.postings.blockLastDoc;
+    if (this.block < this.postings.numBlocks && last[this.block]! < target) {
+      this.load(this.blockFor(target, this.block + 1));
+      if (this.doc >= target) return;
+    }
+    while (this.doc < target) this.next();
+  }
+
+  /** The first block from `from` on whose last doc is ≥ target (numBlocks when none): no decoding. */
+  blockFor(target: number, from = Math.max(0, this.block)): number {
+    const last = this.postings.blockLastDoc;
+    let lo = from;
+    let hi = this.postings.numBlocks;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (last[mid]! < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  private load(block: number): void {
+    this.block = block;
+    if (block >= this.postings.numBlocks) {
+      this.block = this.postings.numBlocks;
+      this.doc = END_OF_POSTINGS;
+      this.tf = 0;
+      this.n = 0;
+      this.i = 0;
+      return;
+    }
+    this.n = this.postings.decodeBlock(block, this.docs, this.tfs);
+    this.i = 0;
+    this.doc = this.docs[0]!;
+    this.tf = this.tfs[0]!;
+  }
+}

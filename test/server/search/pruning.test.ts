@@ -1,0 +1,167 @@
+/**
+ * Dynamic pruning (scoring/pruning.ts) against exhaustive evaluation: on random corpora and random
+ * bag-of-words queries (#combine / #weight of plain terms, Lucene OR with boosts, stopwords and
+ * absent terms among them), the pruned top k has the same documents, in the same order, with
+ * scores equal to the last bit, under bm25 and bm25-lucene with random k1 and b, on the in-memory
+ * index and on the on-disk one (blocks decoded from format 3). Then the same on a 60 000-document
+ * generated on-disk index, built once. Bounded: fixed seeds, a few seconds each.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseIndri } from '../../../grammar/indri/index.js';
+import { parseLucene } from '../../../grammar/lucene/index.js';
+import type { QueryAst } from '../../../grammar/ast.js';
+import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
+import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
+import type { IndexReader } from '../../../server/engine/index/reader.js';
+import { search, type SearchOptions } from '../../../server/engine/search.js';
+
+const work = mkdtempSync(join(tmpdir(), 'querylens-pruning-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** Words Porter leaves alone: `q` and a number. */
+const word = (i: number) => `q${i}`;
+
+/** A corpus with a skewed vocabulary (so that common terms span many blocks) and docnos that tie often. */
+function corpus(seed: number, numDocs: number, vocab: number, maxLength: number): { docno: string; fields: Record<string, string> }[] {
+  let s = seed;
+  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const docs = [];
+  for (let i = 0; i < numDocs; i++) {
+    const length = 1 + Math.floor(rnd() * maxLength);
+    const words = Array.from({ length }, () => (rnd() < 0.05 ? 'the' : word(Math.floor(vocab * rnd() * rnd() * rnd()))));
+    docs.push({ docno: `D${(i * 7919) % (numDocs * 3)}`, fields: { text: words.join(' ') } });
+  }
+  return docs;
+}
+
+interface QueryCase {
+  text: string;
+  dialect: 'indri' | 'lucene';
+}
+
+function queryCase(vocab: number): fc.Arbitrary<QueryCase> {
+  // Mostly common terms (many blocks, pruning bites), some rare, some absent, some stopwords.
+  const term = fc.oneof(
+    { weight: 6, arbitrary: fc.integer({ min: 0, max: Math.min(12, vocab - 1) }).map(word) },
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: vocab - 1 }).map(word) },
+    { weight: 1, arbitrary: fc.constantFrom('the', 'zzabsent') },
+  );
+  const weight = fc.integer({ min: 1, max: 40 }).map((w) => (w / 10).toFixed(1));
+  return fc.oneof(
+    fc.array(term, { minLength: 1, maxLength: 8 }).map((ts) => ({ text: `#combine( ${ts.join(' ')} )`, dialect: 'indri' as const })),
+    fc.array(fc.tuple(weight, term), { minLength: 1, maxLength: 8 }).map((ws) => ({ text: `#weight( ${ws.map(([w, t]) => `${w} ${t}`).join(' ')} )`, dialect: 'indri' as const })),
+    fc.array(fc.tuple(fc.option(weight, { nil: undefined }), term), { minLength: 1, maxLength: 8 }).map((ws) => ({
+      text: ws.map(([w, t]) => (w ? `${t}^${w}` : t)).join(' '),
+      dialect: 'lucene' as const,
+    })),
+  );
+}
+
+const parse = (q: QueryCase): QueryAst => (q.dialect === 'indri' ? parseIndri(q.text).ast : parseLucene(q.text).ast);
+
+const settings = fc.record({
+  scorer: fc.constantFrom('bm25' as const, 'bm25-lucene' as const),
+  k: fc.constantFrom(1, 3, 10, 25, 100, 1000),
+  k1: fc.constantFrom(undefined, 0, 0.5, 1.2, 2.5),
+  b: fc.constantFrom(undefined, 0, 0.4, 0.75, 1),
+});
+
+/** Pruned and exhaustive top k, compared hit by hit (doc, docno, score with Object.is). */
+function expectSameTopK(reader: IndexReader, ast: QueryAst, options: SearchOptions): { pruned: boolean; scored: number; matched: number } {
+  const pruned = search(reader, ast, { ...options, exhaustive: false });
+  const exhaustive = search(reader, ast, { ...options, exhaustive: true });
+  expect(exhaustive.pruned).toBe(false);
+  expect(pruned.hits.length).toBe(exhaustive.hits.length);
+  for (let i = 0; i < pruned.hits.length; i++) {
+    const a = pruned.hits[i]!;
+    const b = exhaustive.hits[i]!;
+    if (a.doc !== b.doc || a.docno !== b.docno || !Object.is(a.score, b.score)) {
+      throw new Error(`rank ${i + 1}: pruned ${a.docno} ${a.score}, exhaustive ${b.docno} ${b.score}`);
+    }
+  }
+  return { pruned: pruned.pruned, scored: pruned.matchedDocs, matched: exhaustive.matchedDocs };
+}
+
+describe('dynamic pruning equals exhaustive evaluation', () => {
+  const corpora = [
+    { seed: 7, numDocs: 900, vocab: 40, maxLength: 30 },
+    { seed: 8, numDocs: 2500, vocab: 300, maxLength: 12 },
+  ];
+  const readers: { name: string; reader: IndexReader; vocab: number }[] = [];
+  beforeAll(async () => {
+    for (const c of corpora) {
+      const docs = corpus(c.seed, c.numDocs, c.vocab, c.maxLength);
+      readers.push({ name: `memory ${c.numDocs}`, reader: buildMemoryIndex(docs), vocab: c.vocab });
+      const file = join(work, `c${c.seed}.jsonl`);
+      writeFileSync(file, docs.map((d) => JSON.stringify({ _id: d.docno, text: d.fields.text })).join('\n'));
+      await buildIndex([file], join(work, `i${c.seed}`), {});
+      readers.push({ name: `disk ${c.numDocs}`, reader: openIndex(join(work, `i${c.seed}`)), vocab: c.vocab });
+    }
+  });
+
+  it('random bag-of-words queries, scorers, parameters and k (fixed seed)', () => {
+    let prunedQueries = 0;
+    let skipping = 0;
+    for (const { reader, vocab } of readers) {
+      fc.assert(
+        fc.property(queryCase(vocab), settings, (q, s) => {
+          const r = expectSameTopK(reader, parse(q), s);
+          if (r.pruned) prunedQueries++;
+          if (r.scored < r.matched) skipping++;
+        }),
+        { seed: 4242, numRuns: 150 },
+      );
+    }
+    // The property is about pruned searches: most queries take that path and many skip documents.
+    expect(prunedQueries).toBeGreaterThan(400);
+    expect(skipping).toBeGreaterThan(100);
+  });
+
+  it('queries pruning cannot evaluate keep the exhaustive path', () => {
+    const { reader } = readers[0]!;
+    for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q1 q2.title )', '#syn( q1 q2 )', '#weight( -1 q1 2 q2 )', '#filreq( q1 q2 )']) {
+      for (const scorer of ['bm25', 'bm25-lucene'] as const) {
+        expect(search(reader, parseIndri(text).ast, { scorer, k: 10, exhaustive: false }).pruned, `${text} ${scorer}`).toBe(false);
+      }
+    }
+    expect(search(reader, parseLucene('+q1 q2').ast, { scorer: 'bm25-lucene', k: 10, exhaustive: false }).pruned).toBe(false);
+    expect(search(reader, parseIndri('#combine( q1 q2 )').ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned).toBe(false);
+    // (Rarer terms: the commonest have a negative Terrier idf, which keeps the exhaustive path.)
+    expect(search(reader, parseIndri('#combine( q20 q30 )').ast, { scorer: 'bm25', k: 10, exhaustive: false }).pruned).toBe(true);
+    // By default only where the lists hold many more documents than k.
+    const q = parseIndri('#combine( q0 q1 q2 )').ast;
+    expect(search(reader, q, { scorer: 'bm25-lucene', k: 10 }).pruned).toBe(true);
+    expect(search(reader, q, { scorer: 'bm25-lucene', k: 1000 }).pruned).toBe(false);
+  });
+});
+
+describe('dynamic pruning on a 60 000-document on-disk index', () => {
+  const numDocs = 60_000;
+  const vocab = 5000;
+  let reader: IndexReader;
+  beforeAll(async () => {
+    const file = join(work, 'large.jsonl');
+    writeFileSync(file, corpus(99, numDocs, vocab, 40).map((d) => JSON.stringify({ _id: d.docno, text: d.fields.text })).join('\n'));
+    await buildIndex([file], join(work, 'large'), {});
+    reader = openIndex(join(work, 'large'));
+  }, 120_000);
+
+  it('top k equals exhaustive for random queries (fixed seed), and pruning skips most documents', () => {
+    let scored = 0;
+    let matched = 0;
+    fc.assert(
+      fc.property(queryCase(vocab), settings, (q, s) => {
+        const r = expectSameTopK(reader, parse(q), { ...s, k: Math.min(s.k, 100) });
+        scored += r.scored;
+        matched += r.matched;
+      }),
+      { seed: 9001, numRuns: 40 },
+    );
+    expect(reader.stats().numDocs).toBe(numDocs);
+    expect(scored).toBeLessThan(matched / 2);
+  }, 120_000);
+});
