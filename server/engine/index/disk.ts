@@ -558,7 +558,15 @@ function openIndexOnce(dir: string, root: string): IndexReader {
   if (!existsSync(root)) {
     throw new IndexError(`no index at ${dir}: build one with \`querylens index CORPUS… --out ${dir}\``, true);
   }
-  if (!statSync(root).isDirectory()) throw new IndexError(`${dir} is not an index folder`);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(root).isDirectory();
+  } catch (err) {
+    // Gone between the two checks: a rebuild is swapping its folder in (openIndex retries).
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new IndexError(`no index at ${dir}: build one with \`querylens index CORPUS… --out ${dir}\``, true);
+    throw err;
+  }
+  if (!isFolder) throw new IndexError(`${dir} is not an index folder`);
   if (BUILD_FOLDER.test(basename(root))) {
     // Complete or not, a build's working folder is never an index (docs/INDEX_FORMAT.md "Building").
     throw new IndexError(`${dir} is the working folder of an interrupted index build, not an index: delete it`);
