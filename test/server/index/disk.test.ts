@@ -6,7 +6,7 @@ import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex, FORMAT_VERSION, INDEX_FILES, IndexError, openIndex } from '../../../server/engine/index/disk.js';
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
-import type { IndexReader } from '../../../server/engine/index/reader.js';
+import { expectSameIndex } from './same-index.js';
 import { loadJsonl } from './naive.js';
 import { dataPath } from '../../support/data.js';
 
@@ -22,38 +22,6 @@ function openError(dir: string): IndexError {
     return err as IndexError;
   }
   throw new Error(`expected ${dir} not to open`);
-}
-
-/** Every answer of the two readers, compared exhaustively. */
-function expectSameIndex(a: IndexReader, b: IndexReader): void {
-  expect(b.profile).toBe(a.profile);
-  expect(b.stats()).toEqual(a.stats());
-  expect(b.fields()).toEqual(a.fields());
-  const vocab = [...a.vocabulary()];
-  expect([...b.vocabulary()]).toEqual(vocab);
-  expect(b.vocabularySize()).toBe(a.vocabularySize());
-  for (const prefix of ['a', 'flo', 'zz', '1']) expect([...b.vocabulary(prefix)]).toEqual([...a.vocabulary(prefix)]);
-  for (const term of vocab) {
-    expect(b.termStats(term)).toEqual(a.termStats(term));
-    const pa = a.postings(term)!;
-    const pb = b.postings(term)!;
-    expect(Array.from(pb.docs)).toEqual(Array.from(pa.docs));
-    expect(Array.from(pb.tfs)).toEqual(Array.from(pa.tfs));
-    expect(Array.from(pb.posStart)).toEqual(Array.from(pa.posStart));
-    expect(Array.from(pb.positions)).toEqual(Array.from(pa.positions));
-  }
-  const n = a.stats().numDocs;
-  for (let d = 0; d < n; d++) {
-    expect(b.docno(d)).toBe(a.docno(d));
-    expect(b.docByDocno(a.docno(d))).toBe(d);
-    expect(b.docLength(d)).toBe(a.docLength(d));
-    const va = a.docVector(d);
-    const vb = b.docVector(d);
-    expect(vb.terms).toEqual(va.terms);
-    expect(Array.from(vb.tfs)).toEqual(Array.from(va.tfs));
-    for (const f of a.fields()) expect(b.fieldExtents(d, f)).toEqual(a.fieldExtents(d, f));
-    expect(b.document(d)).toEqual(a.document(d));
-  }
 }
 
 describe('on-disk index: Cranfield', () => {

@@ -1,0 +1,35 @@
+/** Two index readers compared answer by answer (on-disk vs in-memory builds). */
+import { expect } from 'vitest';
+import type { IndexReader } from '../../../server/engine/index/reader.js';
+
+/** Every answer of the two readers, compared exhaustively. */
+export function expectSameIndex(a: IndexReader, b: IndexReader): void {
+  expect(b.profile).toBe(a.profile);
+  expect(b.stats()).toEqual(a.stats());
+  expect(b.fields()).toEqual(a.fields());
+  const vocab = [...a.vocabulary()];
+  expect([...b.vocabulary()]).toEqual(vocab);
+  expect(b.vocabularySize()).toBe(a.vocabularySize());
+  for (const prefix of ['a', 'flo', 'zz', '1']) expect([...b.vocabulary(prefix)]).toEqual([...a.vocabulary(prefix)]);
+  for (const term of vocab) {
+    expect(b.termStats(term)).toEqual(a.termStats(term));
+    const pa = a.postings(term)!;
+    const pb = b.postings(term)!;
+    expect(Array.from(pb.docs)).toEqual(Array.from(pa.docs));
+    expect(Array.from(pb.tfs)).toEqual(Array.from(pa.tfs));
+    expect(Array.from(pb.posStart)).toEqual(Array.from(pa.posStart));
+    expect(Array.from(pb.positions)).toEqual(Array.from(pa.positions));
+  }
+  const n = a.stats().numDocs;
+  for (let d = 0; d < n; d++) {
+    expect(b.docno(d)).toBe(a.docno(d));
+    expect(b.docByDocno(a.docno(d))).toBe(d);
+    expect(b.docLength(d)).toBe(a.docLength(d));
+    const va = a.docVector(d);
+    const vb = b.docVector(d);
+    expect(vb.terms).toEqual(va.terms);
+    expect(Array.from(vb.tfs)).toEqual(Array.from(va.tfs));
+    for (const f of a.fields()) expect(b.fieldExtents(d, f)).toEqual(a.fieldExtents(d, f));
+    expect(b.document(d)).toEqual(a.document(d));
+  }
+}
