@@ -175,12 +175,12 @@ interface BuildFigures {
   postings: number;
   bytesOnDisk: number;
   storeBytes: number;
+  runs: number;
   peakRssMB: number;
 }
 
 async function childBuild(corpus: string, out: string, budgetMB: number | undefined): Promise<BuildFigures> {
-  void budgetMB; // the build takes no memory budget yet
-  const summary = await buildIndex([corpus], out, { profile: 'terrier' });
+  const summary = await buildIndex([corpus], out, { profile: 'terrier', ...(budgetMB ? { memoryBudgetBytes: budgetMB * MB } : {}) });
   return {
     seconds: summary.seconds,
     docs: summary.docs,
@@ -189,6 +189,7 @@ async function childBuild(corpus: string, out: string, budgetMB: number | undefi
     postings: summary.postings,
     bytesOnDisk: summary.bytesOnDisk,
     storeBytes: summary.files['store.bin'] ?? 0,
+    runs: summary.runs,
     peakRssMB: process.resourceUsage().maxRSS / 1024,
   };
 }
@@ -292,6 +293,7 @@ if (child === 'build') {
     ['distinct analysed terms', f(build.terms, 0)],
     ['postings', f(build.postings, 0)],
     ['build time', `${f(build.seconds)} s`],
+    ['sorted runs merged', String(build.runs ?? '–')],
     ['docs/s', f(build.docs / build.seconds, 0)],
     ['bytes on disk (with store)', `${f(build.bytesOnDisk / GiB, 2)} GiB`],
     ['bytes on disk (without store)', `${f((build.bytesOnDisk - build.storeBytes) / GiB, 2)} GiB`],
