@@ -10,7 +10,8 @@
  * distinct terms the passages actually use. It is written as JSONL, in chunks, under
  * `.cache/scale/` (ignored by git) and reused by later runs; it is never held in memory whole.
  *
- * Run: `npm run bench -- scale [--docs N] [--queries N] [--budget MB] [--keep-index]`.
+ * Run: `npm run bench -- scale [--docs N] [--queries N] [--per-row N] [--budget MB] [--build-only] [--keep-index]`
+ * (`--per-row`: queries timed per row, 200 by default).
  * Prints a table; no assertions.
  */
 import { execFileSync } from 'node:child_process';
@@ -220,8 +221,8 @@ function childServe(out: string, queriesFile: string, perRow: number): ServeFigu
     .filter((l) => l.includes('\t'))
     .map((l) => l.slice(l.indexOf('\t') + 1).split(' '));
   const rows: { name: string; scorer: ScorerName; k: number; query: (w: string[]) => string; limit: number }[] = [
-    { name: 'bm25 top 1000', scorer: 'bm25', k: 1000, query: (w) => `#combine(${w.join(' ')})`, limit: texts.length },
-    { name: 'bm25 top 10', scorer: 'bm25', k: 10, query: (w) => `#combine(${w.join(' ')})`, limit: texts.length },
+    { name: 'bm25 top 1000', scorer: 'bm25', k: 1000, query: (w) => `#combine(${w.join(' ')})`, limit: perRow },
+    { name: 'bm25 top 10', scorer: 'bm25', k: 10, query: (w) => `#combine(${w.join(' ')})`, limit: perRow },
     { name: 'ql top 1000', scorer: 'ql', k: 1000, query: (w) => `#combine(${w.join(' ')})`, limit: perRow },
     { name: 'bm25 #1(a b) top 1000', scorer: 'bm25', k: 1000, query: (w) => `#1(${w[0]} ${w[1]})`, limit: perRow },
     { name: 'bm25 #uw8(a b c) top 1000', scorer: 'bm25', k: 1000, query: (w) => `#uw8(${w.slice(0, 3).join(' ')})`, limit: perRow },
@@ -273,7 +274,7 @@ if (child === 'build') {
   const perRow = Math.min(numQueries, Number(option('--per-row') ?? 200));
   const budget = option('--budget');
   if (!Number.isInteger(docs) || docs < 1 || !Number.isInteger(numQueries) || numQueries < 20) {
-    throw new Error('usage: npm run bench -- scale [--docs N] [--queries N ≥ 20] [--per-row N] [--budget MB] [--keep-index]');
+    throw new Error('usage: npm run bench -- scale [--docs N] [--queries N ≥ 20] [--per-row N] [--budget MB] [--build-only] [--keep-index]');
   }
   const files = generate(docs, numQueries);
   const out = join(files.dir, 'index');
@@ -281,12 +282,9 @@ if (child === 'build') {
     const text = execFileSync(process.execPath, ['--import', 'tsx', self, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MB });
     return JSON.parse(text.trim().split('\n').pop()!);
   };
-  const build = runChild(['--child', 'build', '--corpus', files.corpus, '--out', out, ...(budget ? ['--budget', budget] : [])]) as BuildFigures;
-  const serve = runChild(['--child', 'serve', '--out', out, '--queries', files.queries, '--per-row', String(perRow)]) as ServeFigures;
-  if (!process.argv.includes('--keep-index')) rmSync(out, { recursive: true, force: true });
-
   const f = (n: number, d = 1) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   const GiB = 1024 * MB;
+  const build = runChild(['--child', 'build', '--corpus', files.corpus, '--out', out, ...(budget ? ['--budget', budget] : [])]) as BuildFigures;
   console.log(`\nscale bench: ${f(build.docs, 0)} synthetic passages (MS MARCO shape), terrier profile${budget ? `, build budget ${budget} MB` : ''}`);
   const table: [string, string][] = [
     ['tokens (mean per passage)', `${f(build.tokens, 0)} (${f(build.tokens / build.docs)})`],
@@ -298,11 +296,20 @@ if (child === 'build') {
     ['bytes on disk (with store)', `${f(build.bytesOnDisk / GiB, 2)} GiB`],
     ['bytes on disk (without store)', `${f((build.bytesOnDisk - build.storeBytes) / GiB, 2)} GiB`],
     ['peak RSS of the build', `${f(build.peakRssMB, 0)} MB`],
+  ];
+  for (const [k, v] of table) console.log(`${k.padEnd(32)} ${v}`);
+  if (process.argv.includes('--build-only')) {
+    if (!process.argv.includes('--keep-index')) rmSync(out, { recursive: true, force: true });
+    process.exit(0);
+  }
+  const serve = runChild(['--child', 'serve', '--out', out, '--queries', files.queries, '--per-row', String(perRow)]) as ServeFigures;
+  if (!process.argv.includes('--keep-index')) rmSync(out, { recursive: true, force: true });
+  const served: [string, string][] = [
     ['open time', `${f(serve.openMs, 0)} ms`],
     ['RSS after open', `${f(serve.rssAfterOpenMB, 0)} MB`],
     ['peak RSS while serving', `${f(serve.peakRssMB, 0)} MB`],
   ];
-  for (const [k, v] of table) console.log(`${k.padEnd(32)} ${v}`);
+  for (const [k, v] of served) console.log(`${k.padEnd(32)} ${v}`);
   console.log(`\n${'query (ms)'.padEnd(32)} ${'queries'.padStart(7)} ${'p50'.padStart(8)} ${'p95'.padStart(8)} ${'mean'.padStart(8)} ${'q/s'.padStart(8)}`);
   for (const l of serve.latencies) {
     console.log(`${l.name.padEnd(32)} ${String(l.queries).padStart(7)} ${f(l.p50, 2).padStart(8)} ${f(l.p95, 2).padStart(8)} ${f(l.mean, 2).padStart(8)} ${f(l.perSecond).padStart(8)}`);
