@@ -45,6 +45,8 @@ const HEADER_BYTES = 48;
 const BUILD_ID_BYTES = 16;
 /** How long openIndex waits for another process's build to finish swapping in (see openIndex). */
 const OPEN_RETRY_MS = 5000;
+/** Below this much input a worker thread costs more to start than it saves (BuildIndexOptions.worker). */
+const WORKER_MIN_BYTES = 8 << 20;
 /** Index files are written in chunks of this size. */
 const STREAM_CHUNK = 4 << 20;
 
@@ -85,7 +87,7 @@ export interface BuildIndexOptions {
    * disk (default 512 MiB); peak memory is about this plus the vocabulary, whatever the corpus size.
    */
   memoryBudgetBytes?: number;
-  /** Read and analyse the corpus in a worker thread (default true; the index is the same either way). */
+  /** Read and analyse the corpus in a worker thread (default: for inputs of 8 MiB or more; the index is the same either way). */
   worker?: boolean;
 }
 
@@ -165,7 +167,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const skippedExamples: string[] = [];
   const runsDir = join(tmp, 'runs');
   let numRuns = 0;
-  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad }, options.worker ?? true);
+  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
     mkdirSync(runsDir);
     const store = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildIndex, INDEX_FILES, openIndex } from '../../../server/engine/index/disk.js';
+import { IngestError } from '../../../server/engine/ingest/types.js';
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import type { AnalyzerProfile } from '../../../server/engine/analysis/index.js';
 import { expectSameIndex } from './same-index.js';
@@ -95,6 +96,33 @@ describe('out-of-core build', () => {
     const summary = await buildIndex(inputs, out, { memoryBudgetBytes: TINY_BUDGET });
     expect(summary.runs).toBeGreaterThan(3);
     expectSameIndex(buildMemoryIndex(inputs.flatMap((p) => loadJsonl(p))), openIndex(out));
+  });
+
+  it('with a worker thread, malformed records and a cancel end the build as without one', async () => {
+    const bad = join(work, 'bad.jsonl');
+    writeFileSync(bad, ['{"_id":"a","text":"x"}', 'not json', '{"_id":"a","text":"dup"}', '{"_id":"b","text":"y"}'].join('\n'));
+    const skipped: string[] = [];
+    const summary = await buildIndex([bad], join(work, 'w-skip'), { worker: true, skipBad: true, onBad: (e) => skipped.push(e.message) });
+    expect(summary.docs).toBe(2);
+    expect(skipped).toHaveLength(2);
+    expect(skipped[0]).toMatch(/bad\.jsonl:2: invalid JSON/);
+    expect(skipped[1]).toMatch(/bad\.jsonl:3: duplicate docno 'a'/);
+    const stop = buildIndex([bad], join(work, 'w-noskip'), { worker: true });
+    await expect(stop).rejects.toBeInstanceOf(IngestError);
+    await expect(stop).rejects.toThrow(/bad\.jsonl:2: invalid JSON/);
+    expect(existsSync(join(work, 'w-noskip'))).toBe(false);
+
+    const out = join(work, 'w-cancel');
+    await expect(
+      buildIndex([CORPORA[0]!.path], out, {
+        worker: true,
+        onProgress: ({ docs }) => {
+          if (docs === 700) throw new Error('cancelled');
+        },
+      }),
+    ).rejects.toThrow('cancelled');
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(work).filter((f) => f.startsWith('.w-'))).toEqual([]);
   });
 
   for (const phase of ['merging', 'writing'] as const) {
