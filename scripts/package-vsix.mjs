@@ -50,6 +50,16 @@ await build({
   define: { 'import.meta.url': '__importMetaUrl' },
   banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// The index build's reading and analysing thread (server/engine/index/batch-source.ts looks for
+// build-worker.js next to the server bundle; without it the build reads on the server's own thread).
+await build({
+  ...common,
+  entryPoints: [join(root, 'server/engine/index/build-worker.ts')],
+  outfile: join(stage, 'dist/build-worker.js'),
+  external: NATIVE,
+  define: { 'import.meta.url': '__importMetaUrl' },
+  banner: { js: "const __importMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
 
 // ---- 2. manifest and static files
 const manifest = JSON.parse(readFileSync(join(root, 'client/package.json'), 'utf8'));

@@ -8,10 +8,21 @@ import cliProgress from 'cli-progress';
 
 export interface BuildProgressBar {
   /** Pass as the builder's `onProgress`. */
-  onProgress(p: { docs: number; bytesRead: number; totalBytes: number }): void;
+  onProgress(p: Progress): void;
   /** Removes the bar (call when the build ends, however it ends). */
   stop(): void;
 }
+
+/** What the builder reports (BuildProgress in server/engine/index/disk.ts). */
+interface Progress {
+  docs: number;
+  bytesRead: number;
+  totalBytes: number;
+  phase?: 'reading' | 'merging' | 'writing';
+}
+
+/** What the bar says for each phase: after the reading, the merge of the sorted runs. */
+const PHASE_LABEL = { reading: 'indexing', merging: 'merging', writing: 'writing' } as const;
 
 /** A bar on `stream` (stderr by default), or null when it is not a terminal: nothing is drawn into a pipe or a file. */
 export function buildProgressBar(stream: NodeJS.WriteStream = process.stderr): BuildProgressBar | null {
@@ -20,29 +31,33 @@ export function buildProgressBar(stream: NodeJS.WriteStream = process.stderr): B
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: 'indexing |{bar}| {percentage}% | {docs} docs | {speed} docs/s | ETA {eta_formatted}',
+      format: '{phase} |{bar}| {percentage}% | {docs} docs | {speed} docs/s | ETA {eta_formatted}',
       hideCursor: true,
       clearOnComplete: true,
     },
     cliProgress.Presets.shades_classic,
   );
   let begun = false;
-  let last = { docs: 0, bytesRead: 0, totalBytes: 1 };
-  const draw = (p: { docs: number; bytesRead: number; totalBytes: number }) => {
+  let last: Progress = { docs: 0, bytesRead: 0, totalBytes: 1 };
+  /** docs/s of the reading, kept while the runs are merged (no documents come in then). */
+  let speed = 0;
+  const draw = (p: Progress) => {
     const total = Math.max(1, p.totalBytes);
+    const phase = PHASE_LABEL[p.phase ?? 'reading'];
     if (!begun) {
-      bar.start(total, 0, { docs: 0, speed: 0 });
+      bar.start(total, 0, { docs: 0, speed: 0, phase });
       begun = true;
     }
     const seconds = (performance.now() - started) / 1000;
-    const speed = seconds > 0 ? Math.round(p.docs / seconds) : 0;
-    bar.update(Math.min(p.bytesRead, total), { docs: p.docs, speed });
+    if ((p.phase ?? 'reading') === 'reading') speed = seconds > 0 ? Math.round(p.docs / seconds) : 0;
+    bar.update(Math.min(p.bytesRead, total), { docs: p.docs, speed, phase });
   };
   return {
     onProgress(p) {
+      const phaseChanged = p.phase !== last.phase;
       last = p;
-      // Every 64 documents: drawing is slower than indexing a small document.
-      if (!begun || (p.docs & 63) === 0) draw(p);
+      // Every 64 documents (drawing is slower than indexing a small document), and when the phase changes.
+      if (!begun || phaseChanged || (p.docs & 63) === 0) draw(p);
     },
     stop() {
       if (begun) {

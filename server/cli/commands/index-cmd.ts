@@ -6,6 +6,7 @@ interface IndexOptions {
   out: string;
   profile: string;
   skipBad?: boolean;
+  memory?: string;
   progress: boolean;
 }
 
@@ -17,6 +18,7 @@ export function registerIndex(program: Command): void {
     .requiredOption('-o, --out <dir>', 'index folder to write (replaced atomically when the build succeeds)')
     .option('--profile <name>', 'analyser: terrier (Terrier stoplist + Porter) or lucene (Lucene 33-word stop set + Porter)', 'terrier')
     .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
+    .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
     .action(async (corpus: string[], opts: IndexOptions) => {
       // Loaded here so other subcommands do not pay for the engine.
@@ -24,6 +26,10 @@ export function registerIndex(program: Command): void {
       const { IngestError } = await import('../../engine/ingest/types.js');
       const { isAnalyzerProfile } = await import('../../engine/analysis/index.js');
       if (!isAnalyzerProfile(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}': use terrier or lucene`);
+      const memoryMB = opts.memory === undefined ? undefined : Number(opts.memory);
+      if (memoryMB !== undefined && !(Number.isInteger(memoryMB) && memoryMB >= 1)) {
+        throw new CliError(`--memory '${opts.memory}' is not a whole number of megabytes (at least 1)`);
+      }
       const { buildProgressBar } = await import('../progress-bar.js');
       const bar = opts.progress ? buildProgressBar() : null;
       let summary;
@@ -31,6 +37,7 @@ export function registerIndex(program: Command): void {
         summary = await buildLocalIndex(corpus, opts.out, {
           profile: opts.profile,
           skipBad: opts.skipBad,
+          ...(memoryMB !== undefined ? { memoryBudgetBytes: memoryMB * 1024 * 1024 } : {}),
           onProgress: bar?.onProgress,
         });
       } catch (err) {

@@ -281,7 +281,7 @@ export function streamOrder(fields: Record<string, string>): string[] {
   return streamOrderOfNames(Object.keys(fields));
 }
 
-function streamOrderOfNames(names: string[]): string[] {
+export function streamOrderOfNames(names: string[]): string[] {
   const rest = names.filter((n) => n !== 'title' && n !== 'text');
   const head: string[] = [];
   if (names.includes('title')) head.push('title');

@@ -22,9 +22,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
-import { readCorpus, IngestError } from '../ingest/index.js';
+import { IngestError } from '../ingest/index.js';
 import { listFiles } from '../ingest/folder.js';
-import { IndexAccumulator, type InvertedIndex } from './accumulator.js';
+import { streamOrderOfNames } from './accumulator.js';
+import { analysedBatches } from './batch-source.js';
+import { DEFAULT_MEMORY_BUDGET, forEachRunDocument, mergeRunPostings, RunAccumulator, type AccumulatedRuns } from './runs.js';
 import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
 import { GrowableInt32 } from './growable.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
@@ -45,6 +47,10 @@ const HEADER_BYTES = 48;
 const BUILD_ID_BYTES = 16;
 /** How long openIndex waits for another process's build to finish swapping in (see openIndex). */
 const OPEN_RETRY_MS = 5000;
+/** Below this much input a worker thread costs more to start than it saves (BuildIndexOptions.worker). */
+const WORKER_MIN_BYTES = 8 << 20;
+/** Index files are written in chunks of this size. */
+const STREAM_CHUNK = 4 << 20;
 
 /** Index files and the 4-byte kind tag in each header. meta.bin is written last. */
 const FILE_KINDS = {
@@ -83,13 +89,27 @@ export interface BuildIndexOptions {
   onProgress?: (p: BuildProgress) => void;
   /** Called for each skipped record (with skipBad). */
   onBad?: (error: IngestError) => void;
+  /**
+   * Approximate memory for buffered documents before they are inverted into a sorted run on
+   * disk (default 512 MiB); peak memory is about this plus the vocabulary, whatever the corpus size.
+   */
+  memoryBudgetBytes?: number;
+  /** Read and analyse the corpus in a worker thread (default: for inputs of 8 MiB or more; the index is the same either way). */
+  worker?: boolean;
 }
 
 export interface BuildProgress {
   docs: number;
   bytesRead: number;
   totalBytes: number;
+  /**
+   * `reading` while documents stream in; then, with every document read, `merging` (the runs'
+   * postings into postings.bin and lexicon.bin) and `writing` (direct.bin and docs.bin).
+   */
+  phase?: BuildPhase;
 }
+
+export type BuildPhase = 'reading' | 'merging' | 'writing';
 
 export interface BuildSummary {
   outDir: string;
@@ -105,6 +125,8 @@ export interface BuildSummary {
   seconds: number;
   /** Total size of the index files in bytes. */
   bytesOnDisk: number;
+  /** Sorted runs the documents were inverted into (memoryBudgetBytes) before the merge. */
+  runs: number;
   files: Record<string, number>;
 }
 
@@ -148,37 +170,49 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const buildId = randomBytes(BUILD_ID_BYTES);
 
   const totalBytes = await inputBytes(inputs);
-  let bytesRead = 0;
   let skipped = 0;
   const skippedExamples: string[] = [];
+  const runsDir = join(tmp, 'runs');
+  let numRuns = 0;
+  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
-    const store = new StoreFileWriter(join(tmp, 'store.bin'), buildId);
-    const acc = new IndexAccumulator(profile, (_doc, s) => store.add(s));
-    const corpus = readCorpus(inputs, {
-      skipBad: options.skipBad,
-      onBad: (e) => {
+    mkdirSync(runsDir);
+    const store = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
+    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
+    let last: BuildProgress = { docs: 0, bytesRead: 0, totalBytes };
+    for await (const batch of batches) {
+      for (const data of batch.bad) {
+        const e = new IngestError(data.file, data.reason, data.line, data.offset);
         skipped++;
         if (skippedExamples.length < 10) skippedExamples.push(e.message);
         options.onBad?.(e);
-      },
-      onRead: (n) => (bytesRead += n),
-    });
-    for await (const doc of corpus) {
-      acc.add(doc);
-      const docs = acc.numDocs;
-      options.onProgress?.({ docs, bytesRead, totalBytes });
+      }
+      store.append(batch.store);
+      const before = runs.documents;
+      runs.add(batch);
+      for (let i = 1; i <= batch.docnos.length; i++) {
+        last = { docs: before + i, bytesRead: batch.bytesRead, totalBytes, phase: 'reading' };
+        options.onProgress?.(last);
+      }
     }
     // One more progress call after an event-loop turn: a cancel that arrived while the last
-    // records were read (the language server's $/cancelRequest) is seen before the writing,
-    // which is synchronous and is not interrupted once started.
-    await new Promise((r) => setImmediate(r));
-    options.onProgress?.({ docs: acc.numDocs, bytesRead, totalBytes });
+    // records were read (the language server's $/cancelRequest) is seen before the writing.
+    // The merge then pauses the same way as each phase starts and every 65,536 terms or documents.
+    const pause = async (phase?: BuildPhase) => {
+      await new Promise((r) => setImmediate(r));
+      if (phase) last = { ...last, phase };
+      options.onProgress?.(last);
+    };
+    await pause();
     const storeEntry = store.finish();
-    const inv = acc.finish();
-    writeIndexFiles(tmp, buildId, inv, store.recordLengths(), storeEntry, inputs);
+    const accumulated = runs.finish();
+    numRuns = accumulated.runs.length;
+    await writeIndexFiles(tmp, buildId, profile, accumulated, storeEntry, inputs, pause);
+    rmSync(runsDir, { recursive: true, force: true });
     fsyncDir(tmp);
     swapIntoPlace(tmp, target);
   } catch (err) {
+    await batches.return(undefined);
     rmSync(tmp, { recursive: true, force: true });
     throw err;
   }
@@ -201,6 +235,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     skippedExamples,
     seconds: (performance.now() - started) / 1000,
     bytesOnDisk,
+    runs: numRuns,
     files,
   };
 }
@@ -316,55 +351,69 @@ async function inputBytes(inputs: string[]): Promise<number> {
   return total;
 }
 
-/** store.bin is written while documents stream in, so their text is never all in memory. */
-class StoreFileWriter {
+/**
+ * An index file written as it is produced (store.bin while documents stream in, the others
+ * during the merge), so that no file is ever whole in memory; the header goes in last.
+ */
+class IndexFileStream {
   private readonly fd: number;
-  private readonly pages = new PageChecksums();
+  /** Paged files (postings, direct, store) checksum each page; the others the whole payload. */
+  private readonly pages: PageChecksums | null;
+  private crc: number;
   private payloadBytes = 0;
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
-  private readonly lengths = new GrowableInt32(1024);
+  /** Staging buffer: callers write into it, and it goes to the file past STREAM_CHUNK bytes. */
+  readonly out = new ByteWriter(STREAM_CHUNK * 2);
 
   constructor(
-    private readonly path: string,
+    path: string,
+    private readonly name: IndexFileName,
     private readonly buildId: Buffer,
   ) {
     this.fd = openSync(path, 'w');
     writeAll(this.fd, Buffer.alloc(HEADER_BYTES), 0);
+    this.pages = PAGED_FILES.has(name) ? new PageChecksums() : null;
+    this.crc = crc32(buildId);
   }
 
-  add(doc: StoredDocument): void {
-    const record = Buffer.from(JSON.stringify([doc.docno, doc.title, doc.fields]), 'utf8');
-    this.lengths.push(record.length);
-    this.pending.push(record);
-    this.pendingBytes += record.length;
-    if (this.pendingBytes >= 1 << 20) this.flush();
+  /** Bytes of payload so far, staged ones included (a paged file's page table not counted). */
+  get length(): number {
+    return this.payloadBytes + this.out.length;
+  }
+
+  append(data: Uint8Array): void {
+    this.out.bytes(data);
+    this.maybeFlush();
+  }
+
+  maybeFlush(): void {
+    if (this.out.length >= STREAM_CHUNK) this.flush();
   }
 
   private flush(): void {
-    if (this.pendingBytes === 0) return;
-    const chunk = Buffer.concat(this.pending, this.pendingBytes);
-    this.pages.add(chunk);
+    const chunk = this.out.view();
+    if (chunk.length === 0) return;
+    if (this.pages) this.pages.add(chunk);
+    else this.crc = crc32(chunk, this.crc);
     writeAll(this.fd, chunk, HEADER_BYTES + this.payloadBytes);
     this.payloadBytes += chunk.length;
-    this.pending = [];
-    this.pendingBytes = 0;
+    this.out.length = 0;
   }
 
   finish(): FileManifestEntry {
     this.flush();
-    const tail = this.pages.finish();
-    writeAll(this.fd, tail, HEADER_BYTES + this.payloadBytes);
-    const payloadBytes = this.payloadBytes + tail.length;
-    const crc = crc32(tail, crc32(this.buildId)) >>> 0;
-    writeAll(this.fd, fileHeader(FILE_KINDS['store.bin'], payloadBytes, crc, this.buildId), 0);
+    let payloadBytes = this.payloadBytes;
+    let crc = this.crc >>> 0;
+    if (this.pages) {
+      // The page table and trailer follow the data; the header's CRC covers the build id and them.
+      const tail = this.pages.finish();
+      writeAll(this.fd, tail, HEADER_BYTES + payloadBytes);
+      payloadBytes += tail.length;
+      crc = crc32(tail, crc32(this.buildId)) >>> 0;
+    }
+    writeAll(this.fd, fileHeader(FILE_KINDS[this.name], payloadBytes, crc, this.buildId), 0);
     fsyncSync(this.fd);
     closeSync(this.fd);
     return { bytes: HEADER_BYTES + payloadBytes, crc32: crc };
-  }
-
-  recordLengths(): Int32Array {
-    return this.lengths.view();
   }
 }
 
@@ -408,99 +457,106 @@ function writeIndexFile(dir: string, buildId: Buffer, name: IndexFileName, data:
   return { bytes: HEADER_BYTES + payload.length, crc32: bodyCrc };
 }
 
-function writeIndexFiles(
+/**
+ * Writes every file but store.bin from the runs: postings.bin and lexicon.bin during the merge
+ * (term order), then direct.bin and docs.bin in one pass over the documents, meta.bin last.
+ */
+async function writeIndexFiles(
   dir: string,
   buildId: Buffer,
-  inv: InvertedIndex,
-  storeLengths: Int32Array,
+  profile: AnalyzerProfile,
+  acc: AccumulatedRuns,
   storeEntry: FileManifestEntry,
   inputs: string[],
-): void {
+  pause: (phase?: BuildPhase) => Promise<void>,
+): Promise<void> {
   const files: Record<string, FileManifestEntry> = { 'store.bin': storeEntry };
-  const numTerms = inv.terms.length;
-  const numDocs = inv.docnos.length;
+  await pause('merging');
 
-  // postings.bin: each term's record (postings-codec.ts), its two part sizes kept for the lexicon.
-  const postings = new ByteWriter(1 << 20);
-  const docBytes = new Float64Array(numTerms);
-  const posBytes = new Float64Array(numTerms);
-  for (let t = 0; t < numTerms; t++) {
-    const a = inv.termDocStart[t]!;
-    const b = inv.termDocStart[t + 1]!;
-    const sizes = encodeTermPostings(
-      postings,
-      {
-        docs: inv.pDocs.subarray(a, b),
-        tfs: inv.pTfs.subarray(a, b),
-        posStart: inv.pPosStart.subarray(a, b),
-        positions: inv.positions.subarray(inv.termPosStart[t]!, inv.termPosStart[t + 1]!),
-      },
-      inv.docLengths,
-    );
-    docBytes[t] = sizes.docBytes;
-    posBytes[t] = sizes.posBytes;
-  }
-  files['postings.bin'] = writeIndexFile(dir, buildId, 'postings.bin', postings.view());
-
-  // lexicon.bin: front-coded sorted terms with df, cf and the sizes of their postings record.
-  const lexicon = new ByteWriter(1 << 16);
-  lexicon.varint(numTerms);
+  const postings = new IndexFileStream(join(dir, 'postings.bin'), 'postings.bin', buildId);
+  // The lexicon's count comes first, so its entries are staged in a file of their own and
+  // copied after it (a lexicon is small next to the postings, but grows with the vocabulary).
+  const lexiconEntries = new IndexFileStream(join(dir, 'runs', 'lexicon.entries'), 'lexicon.bin', buildId);
+  let numTerms = 0;
+  let numPostings = 0;
   let prev = '';
-  for (let t = 0; t < numTerms; t++) {
-    const term = inv.terms[t]!;
-    let shared = 0;
-    const max = Math.min(prev.length, term.length);
-    while (shared < max && prev.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
-    // Never split a surrogate pair: the suffix must be valid UTF-16 to survive UTF-8.
-    if (shared > 0 && isHighSurrogate(term.charCodeAt(shared - 1))) shared--;
-    lexicon.varint(shared);
-    lexicon.string(term.slice(shared));
-    lexicon.varint(inv.df[t]!);
-    lexicon.varint(inv.cf[t]!);
-    lexicon.varint(docBytes[t]!);
-    lexicon.varint(posBytes[t]!);
-    prev = term;
-  }
-  files['lexicon.bin'] = writeIndexFile(dir, buildId, 'lexicon.bin', lexicon.view());
+  const finalIds = await mergeRunPostings(
+    acc,
+    ({ term, df, cf, docs, tfs, positions }) => {
+      // Where each document's positions start (postings-codec.ts reads them per block).
+      const posStart = new Int32Array(docs.length);
+      for (let i = 1; i < docs.length; i++) posStart[i] = posStart[i - 1]! + tfs[i - 1]!;
+      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths);
+      postings.maybeFlush();
+      // Front coding; never split a surrogate pair: the suffix must be valid UTF-16 to survive UTF-8.
+      const lex = lexiconEntries.out;
+      let shared = 0;
+      const max = Math.min(prev.length, term.length);
+      while (shared < max && prev.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
+      if (shared > 0 && isHighSurrogate(term.charCodeAt(shared - 1))) shared--;
+      lex.varint(shared);
+      lex.string(term.slice(shared));
+      lex.varint(df);
+      lex.varint(cf);
+      lex.varint(sizes.docBytes);
+      lex.varint(sizes.posBytes);
+      lexiconEntries.maybeFlush();
+      prev = term;
+      numTerms++;
+      numPostings += df;
+    },
+    pause,
+  );
+  files['postings.bin'] = postings.finish();
+  lexiconEntries.finish();
+  const lexicon = new IndexFileStream(join(dir, 'lexicon.bin'), 'lexicon.bin', buildId);
+  lexicon.out.varint(numTerms);
+  copyPayload(join(dir, 'runs', 'lexicon.entries'), lexicon);
+  files['lexicon.bin'] = lexicon.finish();
 
-  // direct.bin: per document, term-id gaps and tfs.
-  const direct = new ByteWriter(1 << 20);
-  const directBytes = new Float64Array(numDocs);
-  for (let d = 0; d < numDocs; d++) {
-    const before = direct.length;
-    const a = inv.dvStart[d]!;
-    const b = inv.dvStart[d + 1]!;
-    direct.varint(b - a);
-    let prevTerm = 0;
-    for (let i = a; i < b; i++) {
-      direct.varint(inv.dvTerms[i]! - prevTerm);
-      prevTerm = inv.dvTerms[i]!;
-      direct.varint(inv.dvTfs[i]!);
-    }
-    directBytes[d] = direct.length - before;
-  }
-  files['direct.bin'] = writeIndexFile(dir, buildId, 'direct.bin', direct.view());
-
-  // docs.bin: the document table.
-  const docs = new ByteWriter(1 << 16);
-  docs.varint(numDocs);
-  for (let d = 0; d < numDocs; d++) {
-    docs.string(inv.docnos[d]!);
-    docs.varint(inv.docLengths[d]!);
-    const a = inv.extStart[d]!;
-    const b = inv.extStart[d + 1]!;
-    docs.varint(b - a);
-    let prevEnd = 0;
-    for (let e = a; e < b; e++) {
-      docs.varint(inv.extField[e]!);
-      docs.varint(inv.extBegin[e]! - prevEnd);
-      docs.varint(inv.extEnd[e]! - inv.extBegin[e]!);
-      prevEnd = inv.extEnd[e]!;
-    }
-    docs.varint(directBytes[d]!);
-    docs.varint(storeLengths[d]!);
-  }
-  files['docs.bin'] = writeIndexFile(dir, buildId, 'docs.bin', docs.view());
+  // Fields in stream order: title, text, then the others by first appearance.
+  const fields = streamOrderOfNames(acc.fieldNames);
+  const fieldRank = acc.fieldNames.map((name) => fields.indexOf(name));
+  await pause('writing');
+  const direct = new IndexFileStream(join(dir, 'direct.bin'), 'direct.bin', buildId);
+  const docs = new IndexFileStream(join(dir, 'docs.bin'), 'docs.bin', buildId);
+  docs.out.varint(acc.numDocs);
+  await forEachRunDocument(
+    acc,
+    finalIds,
+    (doc) => {
+      // direct.bin: term-id gaps and tfs.
+      const before = direct.length;
+      const dv = direct.out;
+      dv.varint(doc.termIds.length);
+      let prevTerm = 0;
+      for (let i = 0; i < doc.termIds.length; i++) {
+        dv.varint(doc.termIds[i]! - prevTerm);
+        prevTerm = doc.termIds[i]!;
+        dv.varint(doc.tfs[i]!);
+      }
+      const directBytes = direct.length - before;
+      direct.maybeFlush();
+      // docs.bin: the document table.
+      const dt = docs.out;
+      dt.string(doc.docno);
+      dt.varint(doc.length);
+      dt.varint(doc.extField.length);
+      let prevEnd = 0;
+      for (let e = 0; e < doc.extField.length; e++) {
+        dt.varint(fieldRank[doc.extField[e]!]!);
+        dt.varint(doc.extBegin[e]! - prevEnd);
+        dt.varint(doc.extEnd[e]! - doc.extBegin[e]!);
+        prevEnd = doc.extEnd[e]!;
+      }
+      dt.varint(directBytes);
+      dt.varint(doc.storeBytes);
+      docs.maybeFlush();
+    },
+    pause,
+  );
+  files['direct.bin'] = direct.finish();
+  files['docs.bin'] = docs.finish();
 
   // meta.bin last: an index is only complete once it exists.
   const meta: MetaJson = {
@@ -508,16 +564,32 @@ function writeIndexFiles(
     formatVersion: FORMAT_VERSION,
     buildId: buildId.toString('hex'),
     files,
-    profile: inv.profile,
-    numDocs,
+    profile,
+    numDocs: acc.numDocs,
     numTerms,
-    numPostings: inv.pDocs.length,
-    totalTokens: inv.totalTokens,
-    fields: inv.fields,
+    numPostings,
+    totalTokens: acc.totalTokens,
+    fields,
     createdAt: new Date().toISOString(),
     inputs: inputs.map((p) => resolve(p)),
   };
   writeIndexFile(dir, buildId, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
+}
+
+/** Appends the payload of a staged file (its header skipped) to `into`. */
+function copyPayload(path: string, into: IndexFileStream): void {
+  const fd = openSync(path, 'r');
+  try {
+    const chunk = Buffer.alloc(STREAM_CHUNK);
+    for (let at = HEADER_BYTES; ; ) {
+      const n = readSync(fd, chunk, 0, chunk.length, at);
+      if (n === 0) break;
+      into.append(chunk.subarray(0, n));
+      at += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function isHighSurrogate(code: number): boolean {

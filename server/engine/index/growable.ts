@@ -16,6 +16,20 @@ export class GrowableInt32 {
     this.data[this.length++] = value;
   }
 
+  /** Pushes every value, plus `offset` (rebasing offsets from another buffer). */
+  append(values: Int32Array, offset = 0): void {
+    let size = this.data.length;
+    while (size < this.length + values.length) size *= 2;
+    if (size !== this.data.length) {
+      const bigger = new Int32Array(size);
+      bigger.set(this.data.subarray(0, this.length));
+      this.data = bigger;
+    }
+    if (offset === 0) this.data.set(values, this.length);
+    else for (let i = 0; i < values.length; i++) this.data[this.length + i] = values[i]! + offset;
+    this.length += values.length;
+  }
+
   get(i: number): number {
     return this.data[i]!;
   }

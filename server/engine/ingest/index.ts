@@ -61,8 +61,12 @@ export async function* readCorpus(paths: string[], options: ReadCorpusOptions = 
   const formats: CorpusFormat[] = [];
   for (const path of paths) formats.push(await detectFormat(path));
 
-  /** docno -> where it was first seen, for the duplicate message. */
-  const seen = new Map<string, string>();
+  /**
+   * docno -> where it was first seen, for the duplicate message, as a number (FirstSeen): one
+   * entry per document of the corpus, so it is kept small (a string per entry would be most of
+   * an 8.8 M-document build's memory).
+   */
+  const seen = new FirstSeen();
   for (let i = 0; i < paths.length; i++) {
     const path = paths[i]!;
     for await (const item of readFormat(path, formats[i]!, options.onRead)) {
@@ -70,11 +74,11 @@ export async function* readCorpus(paths: string[], options: ReadCorpusOptions = 
       if (item instanceof IngestError) {
         bad = item;
       } else {
-        const first = seen.get(item.docno);
+        const first = seen.where(item.docno);
         if (first !== undefined) {
           bad = new IngestError(item.source?.file ?? path, `duplicate docno '${item.docno}' (first at ${first})`, item.source?.line);
         } else {
-          seen.set(item.docno, where(item, path));
+          seen.add(item.docno, item.source?.file ?? path, item.source?.line);
         }
       }
       if (bad) {
@@ -102,7 +106,28 @@ function readFormat(
   }
 }
 
-function where(doc: IngestDocument, path: string): string {
-  const file = doc.source?.file ?? path;
-  return doc.source?.line !== undefined ? `${file}:${doc.source.line}` : file;
+/** Where each docno was first seen: file index × 2^32 + line (0: no line), files listed once each. */
+class FirstSeen {
+  private readonly places = new Map<string, number>();
+  private readonly files: string[] = [];
+  private readonly fileIndex = new Map<string, number>();
+
+  add(docno: string, file: string, line: number | undefined): void {
+    let f = this.fileIndex.get(file);
+    if (f === undefined) {
+      f = this.files.length;
+      this.files.push(file);
+      this.fileIndex.set(file, f);
+    }
+    this.places.set(docno, f * 2 ** 32 + (line ?? 0));
+  }
+
+  /** `file:line` (or `file`) where docno was first seen, or undefined. */
+  where(docno: string): string | undefined {
+    const place = this.places.get(docno);
+    if (place === undefined) return undefined;
+    const file = this.files[Math.floor(place / 2 ** 32)]!;
+    const line = place % 2 ** 32;
+    return line > 0 ? `${file}:${line}` : file;
+  }
 }

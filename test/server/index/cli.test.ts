@@ -66,6 +66,18 @@ describe('querylens index', () => {
     ]);
   });
 
+  it('takes a memory budget (--memory MB), and refuses one that is not a whole number of MB', () => {
+    const out = join(work, 'budget');
+    const r = querylens('index', dataPath('cranfield/corpus.jsonl'), '--out', out, '--memory', '1');
+    expect(r.code).toBe(0);
+    expect(openIndex(out).stats().numDocs).toBe(1400);
+    for (const bad of ['0', '1.5', 'lots']) {
+      const refused = querylens('index', dataPath('cranfield/corpus.jsonl'), '--out', join(work, 'budget-bad'), '--memory', bad);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr.trim()).toBe(`querylens: --memory '${bad}' is not a whole number of megabytes (at least 1)`);
+    }
+  });
+
   it('builds with the lucene profile', () => {
     const out = join(work, 'lucene');
     expect(querylens('index', dataPath('cranfield/corpus.jsonl'), '--out', out, '--profile', 'lucene').code).toBe(0);

@@ -1,0 +1,51 @@
+/** Two index readers compared answer by answer (on-disk vs in-memory builds). */
+import { expect } from 'vitest';
+import { BLOCK_SIZE } from '../../../server/engine/index/postings-codec.js';
+import type { IndexReader } from '../../../server/engine/index/reader.js';
+
+/** Every answer of the two readers, compared exhaustively. */
+export function expectSameIndex(a: IndexReader, b: IndexReader): void {
+  expect(b.profile).toBe(a.profile);
+  expect(b.stats()).toEqual(a.stats());
+  expect(b.fields()).toEqual(a.fields());
+  const vocab = [...a.vocabulary()];
+  expect([...b.vocabulary()]).toEqual(vocab);
+  expect(b.vocabularySize()).toBe(a.vocabularySize());
+  for (const prefix of ['a', 'flo', 'zz', '1']) expect([...b.vocabulary(prefix)]).toEqual([...a.vocabulary(prefix)]);
+  for (const term of vocab) {
+    expect(b.termStats(term)).toEqual(a.termStats(term));
+    const pa = a.postings(term)!;
+    const pb = b.postings(term)!;
+    const ba = a.postingBlocks(term)!;
+    const bb = b.postingBlocks(term)!;
+    expect([bb.df, bb.numBlocks, Array.from(bb.blockLastDoc), Array.from(bb.blockMaxTf), Array.from(bb.blockMinDocLength)]).toEqual([
+      ba.df,
+      ba.numBlocks,
+      Array.from(ba.blockLastDoc),
+      Array.from(ba.blockMaxTf),
+      Array.from(ba.blockMinDocLength),
+    ]);
+    const [da, ta, db, tb] = [0, 0, 0, 0].map(() => new Int32Array(BLOCK_SIZE));
+    for (let blk = 0; blk < ba.numBlocks; blk++) {
+      const n = ba.decodeBlock(blk, da!, ta!);
+      expect(bb.decodeBlock(blk, db!, tb!)).toBe(n);
+      expect([Array.from(db!.subarray(0, n)), Array.from(tb!.subarray(0, n))]).toEqual([Array.from(da!.subarray(0, n)), Array.from(ta!.subarray(0, n))]);
+    }
+    expect(Array.from(pb.docs)).toEqual(Array.from(pa.docs));
+    expect(Array.from(pb.tfs)).toEqual(Array.from(pa.tfs));
+    expect(Array.from(pb.posStart)).toEqual(Array.from(pa.posStart));
+    expect(Array.from(pb.positions)).toEqual(Array.from(pa.positions));
+  }
+  const n = a.stats().numDocs;
+  for (let d = 0; d < n; d++) {
+    expect(b.docno(d)).toBe(a.docno(d));
+    expect(b.docByDocno(a.docno(d))).toBe(d);
+    expect(b.docLength(d)).toBe(a.docLength(d));
+    const va = a.docVector(d);
+    const vb = b.docVector(d);
+    expect(vb.terms).toEqual(va.terms);
+    expect(Array.from(vb.tfs)).toEqual(Array.from(va.tfs));
+    for (const f of a.fields()) expect(b.fieldExtents(d, f)).toEqual(a.fieldExtents(d, f));
+    expect(b.document(d)).toEqual(a.document(d));
+  }
+}
