@@ -5,7 +5,7 @@
  * (`exhaustive: false`) and exhaustively (`exhaustive: true`),
  * on Cranfield and SciFact. Run: `npm run bench -- search`.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseIndri } from '../grammar/indri/index.js';
@@ -13,6 +13,7 @@ import { buildIndex, openIndex } from '../server/engine/index/disk.js';
 import type { IndexReader } from '../server/engine/index/reader.js';
 import { search, type ScorerName, type SearchOptions } from '../server/engine/search.js';
 import { DATA_DIR } from '../test/support/data.js';
+import { rng, topicWords } from './topic-words.js';
 
 const COLLECTIONS = [
   { name: 'cranfield', queries: 'queries.tsv' },
@@ -22,17 +23,8 @@ const SIZES = [2, 5, 10];
 const SCORERS: ScorerName[] = ['bm25', 'bm25-lucene'];
 const QUERIES_PER_SIZE = 200;
 
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
-
 function makeQueries(reader: IndexReader, topicsFile: string, n: number): string[] {
-  const words = readFileSync(topicsFile, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .flatMap((l) => reader.analyzer.analyze(l.slice(l.indexOf('\t') + 1)).map((t) => t.term))
-    .filter((t) => reader.termStats(t) && /^[a-z0-9]+$/.test(t));
+  const words = topicWords(reader, topicsFile);
   const rnd = rng(n * 7919);
   const out: string[] = [];
   for (let q = 0; q < QUERIES_PER_SIZE; q++) {

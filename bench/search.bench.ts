@@ -10,6 +10,7 @@ import { buildMemoryIndex } from '../server/engine/index/memory.js';
 import type { IndexReader } from '../server/engine/index/reader.js';
 import { search, type ScorerName } from '../server/engine/search.js';
 import { DATA_DIR } from '../test/support/data.js';
+import { rng, topicWords } from './topic-words.js';
 
 const DATA = DATA_DIR;
 const COLLECTIONS = [
@@ -31,19 +32,9 @@ function readIndex(name: string): IndexReader {
   return buildMemoryIndex(docs, { profile: 'terrier' });
 }
 
-/** Deterministic pseudo-random numbers, so every run measures the same queries. */
-function rng(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
-
 /** `#weight( w t … w #1(t t) … )` with n terms from the topics' analysed words and n − 1 bigrams. */
 function makeQueries(reader: IndexReader, topicsFile: string, n: number): string[] {
-  const words = readFileSync(topicsFile, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .flatMap((l) => reader.analyzer.analyze(l.slice(l.indexOf('\t') + 1)).map((t) => t.term))
-    .filter((t) => reader.termStats(t) && /^[a-z0-9]+$/.test(t));
+  const words = topicWords(reader, topicsFile);
   const rnd = rng(n * 7919);
   const out: string[] = [];
   for (let q = 0; q < QUERIES_PER_SIZE; q++) {
