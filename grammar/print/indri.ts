@@ -167,8 +167,13 @@ function hyphenable(node: QueryNode): node is TermNode {
 
 export function printIndriNode(node: QueryNode): string {
   switch (node.kind) {
-    case 'term':
-      return printTermText(node) + printFieldList(node.fields, node.context);
+    case 'term': {
+      const text = printTermText(node);
+      const list = printFieldList(node.fields, node.context);
+      // `0.0a` would lex as the float 0.0 then `a`: after a whole number, a field list that starts
+      // with a digit keeps a space after its dot (`0. 0a`, which the grammar reads as written).
+      return DIGITS.test(text) && /^\.\d/.test(list) ? `${text}. ${list.slice(1)}` : text + list;
+    }
     case 'wildcard': {
       const prefix = node.pattern.endsWith('*') ? node.pattern.slice(0, -1) : node.pattern;
       const body = node.form === 'wildcard-op' ? `#wildcard(${prefix})` : `${prefix}*`;

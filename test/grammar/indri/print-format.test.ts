@@ -83,6 +83,16 @@ describe('printIndri: canonical text', () => {
     expect(() => formatIndriNumber(Number.NaN)).toThrow(/no Indri spelling/);
   });
 
+  it('keeps a whole number apart from a field list that starts with a digit (found by the fuzz suite)', () => {
+    // `0.0a` would read as the float 0.0 followed by the term a.
+    for (const text of ['0. 0a', '7. 1x,title']) {
+      const printed = printIndri(parseIndri(text).ast);
+      expect(printed).toBe(text);
+      expect(parseIndri(printed).ast.root).toMatchObject({ kind: 'term', numeric: true });
+    }
+    expect(printIndri(parseIndri('0.title').ast)).toBe('0.title');
+  });
+
   it('prints the implicit #combine without a wrapper and an explicit one with it', () => {
     expect(printIndri(parseIndri('a b').ast)).toBe('a b');
     expect(printIndri(parseIndri('#combine(a b)').ast)).toBe('#combine( a b )');
