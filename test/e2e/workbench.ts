@@ -148,9 +148,19 @@ export async function openFile(page: Page, name: string): Promise<void> {
 
 /** Runs a command from the command palette by its label (the palette stays open when the command opens a quick input). */
 export async function paletteCommand(page: Page, label: string): Promise<void> {
-  await page.keyboard.press('Control+Shift+P');
-  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-  await page.keyboard.type(label);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
+  // Right after a window reload the workbench may still take the focus back (a restored panel, a
+  // notification), swallowing the typed label: close the palette and type again, a few times.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+Shift+P');
+    await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+    await page.keyboard.type(label);
+    try {
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
+      break;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
   await page.keyboard.press('Enter');
 }
