@@ -3,10 +3,11 @@
  * holds documents the qrels do not judge, since its metrics then count them as not relevant and
  * are only a lower bound. Shown for queries with a written id the qrels know (an implied id is
  * never judged), over the same first MAX_PREVIEW_LENSES runnable queries as the preview lenses,
- * because each costs a search. Judging in the results panel (`querylens/judge`) clears the counts
+ * because each costs a search. Shown on the query's first operator or word. Judging in the results panel (`querylens/judge`) clears the counts
  * and republishes.
  */
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
+import { childrenOf, walk, type QueryEntry, type SourceRange } from '../../../grammar/index.js';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics.js';
 import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
@@ -24,6 +25,22 @@ export interface UnjudgedData {
   qid: string;
   unjudged: number;
   of: number;
+}
+
+/**
+ * Where the count is shown: the query's first operator or word, so a file of judged queries is not
+ * underlined from end to end.
+ */
+function anchor(entry: QueryEntry): SourceRange {
+  let found: SourceRange | null = null;
+  walk(entry.result.ast.root, (node) => {
+    if (found) return false;
+    // An operator written first (`#combine(`), not a suffix (`^2`, `~1`).
+    if (node.operatorRange && node.operatorRange.start === node.range.start) found = node.operatorRange;
+    else if (childrenOf(node).length === 0) found = node.range;
+    return !found;
+  });
+  return found ?? { start: 0, end: entry.text.length };
 }
 
 export function unjudgedDiagnostics(session: EngineSession, doc: QueryDocument, max = MAX_PREVIEW_LENSES): Diagnostic[] {
@@ -45,7 +62,7 @@ export function unjudgedDiagnostics(session: EngineSession, doc: QueryDocument, 
     }
     if (counted.unjudged === 0) continue;
     out.push({
-      range: rangeInFile(doc, entry, 0, entry.text.length),
+      range: ((r) => rangeInFile(doc, entry, r.start, r.end))(anchor(entry)),
       severity: DiagnosticSeverity.Information,
       code: UNJUDGED_CODE,
       source: DIAGNOSTIC_SOURCE,

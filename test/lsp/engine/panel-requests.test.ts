@@ -63,6 +63,9 @@ describe('querylens/judge', () => {
     });
     expect(unjudged.map((d) => [d.range.start.line, d.message.split(':')[0]])).toEqual(lensCounts);
     expect(lensCounts[0]).toEqual([0, '1 of the top 4 are unjudged']);
+    // On the query's first operator, not across the whole query.
+    const first = unjudged.find((d) => d.range.start.line === 0)!;
+    expect(TEXT.split('\n')[0]!.slice(first.range.start.character, first.range.end.character)).toBe('#combine');
     expect(unjudged.some((d) => d.range.start.line === 2)).toBe(false);
     const publications = client.diagnostics.get(uri)!.length;
 
