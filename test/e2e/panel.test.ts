@@ -121,6 +121,9 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
 
   it('scores every query of the file on the scoreboard', async () => {
     await gesture(() => openFile(page, 'queries.indri'));
+    // The workbench commands are offered while a query file's editor is active: click into its text,
+    // since after the reload the restored results panel may hold the focus.
+    await page.locator('.monaco-editor .view-lines').first().click();
     await gesture(() => paletteCommand(page, 'querylens: Scoreboard'));
     const board = page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
     await board.locator('#scoreboard').waitFor({ timeout: 120_000 });

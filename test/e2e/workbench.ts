@@ -158,7 +158,10 @@ export async function paletteCommand(page: Page, label: string): Promise<void> {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 20_000 });
       break;
     } catch (err) {
-      if (attempt === 3) throw err;
+      if (attempt === 3) {
+        await page.screenshot({ path: 'test-output/palette-failure.png' }).catch(() => undefined);
+        throw err;
+      }
       await page.keyboard.press('Escape');
     }
   }
