@@ -16,7 +16,8 @@ const WEIGH_FILE_REQUEST = 'querylens/weighFile';
 
 const LANGUAGES = ['indri', 'lucene'];
 
-function queryEditor(what: string): vscode.TextEditor | undefined {
+/** The active Indri/Lucene editor, or undefined after telling the user to open one (every file command asks this). */
+export function queryEditor(what: string): vscode.TextEditor | undefined {
   const editor = vscode.window.activeTextEditor;
   if (editor && LANGUAGES.includes(editor.document.languageId)) return editor;
   void vscode.window.showInformationMessage(`querylens: open an Indri or Lucene query file to ${what}.`);

@@ -10,6 +10,7 @@ import type { LanguageClient, WorkspaceEdit as LspWorkspaceEdit } from 'vscode-l
 import type { DocumentViews } from './document-view';
 import { fileTries, nextSort, scoreboard, settingsLabel, type FileTry, type QueryTry } from './history';
 import { parsePanelMessage, type PanelMessage } from './panel-messages';
+import { queryEditor } from './commands';
 import { errorText, nonce } from './results-panel';
 import type { TryStore } from './try-store';
 import { parseSweepGrid, renderBrowser, renderScoreboard, renderSweep, settingText, type BrowserContent, type CompareTriesResult, type SweepResult } from './workbench-html';
@@ -22,8 +23,6 @@ const POSTINGS_REQUEST = 'querylens/postings';
 const DOCUMENT_REQUEST = 'querylens/document';
 const ANALYZE_REQUEST = 'querylens/analyze';
 
-const LANGUAGES = ['indri', 'lucene'];
-
 interface RunFileAnswer {
   metrics: { mean: Record<string, number>; perQuery: Record<string, Record<string, number>>; judged: number } | null;
   scorer: { name: string; k1: number; b: number; mu: number };
@@ -31,12 +30,6 @@ interface RunFileAnswer {
   skipped: { qid: string; reason: string }[];
 }
 
-function queryEditor(what: string): vscode.TextEditor | undefined {
-  const editor = vscode.window.activeTextEditor;
-  if (editor && LANGUAGES.includes(editor.document.languageId)) return editor;
-  void vscode.window.showInformationMessage(`querylens: open an Indri or Lucene query file to ${what}.`);
-  return undefined;
-}
 
 /** One webview panel of a kind, created on first use, its messages checked by parsePanelMessage. */
 class Panel {

@@ -22,7 +22,7 @@ import type { FeatureModule } from '../features.js';
 import { SHOW_RESULTS_COMMAND } from './protocol.js';
 import type { IndexActivity } from '../engine.js';
 import type { EngineContext } from './context.js';
-import { runnable, runQueryAst } from './ranking.js';
+import { runnable, topTen } from './ranking.js';
 import { judgedQid, type EngineSession } from './session.js';
 
 const TITLE_CHARS = 60;
@@ -47,8 +47,8 @@ function shorten(text: string, n: number): string {
 }
 
 /** The lens title of one query (without the qid-specific metric when no qrels judge it). */
-export function lensTitle(session: EngineSession, qid: string | null, entryAst: Parameters<typeof runQueryAst>[1]): string {
-  const result = runQueryAst(session, entryAst, 10);
+export function lensTitle(session: EngineSession, qid: string | null, entry: QueryEntry): string {
+  const result = topTen(session, entry);
   const parts = [`▶ ${result.matchedDocs.toLocaleString('en-US')} result${result.matchedDocs === 1 ? '' : 's'}`];
   const metrics = session.metrics(qid, result.hits, ['ndcg_cut_10']);
   if (metrics) {
@@ -79,7 +79,7 @@ export async function previewLenses(session: EngineSession, doc: QueryDocument, 
     const key = `${judgedQid(entry) ?? '\0implied'}\0${entry.dialect}\0${entry.text}`;
     let title = cache.get(key);
     if (title === undefined) {
-      title = lensTitle(session, judgedQid(entry), entry.result.ast);
+      title = lensTitle(session, judgedQid(entry), entry);
       cache.set(key, title);
     }
     const start = rangeInFile(doc, entry, 0, 0).start;

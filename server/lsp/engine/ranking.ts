@@ -22,6 +22,18 @@ export function runQueryAst(session: EngineSession, ast: QueryAst, k: number): S
   return session.backend.search(ast, { ...session.options, k, exhaustive: true });
 }
 
+/**
+ * A query's top 10, cached for the session by dialect + text (the hits do not depend on the qid or
+ * the judgements): the preview lens and the unjudged count share one search per query.
+ */
+export function topTen(session: EngineSession, entry: QueryEntry): SearchResult {
+  const cache = session.cache<SearchResult>('top-ten');
+  const key = `${entry.dialect}\0${entry.text}`;
+  let result = cache.get(key);
+  if (!result) cache.set(key, (result = runQueryAst(session, entry.result.ast, 10)));
+  return result;
+}
+
 export function bo1Expansion(session: EngineSession, ast: QueryAst): ExpansionResult {
   const { fbDocs, fbTerms } = session.config.expansion;
   return expandWithFeedback(session.backend, ast, { method: 'bo1', fbDocs, fbTerms }, session.options);

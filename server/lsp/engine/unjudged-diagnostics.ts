@@ -13,13 +13,12 @@ import { rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { MAX_PREVIEW_LENSES } from './preview-lens.js';
-import { runnable, runQueryAst } from './ranking.js';
+import { runnable, topTen } from './ranking.js';
 import { judgedQid, type EngineSession } from './session.js';
 
 export const UNJUDGED_CODE = 'engine/unjudged-top-k';
 /** The session cache of counts, keyed by qid + dialect + text; cleared when a judgement is written. */
 export const UNJUDGED_CACHE = 'unjudged';
-const TOP_K = 10;
 
 export interface UnjudgedData {
   qid: string;
@@ -56,7 +55,7 @@ export function unjudgedDiagnostics(session: EngineSession, doc: QueryDocument, 
     const key = `${qid}\0${entry.dialect}\0${entry.text}`;
     let counted = cache.get(key);
     if (!counted) {
-      const hits = runQueryAst(session, entry.result.ast, TOP_K).hits;
+      const hits = topTen(session, entry).hits;
       counted = { qid, unjudged: hits.filter((h) => session.relevance(qid, h.docno) === null).length, of: hits.length };
       cache.set(key, counted);
     }
