@@ -38,6 +38,20 @@ export class ByteWriter {
     this.length += data.length;
   }
 
+  /** Little-endian u32. */
+  u32(value: number): void {
+    this.ensure(4);
+    new DataView(this.buf.buffer, this.buf.byteOffset).setUint32(this.length, value, true);
+    this.length += 4;
+  }
+
+  /** Little-endian IEEE double (offsets past 2^32 stay exact up to 2^53). */
+  f64(value: number): void {
+    this.ensure(8);
+    new DataView(this.buf.buffer, this.buf.byteOffset).setFloat64(this.length, value, true);
+    this.length += 8;
+  }
+
   /** varint byte length, then the UTF-8 bytes. */
   string(s: string): void {
     const data = Buffer.from(s, 'utf8');
@@ -92,6 +106,36 @@ export class ByteReader {
   string(): string {
     return utf8.decode(this.bytes(this.varint()));
   }
+
+  skipString(): void {
+    this.bytes(this.varint());
+  }
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A column of little-endian u32s (copied: the bytes need not be aligned). */
+export function u32Column(bytes: Uint8Array): Uint32Array {
+  if (bytes.length % 4 !== 0) throw new DecodeError('a u32 column is not a whole number of values');
+  const out = new Uint32Array(bytes.length / 4);
+  if (littleEndian) new Uint8Array(out.buffer).set(bytes);
+  else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (let i = 0; i < out.length; i++) out[i] = view.getUint32(i * 4, true);
+  }
+  return out;
+}
+
+/** A column of little-endian doubles (copied: the bytes need not be aligned). */
+export function f64Column(bytes: Uint8Array): Float64Array {
+  if (bytes.length % 8 !== 0) throw new DecodeError('a double column is not a whole number of values');
+  const out = new Float64Array(bytes.length / 8);
+  if (littleEndian) new Uint8Array(out.buffer).set(bytes);
+  else {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(i * 8, true);
+  }
+  return out;
 }
 
 const utf8 = new TextDecoder('utf-8');

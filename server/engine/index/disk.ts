@@ -28,14 +28,18 @@ import { streamOrderOfNames } from './accumulator.js';
 import { analysedBatches } from './batch-source.js';
 import { DEFAULT_MEMORY_BUDGET, forEachRunDocument, mergeRunPostings, RunAccumulator, type AccumulatedRuns } from './runs.js';
 import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
-import { GrowableInt32 } from './growable.js';
+import { docnoOrder } from './docno-order.js';
+import { openDocumentTable, openLexicon } from './tables.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
 import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
 /** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
+/** Terms per front-coded lexicon block, and documents per block of docs.bin records (docs/INDEX_FORMAT.md). */
+const TERMS_PER_BLOCK = 32;
+const DOCS_PER_BLOCK = 16;
 
 const MAGIC = 'QLIX';
 /** Names of a build's temp folder and of a previous index renamed aside (see buildIndex). */
@@ -65,9 +69,9 @@ type IndexFileName = keyof typeof FILE_KINDS;
 export const INDEX_FILES = Object.keys(FILE_KINDS) as IndexFileName[];
 /**
  * Files read lazily, a checked page at a time (paged-file.ts): their header CRC covers the build
- * id and the page table, the page table covers the data. The others are read whole at open.
+ * id and the page table, the page table covers the data. meta.bin is read whole at open.
  */
-const PAGED_FILES: ReadonlySet<IndexFileName> = new Set(['postings.bin', 'direct.bin', 'store.bin']);
+const PAGED_FILES: ReadonlySet<IndexFileName> = new Set(['postings.bin', 'direct.bin', 'store.bin', 'lexicon.bin', 'docs.bin']);
 
 /** A problem with an index on disk: missing, corrupt, or from another format version. */
 export class IndexError extends Error {
@@ -474,9 +478,18 @@ async function writeIndexFiles(
   await pause('merging');
 
   const postings = new IndexFileStream(join(dir, 'postings.bin'), 'postings.bin', buildId);
-  // The lexicon's count comes first, so its entries are staged in a file of their own and
-  // copied after it (a lexicon is small next to the postings, but grows with the vocabulary).
-  const lexiconEntries = new IndexFileStream(join(dir, 'runs', 'lexicon.entries'), 'lexicon.bin', buildId);
+  // lexicon.bin: blocks of TERMS_PER_BLOCK front-coded entries, then their directory (each
+  // block's first term, bytes and postings bytes), so that opening reads the directory only.
+  const lexicon = new IndexFileStream(join(dir, 'lexicon.bin'), 'lexicon.bin', buildId);
+  const lexiconDirectory = new ByteWriter();
+  let blockStart = 0;
+  let blockPostings = 0;
+  const closeTermBlock = (firstTerm: string) => {
+    lexiconDirectory.string(firstTerm);
+    lexiconDirectory.varint(lexicon.length - blockStart);
+    lexiconDirectory.varint(blockPostings);
+  };
+  let blockFirstTerm = '';
   let numTerms = 0;
   let numPostings = 0;
   let prev = '';
@@ -488,8 +501,15 @@ async function writeIndexFiles(
       for (let i = 1; i < docs.length; i++) posStart[i] = posStart[i - 1]! + tfs[i - 1]!;
       const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths);
       postings.maybeFlush();
-      // Front coding; never split a surrogate pair: the suffix must be valid UTF-16 to survive UTF-8.
-      const lex = lexiconEntries.out;
+      if (numTerms % TERMS_PER_BLOCK === 0) {
+        if (numTerms > 0) closeTermBlock(blockFirstTerm);
+        blockStart = lexicon.length;
+        blockPostings = 0;
+        blockFirstTerm = term;
+        prev = '';
+      }
+      // Front coding within the block; never split a surrogate pair: the suffix must be valid UTF-16 to survive UTF-8.
+      const lex = lexicon.out;
       let shared = 0;
       const max = Math.min(prev.length, term.length);
       while (shared < max && prev.charCodeAt(shared) === term.charCodeAt(shared)) shared++;
@@ -500,18 +520,21 @@ async function writeIndexFiles(
       lex.varint(cf);
       lex.varint(sizes.docBytes);
       lex.varint(sizes.posBytes);
-      lexiconEntries.maybeFlush();
+      lexicon.maybeFlush();
+      blockPostings += sizes.docBytes + sizes.posBytes;
       prev = term;
       numTerms++;
       numPostings += df;
     },
     pause,
   );
+  if (numTerms > 0) closeTermBlock(blockFirstTerm);
   files['postings.bin'] = postings.finish();
-  lexiconEntries.finish();
-  const lexicon = new IndexFileStream(join(dir, 'lexicon.bin'), 'lexicon.bin', buildId);
-  lexicon.out.varint(numTerms);
-  copyPayload(join(dir, 'runs', 'lexicon.entries'), lexicon);
+  const lexiconDirectoryOffset = lexicon.length;
+  lexicon.append(lexiconDirectory.view());
+  lexicon.out.f64(lexiconDirectoryOffset);
+  lexicon.out.u32(numTerms);
+  lexicon.out.u32(TERMS_PER_BLOCK);
   files['lexicon.bin'] = lexicon.finish();
 
   // Fields in stream order: title, text, then the others by first appearance.
@@ -519,12 +542,20 @@ async function writeIndexFiles(
   const fieldRank = acc.fieldNames.map((name) => fields.indexOf(name));
   await pause('writing');
   const direct = new IndexFileStream(join(dir, 'direct.bin'), 'direct.bin', buildId);
+  // docs.bin: per-document records in blocks of DOCS_PER_BLOCK (read on demand), then the
+  // columns opening reads whole (docnos, lengths, docno ranks), then the block directory.
   const docs = new IndexFileStream(join(dir, 'docs.bin'), 'docs.bin', buildId);
-  docs.out.varint(acc.numDocs);
+  const docnos: string[] = [];
+  const blockOffsets = new Float64Array((Math.ceil(acc.numDocs / DOCS_PER_BLOCK) + 1) * 3);
+  let directOffset = 0;
+  let storeOffset = 0;
   await forEachRunDocument(
     acc,
     finalIds,
     (doc) => {
+      const id = docnos.length;
+      if (id % DOCS_PER_BLOCK === 0) blockOffsets.set([docs.length, directOffset, storeOffset], (id / DOCS_PER_BLOCK) * 3);
+      docnos.push(doc.docno);
       // direct.bin: term-id gaps and tfs.
       const before = direct.length;
       const dv = direct.out;
@@ -537,10 +568,7 @@ async function writeIndexFiles(
       }
       const directBytes = direct.length - before;
       direct.maybeFlush();
-      // docs.bin: the document table.
       const dt = docs.out;
-      dt.string(doc.docno);
-      dt.varint(doc.length);
       dt.varint(doc.extField.length);
       let prevEnd = 0;
       for (let e = 0; e < doc.extField.length; e++) {
@@ -552,10 +580,39 @@ async function writeIndexFiles(
       dt.varint(directBytes);
       dt.varint(doc.storeBytes);
       docs.maybeFlush();
+      directOffset += directBytes;
+      storeOffset += doc.storeBytes;
     },
     pause,
   );
   files['direct.bin'] = direct.finish();
+  const numBlocks = Math.ceil(acc.numDocs / DOCS_PER_BLOCK);
+  blockOffsets.set([docs.length, directOffset, storeOffset], numBlocks * 3);
+  const columns: number[] = [];
+  columns.push(docs.length);
+  const docnoEnds = new Float64Array(docnos.length);
+  let docnoBytes = 0;
+  for (let d = 0; d < docnos.length; d++) {
+    const bytes = Buffer.from(docnos[d]!, 'utf8');
+    docs.append(bytes);
+    docnoBytes += bytes.length;
+    docnoEnds[d] = docnoBytes;
+  }
+  columns.push(docs.length);
+  appendColumn(docs, docnoEnds);
+  columns.push(docs.length);
+  appendColumn(docs, Uint32Array.from(acc.docLengths));
+  const { ranks, byDocno } = docnoOrder(docnos);
+  docnos.length = 0;
+  columns.push(docs.length);
+  appendColumn(docs, ranks);
+  columns.push(docs.length);
+  appendColumn(docs, byDocno);
+  columns.push(docs.length);
+  appendColumn(docs, blockOffsets);
+  for (const c of columns) docs.out.f64(c);
+  docs.out.u32(acc.numDocs);
+  docs.out.u32(DOCS_PER_BLOCK);
   files['docs.bin'] = docs.finish();
 
   // meta.bin last: an index is only complete once it exists.
@@ -576,21 +633,21 @@ async function writeIndexFiles(
   writeIndexFile(dir, buildId, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
 }
 
-/** Appends the payload of a staged file (its header skipped) to `into`. */
-function copyPayload(path: string, into: IndexFileStream): void {
-  const fd = openSync(path, 'r');
-  try {
-    const chunk = Buffer.alloc(STREAM_CHUNK);
-    for (let at = HEADER_BYTES; ; ) {
-      const n = readSync(fd, chunk, 0, chunk.length, at);
-      if (n === 0) break;
-      into.append(chunk.subarray(0, n));
-      at += n;
-    }
-  } finally {
-    closeSync(fd);
+/** A typed array's bytes, little-endian, at the end of `into`. */
+function appendColumn(into: IndexFileStream, column: Uint32Array | Float64Array): void {
+  const bytes = new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+  if (littleEndian) {
+    for (let at = 0; at < bytes.length; at += STREAM_CHUNK) into.append(bytes.subarray(at, at + STREAM_CHUNK));
+    return;
+  }
+  for (let i = 0; i < column.length; i++) {
+    if (column instanceof Uint32Array) into.out.u32(column[i]!);
+    else into.out.f64(column[i]!);
+    into.maybeFlush();
   }
 }
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
@@ -660,13 +717,13 @@ function openIndexOnce(dir: string, root: string): IndexReader {
   }
   if (meta.buildId !== metaFile.buildId) throw new IndexError(`index file meta.bin is corrupt (its build id differs from its header): ${rebuild}`);
 
-  const payloads = { 'meta.bin': metaFile.payload! } as Record<WholeFileName, Uint8Array>;
   const paged = {} as Record<PagedFileName, PagedFile>;
   const opened: PagedFile[] = [];
   try {
     for (const name of INDEX_FILES.filter((n) => n !== 'meta.bin')) {
-      const file = PAGED_FILES.has(name) ? openPagedIndexFile(root, name, rebuild) : readIndexFile(root, name, rebuild);
-      if (file.paged) opened.push(file.paged);
+      // Every file but meta.bin is paged: opened here, read a checked page at a time later.
+      const file = openPagedIndexFile(root, name, rebuild);
+      opened.push(file.paged!);
       const listed = meta.files?.[name];
       if (file.buildId !== meta.buildId) {
         throw new IndexError(`index file ${name} is from another build than meta.bin (files of two builds mixed): ${rebuild}`, true);
@@ -674,11 +731,10 @@ function openIndexOnce(dir: string, root: string): IndexReader {
       if (!listed || listed.bytes !== file.bytes || listed.crc32 !== file.crc32) {
         throw new IndexError(`index file ${name} does not match the length and checksum meta.bin lists for it: ${rebuild}`, true);
       }
-      if (file.paged) paged[name as PagedFileName] = file.paged;
-      else payloads[name as WholeFileName] = file.payload!;
+      paged[name as PagedFileName] = file.paged!;
     }
     if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
-    const { source, check } = decodeSource(meta, payloads, paged, dir, rebuild);
+    const { source, check } = decodeSource(meta, paged, dir, rebuild);
     const reader = new SourceIndexReader(source);
     openFiles.set(reader, { files: paged, check, rebuild });
     // The descriptors live as long as the reader (IndexReader has no close): closed when it is collected.
@@ -693,8 +749,7 @@ function openIndexOnce(dir: string, root: string): IndexReader {
   }
 }
 
-type PagedFileName = 'postings.bin' | 'direct.bin' | 'store.bin';
-type WholeFileName = Exclude<IndexFileName, PagedFileName>;
+type PagedFileName = 'postings.bin' | 'direct.bin' | 'store.bin' | 'lexicon.bin' | 'docs.bin';
 
 /** The paged files of each open reader, for verifyIndex. */
 const openFiles = new WeakMap<IndexReader, { files: Record<PagedFileName, PagedFile>; check: () => void; rebuild: string }>();
@@ -837,7 +892,6 @@ function openPagedIndexFile(root: string, name: IndexFileName, rebuild: string):
 
 function decodeSource(
   meta: MetaJson,
-  files: Record<WholeFileName, Uint8Array>,
   paged: Record<PagedFileName, PagedFile>,
   dir: string,
   rebuild: string,
@@ -859,93 +913,50 @@ function decodeSource(
     }
   };
 
-  // Lexicon.
-  const lex = new ByteReader(files['lexicon.bin']);
-  const numTerms = lex.varint();
-  if (numTerms !== meta.numTerms) throw new DecodeError('lexicon size differs from meta');
-  const terms = new Array<string>(numTerms);
-  const df = new Int32Array(numTerms);
-  const cf = new Float64Array(numTerms);
-  const postingsOffset = new Float64Array(numTerms + 1);
-  const docPartBytes = new Float64Array(numTerms);
-  let prev = '';
-  for (let t = 0; t < numTerms; t++) {
-    const shared = lex.varint();
-    const term = prev.slice(0, shared) + lex.string();
-    terms[t] = term;
-    df[t] = lex.varint();
-    cf[t] = lex.varint();
-    docPartBytes[t] = lex.varint();
-    postingsOffset[t + 1] = postingsOffset[t]! + docPartBytes[t]! + lex.varint();
-    prev = term;
-  }
-  if (!lex.atEnd) throw new DecodeError('trailing bytes in lexicon');
+  const lexiconFile = paged['lexicon.bin'];
+  const docsFile = paged['docs.bin'];
   const postingsFile = paged['postings.bin'];
-  if (postingsOffset[numTerms] !== postingsFile.dataBytes) throw new DecodeError('postings size differs from lexicon');
-
-  // Document table.
-  const dt = new ByteReader(files['docs.bin']);
-  const numDocs = dt.varint();
-  if (numDocs !== meta.numDocs) throw new DecodeError('document table size differs from meta');
-  const docnos = new Array<string>(numDocs);
-  const docLengths = new Int32Array(numDocs);
-  const extStart = new Int32Array(numDocs + 1);
-  const extField = new GrowableInt32(numDocs * 2 + 16);
-  const extBegin = new GrowableInt32(numDocs * 2 + 16);
-  const extEnd = new GrowableInt32(numDocs * 2 + 16);
-  const directOffset = new Float64Array(numDocs + 1);
-  const storeOffset = new Float64Array(numDocs + 1);
-  let totalTokens = 0;
-  for (let d = 0; d < numDocs; d++) {
-    docnos[d] = dt.string();
-    docLengths[d] = dt.varint();
-    totalTokens += docLengths[d]!;
-    const n = dt.varint();
-    let prevEnd = 0;
-    for (let e = 0; e < n; e++) {
-      extField.push(dt.varint());
-      const begin = prevEnd + dt.varint();
-      const end = begin + dt.varint();
-      extBegin.push(begin);
-      extEnd.push(end);
-      prevEnd = end;
-    }
-    extStart[d + 1] = extField.length;
-    directOffset[d + 1] = directOffset[d]! + dt.varint();
-    storeOffset[d + 1] = storeOffset[d]! + dt.varint();
-  }
-  if (!dt.atEnd) throw new DecodeError('trailing bytes in document table');
-  if (totalTokens !== meta.totalTokens) throw new DecodeError('document lengths do not add up to the token count');
   const directFile = paged['direct.bin'];
   const storeFile = paged['store.bin'];
-  if (directOffset[numDocs] !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
-  if (storeOffset[numDocs] !== storeFile.dataBytes) throw new DecodeError('document store size differs from document table');
+  const lexicon = openLexicon(lexiconFile, meta.numTerms, postingsFile.dataBytes, decoding);
+  const table = openDocumentTable(docsFile, meta.numDocs, meta.fields.length, decoding);
+  const numDocs = table.numDocs;
+  const numTerms = lexicon.numTerms;
+  let totalTokens = 0;
+  for (let d = 0; d < numDocs; d++) totalTokens += table.docLengths[d]!;
+  if (totalTokens !== meta.totalTokens) throw new DecodeError('document lengths do not add up to the token count');
+  if (table.directBytes !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
+  if (table.storeBytes !== storeFile.dataBytes) throw new DecodeError('document store size differs from document table');
 
-  const termLabel = (t: number) => () => `postings of term ${JSON.stringify(terms[t])}`;
+  const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
   const source: IndexSource = {
     profile,
     fields: meta.fields,
-    docnos,
-    docLengths,
+    numDocs,
     totalTokens,
-    extStart,
-    extField: extField.toArray(),
-    extBegin: extBegin.toArray(),
-    extEnd: extEnd.toArray(),
-    terms,
-    df,
-    cf,
+    docLengths: table.docLengths,
+    docnoRanks: table.docnoRanks,
+    docno: (doc) => table.docno(doc),
+    docByDocno: (docno) => table.docByDocno(docno),
+    extents: (doc) => table.record(doc).extents,
+    numTerms,
+    term: (id) => lexicon.term(id),
+    termId: (term) => lexicon.termId(term),
+    termStats: (id) => lexicon.stats(id),
+    termsFrom: (from) => lexicon.termsFrom(from),
     loadPostings: (t: number): PostingList =>
       decoding('postings.bin', termLabel(t), () => {
-        const bytes = postingsFile.read(postingsOffset[t]!, postingsOffset[t + 1]! - postingsOffset[t]!);
-        const list = decodeTermPostings(bytes, 0, docPartBytes[t]!, bytes.length, df[t]!, cf[t]!);
+        const { offset, docBytes, bytes: recordBytes, df, cf } = lexicon.entry(t);
+        const bytes = postingsFile.read(offset, recordBytes);
+        const list = decodeTermPostings(bytes, 0, docBytes, bytes.length, df, cf);
         const last = list.docs[list.docs.length - 1];
         if (last !== undefined && last >= numDocs) throw new DecodeError(`document ${last} past the last document`);
         return list;
       }),
     loadBlockPostings: (t: number): BlockPostings =>
       decoding('postings.bin', termLabel(t), () => {
-        const blocks = new EncodedBlockPostings(postingsFile.read(postingsOffset[t]!, docPartBytes[t]!), 0, docPartBytes[t]!, df[t]!);
+        const { offset, docBytes, df } = lexicon.entry(t);
+        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df);
         if (blocks.numBlocks > 0 && blocks.blockLastDoc[blocks.numBlocks - 1]! >= numDocs) throw new DecodeError('a document past the last document');
         // A block is decoded when the query reaches it: its errors are still this file's.
         return {
@@ -958,8 +969,9 @@ function decodeSource(
         };
       }),
     loadDocVector: (doc: number) =>
-      decoding('direct.bin', () => `term vector of document ${JSON.stringify(docnos[doc])}`, () => {
-        const r = new ByteReader(directFile.read(directOffset[doc]!, directOffset[doc + 1]! - directOffset[doc]!));
+      decoding('direct.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => {
+        const { directOffset, directBytes } = table.record(doc);
+        const r = new ByteReader(directFile.read(directOffset, directBytes));
         const n = r.varint();
         const termIds = new Int32Array(n);
         const tfs = new Int32Array(n);
@@ -973,8 +985,9 @@ function decodeSource(
         return { termIds, tfs };
       }),
     loadDocument: (doc: number): StoredDocument =>
-      decoding('store.bin', () => `stored document ${JSON.stringify(docnos[doc])}`, () => {
-        const record = storeFile.read(storeOffset[doc]!, storeOffset[doc + 1]! - storeOffset[doc]!);
+      decoding('store.bin', () => `stored document ${JSON.stringify(table.docno(doc))}`, () => {
+        const { storeOffset, storeBytes } = table.record(doc);
+        const record = storeFile.read(storeOffset, storeBytes);
         const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
         return { docno, title, fields };
       }),
@@ -985,11 +998,14 @@ function decodeSource(
       const list = source.loadPostings(t);
       let total = 0;
       for (let i = 0; i < list.tfs.length; i++) total += list.tfs[i]!;
-      if (total !== cf[t]) throw new IndexError(`index file postings.bin at ${dir} is inconsistent (postings of term ${JSON.stringify(terms[t])}: tfs add up to ${total}, the lexicon's cf is ${cf[t]}): ${rebuild}`);
+      const { cf } = lexicon.stats(t);
+      if (total !== cf) throw new IndexError(`index file postings.bin at ${dir} is inconsistent (postings of term ${JSON.stringify(lexicon.term(t))}: tfs add up to ${total}, the lexicon's cf is ${cf}): ${rebuild}`);
+      if (t > 0 && !(lexicon.term(t - 1) < lexicon.term(t))) throw new IndexError(`index file lexicon.bin at ${dir} is inconsistent (terms out of order at ${t}): ${rebuild}`);
     }
     for (let d = 0; d < numDocs; d++) {
       source.loadDocVector(d);
       source.loadDocument(d);
+      if (table.docByDocno(table.docno(d)) !== d) throw new IndexError(`index file docs.bin at ${dir} is inconsistent (docno order at document ${d}): ${rebuild}`);
     }
   };
   return { source, check };

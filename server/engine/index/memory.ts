@@ -6,7 +6,8 @@ import type { AnalyzerProfile } from '../analysis/index.js';
 import type { IngestDocument } from '../ingest/types.js';
 import { IndexAccumulator, type InvertedIndex } from './accumulator.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
-import { SourceIndexReader, type IndexSource } from './source-reader.js';
+import { docnoOrder, findDocno } from './docno-order.js';
+import { lowerBound, SourceIndexReader, type IndexSource } from './source-reader.js';
 import { ListBlockPostings } from './postings-codec.js';
 
 export interface MemoryIndexOptions {
@@ -36,19 +37,31 @@ export async function buildMemoryIndexAsync(
 }
 
 export function memorySource(inv: InvertedIndex, stored: StoredDocument[]): IndexSource {
+  const { ranks, byDocno } = docnoOrder(inv.docnos);
   return {
     profile: inv.profile,
     fields: inv.fields,
-    docnos: inv.docnos,
-    docLengths: inv.docLengths,
+    numDocs: inv.docnos.length,
     totalTokens: inv.totalTokens,
-    extStart: inv.extStart,
-    extField: inv.extField,
-    extBegin: inv.extBegin,
-    extEnd: inv.extEnd,
-    terms: inv.terms,
-    df: inv.df,
-    cf: inv.cf,
+    docLengths: inv.docLengths,
+    docnoRanks: ranks,
+    docno: (doc) => inv.docnos[doc]!,
+    docByDocno: (docno) => findDocno(docno, (r) => byDocno[r]!, (d) => inv.docnos[d]!, inv.docnos.length),
+    extents(doc) {
+      const out: { field: number; begin: number; end: number }[] = [];
+      for (let e = inv.extStart[doc]!; e < inv.extStart[doc + 1]!; e++) out.push({ field: inv.extField[e]!, begin: inv.extBegin[e]!, end: inv.extEnd[e]! });
+      return out;
+    },
+    numTerms: inv.terms.length,
+    term: (id) => inv.terms[id]!,
+    termId(term) {
+      const i = lowerBound(inv.terms, term);
+      return i < inv.terms.length && inv.terms[i] === term ? i : undefined;
+    },
+    termStats: (id) => ({ df: inv.df[id]!, cf: inv.cf[id]! }),
+    *termsFrom(from) {
+      for (let i = lowerBound(inv.terms, from); i < inv.terms.length; i++) yield inv.terms[i]!;
+    },
     loadPostings(t: number): PostingList {
       const a = inv.termDocStart[t]!;
       const b = inv.termDocStart[t + 1]!;

@@ -82,6 +82,8 @@ export interface IndexReader {
   /** Names of indexed fields, in stream order. */
   fields(): string[];
   docno(doc: number): string;
+  /** The document's position in byte-wise docno order (ties between equal scores compare it instead of docnos). */
+  docnoRank(doc: number): number;
   /** undefined when no such document. */
   docByDocno(docno: string): number | undefined;
   docLength(doc: number): number;

@@ -15,21 +15,31 @@ import type {
 } from './reader.js';
 import type { BlockPostings } from './postings-codec.js';
 
-/** The eagerly held part of an index plus loaders for the bulky parts. */
+/**
+ * What an index holds, as the reader needs it. The document lengths and docno ranks are
+ * resident (every ranking reads them); docnos, extents, terms and their statistics are looked
+ * up one at a time, so that an on-disk index need not decode millions of strings to be opened.
+ */
 export interface IndexSource {
   profile: AnalyzerProfile;
   fields: string[];
-  docnos: string[];
-  docLengths: Int32Array;
+  numDocs: number;
   totalTokens: number;
-  extStart: Int32Array;
-  extField: Int32Array;
-  extBegin: Int32Array;
-  extEnd: Int32Array;
-  /** Sorted vocabulary; term id = index. */
-  terms: string[];
-  df: Int32Array;
-  cf: Float64Array;
+  /** Length in tokens of each document. */
+  docLengths: Int32Array;
+  /** Each document's position in byte-wise (UTF-8) docno order: the ranking's tie-break without strings. */
+  docnoRanks: Uint32Array;
+  docno(doc: number): string;
+  docByDocno(docno: string): number | undefined;
+  /** The document's field extents, in stream order, fields by index into `fields`. */
+  extents(doc: number): { field: number; begin: number; end: number }[];
+  /** Number of distinct terms; term id = rank in JavaScript string order. */
+  numTerms: number;
+  term(id: number): string;
+  termId(term: string): number | undefined;
+  termStats(id: number): TermStats;
+  /** Terms from the first one ≥ `from`, in order. */
+  termsFrom(from: string): Iterable<string>;
   loadPostings(termId: number): PostingList;
   /** The term's documents and tfs block by block, without positions (dynamic pruning). */
   loadBlockPostings(termId: number): BlockPostings;
@@ -45,7 +55,6 @@ const BLOCK_POSTINGS_CACHE_SIZE = 256;
 export class SourceIndexReader implements IndexReader {
   readonly analyzer: Analyzer;
   readonly profile: string;
-  private docnoMap: Map<string, number> | undefined;
   private readonly postingsCache = new Map<number, PostingList>();
   private readonly blocksCache = new Map<number, BlockPostings>();
 
@@ -55,7 +64,7 @@ export class SourceIndexReader implements IndexReader {
   }
 
   stats(): CollectionStats {
-    const numDocs = this.source.docnos.length;
+    const numDocs = this.source.numDocs;
     const totalTokens = this.source.totalTokens;
     return { numDocs, totalTokens, avgDocLength: numDocs === 0 ? 0 : totalTokens / numDocs };
   }
@@ -66,15 +75,16 @@ export class SourceIndexReader implements IndexReader {
 
   docno(doc: number): string {
     this.checkDoc(doc);
-    return this.source.docnos[doc]!;
+    return this.source.docno(doc);
+  }
+
+  docnoRank(doc: number): number {
+    this.checkDoc(doc);
+    return this.source.docnoRanks[doc]!;
   }
 
   docByDocno(docno: string): number | undefined {
-    if (!this.docnoMap) {
-      this.docnoMap = new Map();
-      this.source.docnos.forEach((d, i) => this.docnoMap!.set(d, i));
-    }
-    return this.docnoMap.get(docno);
+    return this.source.docByDocno(docno);
   }
 
   docLength(doc: number): number {
@@ -87,51 +97,48 @@ export class SourceIndexReader implements IndexReader {
     const fieldId = this.source.fields.indexOf(field);
     if (fieldId < 0) return [];
     const out: Extent[] = [];
-    const { extStart, extField, extBegin, extEnd } = this.source;
-    for (let e = extStart[doc]!; e < extStart[doc + 1]!; e++) {
-      if (extField[e] === fieldId) out.push({ begin: extBegin[e]!, end: extEnd[e]! });
-    }
+    for (const e of this.source.extents(doc)) if (e.field === fieldId) out.push({ begin: e.begin, end: e.end });
     return out;
   }
 
   termStats(term: string): TermStats | undefined {
-    const id = this.termId(term);
+    const id = this.source.termId(term);
     if (id === undefined) return undefined;
-    return { df: this.source.df[id]!, cf: this.source.cf[id]! };
+    return this.source.termStats(id);
   }
 
   postings(term: string): PostingList | undefined {
-    const id = this.termId(term);
+    const id = this.source.termId(term);
     if (id === undefined) return undefined;
     return cached(this.postingsCache, POSTINGS_CACHE_SIZE, id, () => this.source.loadPostings(id));
   }
 
   postingBlocks(term: string): BlockPostings | undefined {
-    const id = this.termId(term);
+    const id = this.source.termId(term);
     if (id === undefined) return undefined;
     return cached(this.blocksCache, BLOCK_POSTINGS_CACHE_SIZE, id, () => this.source.loadBlockPostings(id));
   }
 
   *vocabulary(prefix?: string): Iterable<string> {
-    const terms = this.source.terms;
     if (!prefix) {
-      yield* terms;
+      for (let i = 0; i < this.source.numTerms; i++) yield this.source.term(i);
       return;
     }
-    for (let i = lowerBound(terms, prefix); i < terms.length && terms[i]!.startsWith(prefix); i++) {
-      yield terms[i]!;
+    for (const term of this.source.termsFrom(prefix)) {
+      if (!term.startsWith(prefix)) return;
+      yield term;
     }
   }
 
   vocabularySize(): number {
-    return this.source.terms.length;
+    return this.source.numTerms;
   }
 
   docVector(doc: number): { terms: string[]; tfs: Int32Array } {
     this.checkDoc(doc);
     const { termIds, tfs } = this.source.loadDocVector(doc);
     const terms = new Array<string>(termIds.length);
-    for (let i = 0; i < termIds.length; i++) terms[i] = this.source.terms[termIds[i]!]!;
+    for (let i = 0; i < termIds.length; i++) terms[i] = this.source.term(termIds[i]!);
     return { terms, tfs };
   }
 
@@ -140,16 +147,9 @@ export class SourceIndexReader implements IndexReader {
     return this.source.loadDocument(doc);
   }
 
-  /** Binary search of the sorted vocabulary: no second table of millions of strings at scale. */
-  private termId(term: string): number | undefined {
-    const terms = this.source.terms;
-    const i = lowerBound(terms, term);
-    return i < terms.length && terms[i] === term ? i : undefined;
-  }
-
   private checkDoc(doc: number): void {
-    if (!Number.isInteger(doc) || doc < 0 || doc >= this.source.docnos.length) {
-      throw new RangeError(`no document ${doc} (the index has ${this.source.docnos.length})`);
+    if (!Number.isInteger(doc) || doc < 0 || doc >= this.source.numDocs) {
+      throw new RangeError(`no document ${doc} (the index has ${this.source.numDocs})`);
     }
   }
 }

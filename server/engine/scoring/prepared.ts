@@ -373,7 +373,7 @@ export class PreparedQuery {
 
   /** Document-at-a-time over the concepts' posting lists with a top-k heap. */
   search(k = 1000): SearchResult {
-    const top = new TopK(k);
+    const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
     let matchedDocs = 0;
     const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
     if (!this.root) return { hits: [], matchedDocs, ...base };
@@ -388,9 +388,9 @@ export class PreparedQuery {
         const e = this.evaluate(doc, tfOf, false);
         if (!e.matched) return;
         matchedDocs++;
-        if (top.wouldEnter(e.score)) top.offer({ doc, docno: this.reader.docno(doc), score: e.score });
+        if (top.wouldEnter(e.score)) top.offer(doc, e.score);
       });
-      return { hits: top.sorted(), matchedDocs, ...base, pruned: true };
+      return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
     const docs = this.rt.map((r) => r.postings().docs);
     const tfs = this.rt.map((r) => r.postings().tfs);
@@ -401,7 +401,7 @@ export class PreparedQuery {
       const e = this.evaluate(doc, tfOf, false);
       if (!e.matched) return;
       matchedDocs++;
-      if (top.wouldEnter(e.score)) top.offer({ doc, docno: this.reader.docno(doc), score: e.score });
+      if (top.wouldEnter(e.score)) top.offer(doc, e.score);
     };
     if (this.hasMatchAll) {
       for (let doc = 0; doc < this.numDocs; doc++) {
@@ -432,7 +432,7 @@ export class PreparedQuery {
         consider(doc);
       }
     }
-    return { hits: top.sorted(), matchedDocs, ...base };
+    return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base };
   }
 
   /**

@@ -3,29 +3,15 @@
  * trec_eval v9 (SEMANTICS.md §6.2): score descending compared as float32 (v9 stores `sim` as a
  * float), ties by docno descending, byte-wise.
  */
+import { compareDocno } from '../index/docno-order.js';
+
 export interface RankedDoc {
   doc: number;
   docno: string;
   score: number;
 }
 
-/**
- * Byte-wise (UTF-8) comparison, as trec_eval's strcmp. UTF-16 code-unit order equals UTF-8
- * byte order except where a surrogate meets a code unit at or above U+E000; only then do we
- * fall back to encoding.
- */
-export function compareDocno(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    if ((x < 0xd800 && y < 0xd800) || (x >= 0xd800 && x < 0xe000 && y >= 0xd800 && y < 0xe000)) return x < y ? -1 : 1;
-    return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-  }
-  return a.length - b.length < 0 ? -1 : 1;
-}
+export { compareDocno };
 
 /** Negative when `a` ranks before `b`. */
 export function compareRanked(a: RankedDoc, b: RankedDoc): number {
@@ -35,16 +21,35 @@ export function compareRanked(a: RankedDoc, b: RankedDoc): number {
   return -compareDocno(a.docno, b.docno);
 }
 
+/** A kept document: its score and its rank in docno order (the tie-break, ranks stand for docnos). */
+interface Kept {
+  doc: number;
+  rank: number;
+  score: number;
+}
+
+/** Negative when `a` ranks before `b`: compareRanked's order, with docno ranks for docnos. */
+function compareKept(a: Kept, b: Kept): number {
+  const fa = Math.fround(a.score);
+  const fb = Math.fround(b.score);
+  if (fa !== fb) return fa > fb ? -1 : 1;
+  return b.rank - a.rank;
+}
+
 /**
  * Keeps the k best documents seen so far: a binary heap whose root is the worst kept one,
- * so a new document enters only when it beats the root.
+ * so a new document enters only when it beats the root. Ties compare the documents' ranks in
+ * docno order (`rankOf`, from the index), so no docno string is built until `sorted`.
  */
 export class TopK {
-  private readonly heap: RankedDoc[] = [];
+  private readonly heap: Kept[] = [];
 
-  constructor(readonly k: number) {}
+  constructor(
+    readonly k: number,
+    private readonly rankOf: (doc: number) => number,
+  ) {}
 
-  /** True when `score` could enter (a cheap check before building the docno). */
+  /** True when `score` could enter (a cheap check before offering). */
   wouldEnter(score: number): boolean {
     if (this.heap.length < this.k) return true;
     return Math.fround(score) >= Math.fround(this.heap[0]!.score);
@@ -55,21 +60,22 @@ export class TopK {
     return this.k > 0 && this.heap.length >= this.k ? this.heap[0]!.score : undefined;
   }
 
-  offer(d: RankedDoc): void {
+  offer(doc: number, score: number): void {
     if (this.k <= 0) return;
+    const d = { doc, rank: this.rankOf(doc), score };
     const h = this.heap;
     if (h.length < this.k) {
       h.push(d);
       this.up(h.length - 1);
-    } else if (compareRanked(d, h[0]!) < 0) {
+    } else if (compareKept(d, h[0]!) < 0) {
       h[0] = d;
       this.down(0);
     }
   }
 
-  /** The kept documents, best first. */
-  sorted(): RankedDoc[] {
-    return [...this.heap].sort(compareRanked);
+  /** The kept documents, best first, with their docnos. */
+  sorted(docnoOf: (doc: number) => string): RankedDoc[] {
+    return [...this.heap].sort(compareKept).map((d) => ({ doc: d.doc, docno: docnoOf(d.doc), score: d.score }));
   }
 
   // The heap orders "worse" above "better": parent ranks after its children.
@@ -77,7 +83,7 @@ export class TopK {
     const h = this.heap;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (compareRanked(h[i]!, h[p]!) > 0) {
+      if (compareKept(h[i]!, h[p]!) > 0) {
         [h[i], h[p]] = [h[p]!, h[i]!];
         i = p;
       } else break;
@@ -90,8 +96,8 @@ export class TopK {
       const l = 2 * i + 1;
       const r = l + 1;
       let worst = i;
-      if (l < h.length && compareRanked(h[l]!, h[worst]!) > 0) worst = l;
-      if (r < h.length && compareRanked(h[r]!, h[worst]!) > 0) worst = r;
+      if (l < h.length && compareKept(h[l]!, h[worst]!) > 0) worst = l;
+      if (r < h.length && compareKept(h[r]!, h[worst]!) > 0) worst = r;
       if (worst === i) return;
       [h[i], h[worst]] = [h[worst]!, h[i]!];
       i = worst;

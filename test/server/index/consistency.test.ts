@@ -111,18 +111,18 @@ describe('index consistency: format 1 and header bytes', () => {
     expect(() => openIndex(dir)).toThrow(`index built with format 1, this querylens reads format ${FORMAT_VERSION}: rebuild with \`querylens index CORPUS… --out ${dir}\``);
   });
 
-  it('refuses a format-2 index (unblocked varint postings, read whole at open) with the rebuild message', async () => {
-    const dir = join(work, 'format2');
+  it('refuses a format-3 index (lexicon and document table read whole at open) with the rebuild message', async () => {
+    const dir = join(work, 'format3');
     await buildIndex([tiny], dir, {});
     for (const f of INDEX_FILES) {
       const data = readFileSync(join(dir, f));
-      // Format 2 had the same 48-byte header: only the version differs where the check looks.
-      data.writeUInt32LE(2, 4);
+      // Formats 2 and 3 had the same 48-byte header: only the version differs where the check looks.
+      data.writeUInt32LE(3, 4);
       data.writeUInt32LE(crc32(data.subarray(0, 24)) >>> 0, 24);
       writeFileSync(join(dir, f), data);
     }
-    expect(FORMAT_VERSION).toBe(3);
-    expect(() => openIndex(dir)).toThrow(`index built with format 2, this querylens reads format 3: rebuild with \`querylens index CORPUS… --out ${dir}\``);
+    expect(FORMAT_VERSION).toBe(4);
+    expect(() => openIndex(dir)).toThrow(`index built with format 3, this querylens reads format 4: rebuild with \`querylens index CORPUS… --out ${dir}\``);
   });
 
   it('refuses non-zero reserved header bytes', async () => {

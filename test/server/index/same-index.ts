@@ -11,7 +11,11 @@ export function expectSameIndex(a: IndexReader, b: IndexReader): void {
   const vocab = [...a.vocabulary()];
   expect([...b.vocabulary()]).toEqual(vocab);
   expect(b.vocabularySize()).toBe(a.vocabularySize());
-  for (const prefix of ['a', 'flo', 'zz', '1']) expect([...b.vocabulary(prefix)]).toEqual([...a.vocabulary(prefix)]);
+  // Prefixes and absent terms at and around lexicon block boundaries (32 terms a block on disk).
+  const probes = ['a', 'flo', 'zz', '1', '', '\u0000', '\uffff'];
+  for (let i = 0; i < vocab.length; i += 31) probes.push(vocab[i]!, vocab[i]!.slice(0, 2), vocab[i]! + '\u0000', vocab[i]!.slice(0, -1));
+  for (const prefix of probes) expect([...b.vocabulary(prefix)]).toEqual([...a.vocabulary(prefix)]);
+  for (const term of probes) expect(b.termStats(term)).toEqual(a.termStats(term));
   for (const term of vocab) {
     expect(b.termStats(term)).toEqual(a.termStats(term));
     const pa = a.postings(term)!;
@@ -40,6 +44,8 @@ export function expectSameIndex(a: IndexReader, b: IndexReader): void {
   for (let d = 0; d < n; d++) {
     expect(b.docno(d)).toBe(a.docno(d));
     expect(b.docByDocno(a.docno(d))).toBe(d);
+    expect(b.docnoRank(d)).toBe(a.docnoRank(d));
+    expect(b.docByDocno(a.docno(d) + '\u0000')).toBeUndefined();
     expect(b.docLength(d)).toBe(a.docLength(d));
     const va = a.docVector(d);
     const vb = b.docVector(d);

@@ -4,6 +4,7 @@
  * scorers that must not depend on the real analyser; the differential and golden tests use
  * the real memory index.
  */
+import { docnoOrder } from '../../../../server/engine/index/docno-order.js';
 import type { Analyzer, AnalyzedToken } from '../../../../server/engine/analysis/analyzer.js';
 import type { Extent, IndexReader, PostingList, StoredDocument, TermStats } from '../../../../server/engine/index/reader.js';
 import { ListBlockPostings } from '../../../../server/engine/index/postings-codec.js';
@@ -79,6 +80,7 @@ export function buildToyIndex(docs: ToyDoc[]): IndexReader {
     });
   }
   const vocab = [...postings.keys()].sort();
+  const { ranks } = docnoOrder(docs.map((d) => d.docno));
   const total = lengths.reduce((a, b) => a + b, 0);
   return {
     analyzer: toyAnalyzer,
@@ -86,6 +88,7 @@ export function buildToyIndex(docs: ToyDoc[]): IndexReader {
     stats: () => ({ numDocs: docs.length, totalTokens: total, avgDocLength: docs.length ? total / docs.length : 0 }),
     fields: () => fieldNames,
     docno: (doc) => docs[doc]!.docno,
+    docnoRank: (doc) => ranks[doc]!,
     docByDocno: (docno) => {
       const i = docs.findIndex((d) => d.docno === docno);
       return i < 0 ? undefined : i;
