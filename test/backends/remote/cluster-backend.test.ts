@@ -79,6 +79,31 @@ describe.each(KINDS)('%s backend over a replayed connection', (kind) => {
     expect(node.children[0]!.children[0]!.children.map((c) => c.description.split(',')[0])).toEqual(['boost', 'idf', 'tf']);
   });
 
+  it('search reports the shards that answered; the default search type is the cluster\'s own (no search_type)', async () => {
+    const { backend: b, requests } = backend(kind, () => ({ status: 200, fixture: 'search.json' }));
+    expect((await b.search(query, { k: 10 })).shards).toBe(1);
+    expect(new URLSearchParams(requests[0]!.querystring).get('search_type')).toBeNull();
+  });
+
+  it('"dfsQueryThenFetch": true makes every search (and the probe) carry search_type=dfs_query_then_fetch', async () => {
+    const { backend: b, requests } = backend(kind, (r) => ({ status: 200, fixture: (r.body as { size?: number }).size === 0 ? 'count-3-shards.json' : 'search.json' }), { dfsQueryThenFetch: true });
+    await b.search(query, { k: 10 });
+    expect(await b.probe()).toEqual({ numDocs: 1400, shards: 3 });
+    expect(requests.map((r) => new URLSearchParams(r.querystring).get('search_type'))).toEqual(['dfs_query_then_fetch', 'dfs_query_then_fetch']);
+  });
+
+  it('probe: one search with no hits that counts the documents and the shards', async () => {
+    const { backend: b, requests } = backend(kind, () => ({ status: 200, fixture: 'count-3-shards.json' }));
+    expect(await b.probe()).toEqual({ numDocs: 1400, shards: 3 });
+    expect(requests[0]!.path).toBe('/docs/_search');
+    expect(requests[0]!.body).toEqual({ query: { match_all: {} }, size: 0, track_total_hits: true });
+  });
+
+  it('probe of a missing index is an index-missing error', async () => {
+    const { backend: b } = backend(kind, () => ({ status: 404, fixture: 'error-404-index.json' }));
+    expect((await failure(b.probe())).kind).toBe('index-missing');
+  });
+
   it('explain of a document the query does not match says matched: false', async () => {
     const { backend: b } = backend(kind, () => ({ status: 200, fixture: 'explain-unmatched.json' }));
     expect((await b.explain(query, '7')).matched).toBe(false);
