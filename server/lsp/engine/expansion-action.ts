@@ -19,6 +19,7 @@ import type { EngineContext } from './context.js';
 import { layoutInDocument } from '../formatting.js';
 import { bo1Expansion, expandedQueryText, expansionWords, runnable } from './ranking.js';
 import type { EngineSession } from './session.js';
+import type { ClusterSession } from './cluster-session.js';
 
 export const BO1_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.bo1`;
 /** Terms named in the title; the rest are summarised by "…". */
@@ -54,11 +55,30 @@ export function bo1Action(session: EngineSession, request: CodeActionRequest, to
   };
 }
 
+/**
+ * Bo1 needs the feedback documents' term statistics, which this version reads from the local index
+ * only: on a cluster the action is offered disabled, with the reason, rather than missing.
+ */
+function bo1OnCluster(cluster: ClusterSession, request: CodeActionRequest): CodeAction[] {
+  if (!wants(request.context.only, BO1_ACTION_KIND)) return [];
+  const located = entryAt(request.doc, request.range.start);
+  if (!located || !runnable(located.entry)) return [];
+  return [
+    {
+      title: 'Add Bo1 expansion terms',
+      kind: BO1_ACTION_KIND,
+      disabled: { reason: `Bo1 expansion is not available on a cluster backend yet (this workspace ranks on ${cluster.backend.location}); remove "backend" from querylens.json to expand with the local index` },
+    },
+  ];
+}
+
 export function expansionActionModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/bo1-action',
     codeActions: (request, token) => {
       context.documents.see(request.doc);
+      const cluster = context.cluster();
+      if (cluster) return bo1OnCluster(cluster, request);
       const session = context.session();
       const action = session ? bo1Action(session, request, token) : null;
       return action ? [action] : [];

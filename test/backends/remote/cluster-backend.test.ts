@@ -1,6 +1,6 @@
 /**
  * The cluster backend through the official clients, without a cluster: each client's HTTP connection
- * replays recorded responses (mock-cluster.ts). Checks the requests sent (the search body is exactly
+ * replays recorded responses (test/support/mock-cluster.ts). Checks the requests sent (the search body is exactly
  * search-request.ts's), the results read back, and that every cluster failure is a typed ClusterError
  * with a one-line message saying what to do.
  */
@@ -12,7 +12,7 @@ import { validateClusterConfig, type ClusterConfig } from '../../../server/backe
 import { ClusterError } from '../../../server/backends/remote/errors.js';
 import { searchBody, type ClusterKind } from '../../../server/backends/search-request.js';
 import { evaluate } from '../../../server/engine/eval/index.js';
-import { replay, type RecordedRequest, type Reply } from './mock-cluster.js';
+import { replay, type RecordedRequest, type Reply } from '../../support/mock-cluster.js';
 
 const KINDS: ClusterKind[] = ['opensearch', 'elasticsearch'];
 const open: ClusterBackend[] = [];

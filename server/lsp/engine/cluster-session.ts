@@ -1,0 +1,78 @@
+/**
+ * What the engine features share when querylens.json has a `backend` section: the search cluster
+ * (server/backends/remote: every call a network round trip, so every feature that uses it is
+ * asynchronous), the qrels, what the probe learnt of the index, and per-session caches of
+ * promises (a query's ranking, a word's statistics), so that the lens, the results panel and
+ * explain share one request per query text. A rejected request is dropped from its cache: the next
+ * lens or request asks the cluster again (a 429 or a timeout passes).
+ *
+ * A new `ClusterSession` is made for every (re)configuration; the previous one's client is closed.
+ */
+import type { Qrels } from '../../engine/eval/index.js';
+import type { QueryAst } from '../../../grammar/index.js';
+import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
+import { queryMetrics } from '../../service/evaluation.js';
+import type { ResolvedConfig } from '../config.js';
+import { PREVIEW_MEASURES } from './session.js';
+
+/** Ranking depth of a query on the cluster: the depth metrics are computed at (trec_eval's usual cut). */
+export const CLUSTER_DEPTH = 1000;
+
+export class ClusterSession {
+  private readonly caches = new Map<string, Map<string, Promise<unknown>>>();
+  /** The index's size and shards, once the probe (or a search) has answered. */
+  summary: ClusterIndexSummary | null = null;
+
+  constructor(
+    readonly backend: ClusterBackend,
+    readonly config: ResolvedConfig,
+    readonly qrels: Qrels | null,
+  ) {}
+
+  /** `fetch()` once per key while it succeeds; a failure is not kept, so the next call retries. */
+  private cached<T>(name: string, key: string, fetch: () => Promise<T>): Promise<T> {
+    let cache = this.caches.get(name);
+    if (!cache) this.caches.set(name, (cache = new Map()));
+    let p = cache.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = fetch();
+      cache.set(key, p);
+      p.catch(() => cache.delete(key));
+    }
+    return p;
+  }
+
+  /** The query's top CLUSTER_DEPTH on the cluster, cached by dialect + text (the lens, the panel and explain share it). */
+  ranking(dialect: string, text: string, ast: QueryAst): Promise<ClusterSearchResult> {
+    return this.cached('ranking', `${dialect}\0${text}`, async () => {
+      const result = await this.backend.search(ast, { k: CLUSTER_DEPTH, scorer: this.config.scorer.name });
+      if (result.shards !== null && this.summary) this.summary = { ...this.summary, shards: result.shards };
+      return result;
+    });
+  }
+
+  /** `_termvectors` statistics of the words of `text` in `field` (one shard's; see ClusterTermStatistics). */
+  termStatistics(text: string, field: string): Promise<ClusterTermStatistics> {
+    return this.cached('terms', `${field}\0${text}`, () => this.backend.termStatistics(text, field));
+  }
+
+  /** Whether scores use each shard's own statistics: more than one shard, searched without dfs_query_then_fetch. */
+  perShardStatistics(): boolean {
+    return !!this.summary && this.summary.shards > 1 && !this.backend.config.dfsQueryThenFetch;
+  }
+
+  relevance(qid: string | null, docno: string): number | null {
+    if (qid === null) return null;
+    return this.qrels?.get(qid)?.get(docno) ?? null;
+  }
+
+  /** trec_eval measures (querylens's own, never the cluster's `_rank_eval`) of the cluster's ranking. */
+  metrics(qid: string | null, hits: readonly { docno: string; score: number }[], measures = PREVIEW_MEASURES): Record<string, number> | null {
+    if (qid === null || !this.qrels) return null;
+    return queryMetrics(this.qrels, qid, hits, measures);
+  }
+
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+}
