@@ -227,7 +227,22 @@ export function mergeConfig(file: QuerylensConfig, settings: QuerylensConfig): Q
 export function resolveBackend(raw: unknown, root: string | null, file?: { path: string; text: string }): ResolvedBackend | null {
   if (raw === undefined) return null;
   try {
-    if (file) return { config: parseClusterConfig(file.text, file.path) };
+    if (file) {
+      const config = parseClusterConfig(file.text, file.path);
+      // Like the path keys (confineToWorkspace): a workspace's file may only name a CA file inside the workspace.
+      const real = config.caFile ? realPathOrAncestor(config.caFile) : undefined;
+      const rootReal = root ? (realPathOrAncestor(root) ?? resolve(root)) : null;
+      if (config.caFile && rootReal && (real === null || !isInside(real!, rootReal))) {
+        const where = keyLocation(file.text, 'caFile');
+        return {
+          error:
+            `${file.path}${where ? `:${where.line}:${where.column}` : ''}: "caFile" ${config.caFile} is outside the workspace folder ${rootReal}; ` +
+            'a workspace\'s querylens.json may only name files inside the workspace. Move the CA file into the workspace, or set the backend in your own user settings',
+          ...where,
+        };
+      }
+      return { config };
+    }
     const config = validateClusterConfig(raw);
     return { config: config.caFile && root && !isAbsolute(config.caFile) ? { ...config, caFile: join(root, config.caFile) } : config };
   } catch (err) {

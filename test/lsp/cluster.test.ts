@@ -83,7 +83,7 @@ async function until<T>(predicate: () => T | undefined | false, what: string, ti
 /** A workspace with querylens.json (`backend` plus qrels), the server on it, and the query file open. */
 async function start(
   answer: (r: RecordedRequest) => Reply,
-  options: { kind?: ClusterKind; backend?: Record<string, unknown>; env?: NodeJS.ProcessEnv; configText?: string } = {},
+  options: { kind?: ClusterKind; backend?: Record<string, unknown>; env?: NodeJS.ProcessEnv; configText?: string; initializationOptions?: unknown } = {},
 ): Promise<Session> {
   const kind = options.kind ?? 'opensearch';
   const root = mkdtempSync(join(tmpdir(), 'querylens-cluster-lsp-'));
@@ -109,7 +109,7 @@ async function start(
   client.onRequest('client/registerCapability', () => null);
   client.listen();
   const rootUri = pathToFileURL(root).href;
-  await client.sendRequest('initialize', { processId: null, rootUri, workspaceFolders: [{ uri: rootUri, name: 'ws' }], capabilities: {} });
+  await client.sendRequest('initialize', { processId: null, rootUri, workspaceFolders: [{ uri: rootUri, name: 'ws' }], capabilities: {}, initializationOptions: options.initializationOptions });
   await client.sendNotification('initialized', {});
   await until(() => session.statuses.length > 0, 'the status notification');
   await client.sendNotification('textDocument/didOpen', { textDocument: { uri: session.uri, languageId: 'indri', version: 1, text: QUERIES } });
@@ -293,6 +293,20 @@ describe('configuration problems', () => {
     expect(status(s).configProblems.map((p) => [p.line, p.column])).toEqual([[3, 13]]);
     expect(s.requests).toEqual([]);
     expect(await lenses(s)).toEqual([]);
+  });
+
+  it('a "caFile" outside the workspace is refused, located, before any request', async () => {
+    const s = await start(healthy(), { backend: { caFile: '../../etc/ca.pem' } });
+    expect(status(s).index.state).toBe('error');
+    expect(status(s).index.message).toMatch(/querylens\.json:\d+:\d+: "caFile" .* is outside the workspace folder/);
+    expect(s.requests).toEqual([]);
+  });
+
+  it('an untrusted workspace never contacts the cluster its querylens.json names', async () => {
+    const s = await start(healthy(), { initializationOptions: { trusted: false } });
+    expect(status(s).index.state).toBe('untrusted');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.requests).toEqual([]);
   });
 
   it('a half-set credential pair is an error status naming the variables', async () => {
