@@ -323,18 +323,89 @@ describe('configuration problems', () => {
   });
 });
 
-describe('features not yet on a cluster', () => {
-  it('the Bo1 action is offered disabled with the reason; compare says it is not available on a cluster backend yet', async () => {
-    const s = await start(healthy());
+/** A `_termvectors` response of `field` with `terms` (term → [tf, df, ttf]). */
+function termVectors(field: string, terms: Record<string, [number, number, number]>, docCount = 1400, sumTtf = 181024): Reply {
+  const body = {
+    found: true,
+    term_vectors: {
+      [field]: {
+        field_statistics: { sum_doc_freq: 92345, doc_count: docCount, sum_ttf: sumTtf },
+        terms: Object.fromEntries(Object.entries(terms).map(([t, [tf, df, ttf]]) => [t, { term_freq: tf, doc_freq: df, ttf }])),
+      },
+    },
+  };
+  return { status: 200, text: JSON.stringify(body) };
+}
+
+/** What a cluster read the words and the feedback documents 184, 29, 1002 (the top 3 of search.json) as. */
+function withTermVectors(fallback: (r: RecordedRequest) => Reply): (r: RecordedRequest) => Reply {
+  const docs: Record<string, Record<string, [number, number, number]>> = {
+    '184': { skin: [1, 10, 20], lamin: [2, 50, 100] },
+    '29': { skin: [2, 10, 20], friction: [1, 30, 40], lamin: [1, 50, 100] },
+    '1002': { lamin: [1, 50, 100], plate: [3, 5, 9] },
+  };
+  return (r) => {
+    if (!r.path.startsWith('/docs/_termvectors')) return fallback(r);
+    const params = { ...Object.fromEntries(new URLSearchParams(r.querystring)), ...(r.body as object) } as { fields?: string | string[]; doc?: Record<string, string> };
+    const field = String(params.fields);
+    const id = r.path.split('/')[3];
+    if (id === undefined) {
+      const word = Object.values(params.doc ?? {})[0]!;
+      return termVectors(field, { [word.toLowerCase()]: [1, 0, 0] });
+    }
+    // Only the text field holds these words; the title field's vector is empty.
+    return field === 'text' ? termVectors('text', docs[id]!) : { status: 200, text: JSON.stringify({ found: true, term_vectors: {} }) };
+  };
+}
+
+describe('Bo1 expansion on a cluster', () => {
+  it('expands from the cluster\'s top 3 with term statistics from _termvectors, weights as SEMANTICS.md §4.5', async () => {
+    const s = await start(withTermVectors(healthy()));
     const actions = (await s.client.sendRequest('textDocument/codeAction', {
       textDocument: { uri: s.uri },
       range: { start: { line: 1, character: 3 }, end: { line: 1, character: 3 } },
       context: { diagnostics: [] },
     })) as CodeAction[];
     const bo1 = actions.find((a) => a.title.startsWith('Add Bo1'))!;
-    expect(bo1.disabled?.reason).toMatch(/not available on a cluster backend yet/);
+    expect(bo1.disabled).toBeUndefined();
+    // The formula by hand: w = tfx·log2((1+Pn)/Pn) + log2(1+Pn), Pn = F/N; normalised by the weight of a term
+    // with F = tfx of the best term over N' = tokens / average length (= N); the two-document filter drops plate.
+    const N = 1400;
+    const w = (tfx: number, F: number) => tfx * Math.log2((1 + F / N) / (F / N)) + Math.log2(1 + F / N);
+    const raw = { skin: w(3, 20), friction: w(1, 40), lamin: w(4, 100) };
+    const best = Object.entries({ skin: [3, raw.skin], friction: [1, raw.friction], lamin: [4, raw.lamin] }).sort((a, b) => b[1][1]! - a[1][1]!)[0]![1][0]!;
+    const norm = w(best, best);
+    const expected = { skin: 1 + raw.skin / norm, friction: 1 + raw.friction / norm, lamin: raw.lamin / norm };
+    const data = bo1.data as { terms: { term: string; weight: number; isOriginal: boolean }[]; feedbackDocnos: string[]; statistics: string };
+    expect(data.feedbackDocnos).toEqual(['184', '29', '1002']);
+    expect(data.statistics).toBe('one-shard');
+    expect(Object.fromEntries(data.terms.map((t) => [t.term, t.weight]))).toEqual({ skin: expect.closeTo(expected.skin, 12), friction: expect.closeTo(expected.friction, 12), lamin: expect.closeTo(expected.lamin, 12) });
+    expect(data.terms.find((t) => t.term === 'lamin')!.isOriginal).toBe(false);
+    // The edit: the user's words for the original terms, the cluster's term for the added one, 3 digits.
+    const edit = bo1.edit!.changes![s.uri]![0]!;
+    const r3 = (x: number) => String(Number(x.toPrecision(3)));
+    expect(edit.newText).toBe(`#weight( ${r3(expected.skin)} skin ${r3(expected.friction)} friction ${r3(expected.lamin)} lamin )`);
+    expect(edit.range).toEqual({ start: { line: 1, character: 2 }, end: { line: 1, character: 15 } });
+  });
+
+  it('a cluster failure makes the action disabled with the reason', async () => {
+    const s = await start(healthy({ search: { status: 429, fixture: 'error-429.json' } }));
+    const actions = (await s.client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: s.uri },
+      range: { start: { line: 1, character: 3 }, end: { line: 1, character: 3 } },
+      context: { diagnostics: [] },
+    })) as CodeAction[];
+    const bo1 = actions.find((a) => a.title.startsWith('Add Bo1'))!;
+    expect(bo1.disabled?.reason).toMatch(/^Bo1 expansion needs the cluster: .*429.*\(cluster\/too-many-requests\)$/);
     expect(bo1.edit).toBeUndefined();
+  });
+});
+
+describe('requests not yet on a cluster', () => {
+  it('compare says it is not available on a cluster backend yet', async () => {
+    const s = await start(healthy());
     const e = await rejection(s.client.sendRequest('querylens/compare', { uri: s.uri, qid: '1' }));
-    expect(e.message).toMatch(/not available on a cluster backend yet .*OpenSearch|opensearch/);
+    expect(e.message).toMatch(/not available on a cluster backend yet \(this workspace ranks on opensearch http:\/\/localhost:9200\/docs\)/);
+    expect(e.data).toEqual({ backend: 'cluster' });
   });
 });

@@ -12,6 +12,7 @@ import type { Qrels } from '../../engine/eval/index.js';
 import type { QueryAst } from '../../../grammar/index.js';
 import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
+import { expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
 import type { ResolvedConfig } from '../config.js';
 import { PREVIEW_MEASURES } from './session.js';
 
@@ -54,6 +55,15 @@ export class ClusterSession {
   /** `_termvectors` statistics of the words of `text` in `field` (one shard's; see ClusterTermStatistics). */
   termStatistics(text: string, field: string): Promise<ClusterTermStatistics> {
     return this.cached('terms', `${field}\0${text}`, () => this.backend.termStatistics(text, field));
+  }
+
+  /** Bo1 of the query from its top `expansion.fbDocs` on the cluster (cluster-expansion.ts), cached by dialect + text. */
+  expansion(dialect: string, text: string, ast: QueryAst): Promise<ClusterExpansion> {
+    return this.cached('bo1', `${dialect}\0${text}`, async () => {
+      const { fbDocs, fbTerms } = this.config.expansion;
+      const ranking = await this.ranking(dialect, text, ast);
+      return expandOnCluster(this.backend, ast, ranking.hits.slice(0, fbDocs).map((h) => h.docno), { fbTerms });
+    });
   }
 
   /** Whether scores use each shard's own statistics: more than one shard, searched without dfs_query_then_fetch. */
