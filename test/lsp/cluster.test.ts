@@ -159,10 +159,12 @@ describe.each(['opensearch', 'elasticsearch'] as const)('the editor on %s', (kin
     expect(found[0]!.command!.command).toBe('querylens.showResults');
     // Query 2 has no qrels: no metric.
     expect(found[1]!.command!.title).toBe(`▶ 3 results · top: transition in hypersonic flow · ${kind}`);
-    // One search per query (the ranking is cached for the lens, the panel and explain), at depth 1000.
-    expect(searches(s).map((r) => (r.body as { size: number }).size)).toEqual([1000, 1000]);
+    // One search of 10 hits per query, cached; once the panel has ranked a query to depth 1000, its lens uses that.
+    expect(searches(s).map((r) => (r.body as { size: number }).size)).toEqual([10, 10]);
     await lenses(s);
     expect(searches(s)).toHaveLength(2);
+    await s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1', explain: false });
+    expect(searches(s).map((r) => (r.body as { size: number }).size)).toEqual([10, 10, 1000]);
   });
 
   it('querylens/preview: the top k with snippets from _source, _explain trees and all metrics', async () => {

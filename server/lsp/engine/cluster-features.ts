@@ -1,6 +1,6 @@
 /**
  * The editor on a search cluster (querylens.json `backend`; cluster-session.ts), asynchronously:
- * - the preview lens: `▶ N results · nDCG@10 … · top: <title>` from the cluster's ranking, metrics
+ * - the preview lens: `▶ N results · nDCG@10 … · top: <title>` from the cluster's top 10, metrics
  *   computed by querylens's trec_eval-exact code; a failure is a lens that says what failed;
  * - hover statistics of a word: df / cf of each analysed term from `_termvectors` (the cluster's own
  *   analyser), said to be one shard's statistics;
@@ -54,7 +54,7 @@ function shorten(text: string, n: number): string {
 // ---------------------------------------------------------------- lens
 
 async function lensTitle(session: ClusterSession, entry: QueryEntry): Promise<string> {
-  const result = await session.ranking(entry.dialect, entry.text, entry.result.ast);
+  const result = await session.topTen(entry.dialect, entry.text, entry.result.ast);
   const top = result.hits.slice(0, 10);
   const parts = [`▶ ${result.matchedDocs.toLocaleString('en-US')} result${result.matchedDocs === 1 ? '' : 's'}`];
   const qid = judgedQid(entry);
@@ -126,9 +126,8 @@ export async function clusterHover(session: ClusterSession, at: QueryPosition): 
 // ---------------------------------------------------------------- diagnostics
 
 /** The translation-fidelity diagnostics of one query, with their cluster codes (query-relative ranges). */
-function translationProblems(session: ClusterSession, ast: QueryAst): QueryDiagnostic[] {
-  const { diagnostics } = session.backend.translate(ast, session.config.scorer.name);
-  return diagnostics.map((d) => ({ ...d, code: DSL_CODES[d.code] ?? `cluster/${d.code.replace(/^translate\//, '')}`, message: `On the cluster: ${d.message}` }));
+function translationProblems(session: ClusterSession, entry: QueryEntry): QueryDiagnostic[] {
+  return session.translation(entry.dialect, entry.text, entry.result.ast).map((d) => ({ ...d, code: DSL_CODES[d.code] ?? `cluster/${d.code.replace(/^translate\//, '')}`, message: `On the cluster: ${d.message}` }));
 }
 
 export function clusterDiagnostics(session: ClusterSession, doc: QueryDocument): Diagnostic[] {
@@ -136,7 +135,7 @@ export function clusterDiagnostics(session: ClusterSession, doc: QueryDocument):
   const perShard = session.perShardStatistics();
   for (const entry of doc.source.entries) {
     if (!runnable(entry)) continue;
-    for (const d of translationProblems(session, entry.result.ast)) out.push(toLspDiagnostic(doc, entry, d));
+    for (const d of translationProblems(session, entry)) out.push(toLspDiagnostic(doc, entry, d));
     if (perShard) {
       // Once per query, on its first operator or word.
       const root = entry.result.ast.root!;

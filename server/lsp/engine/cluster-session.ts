@@ -9,7 +9,7 @@
  * A new `ClusterSession` is made for every (re)configuration; the previous one's client is closed.
  */
 import type { Qrels } from '../../engine/eval/index.js';
-import type { QueryAst } from '../../../grammar/index.js';
+import type { QueryAst, QueryDiagnostic } from '../../../grammar/index.js';
 import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
 import { expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
@@ -21,6 +21,7 @@ export const CLUSTER_DEPTH = 1000;
 
 export class ClusterSession {
   private readonly caches = new Map<string, Map<string, Promise<unknown>>>();
+  private readonly translations = new Map<string, QueryDiagnostic[]>();
   /** The index's size and shards, once the probe (or a search) has answered. */
   summary: ClusterIndexSummary | null = null;
 
@@ -43,13 +44,33 @@ export class ClusterSession {
     return p;
   }
 
-  /** The query's top CLUSTER_DEPTH on the cluster, cached by dialect + text (the lens, the panel and explain share it). */
+  /** The query's top CLUSTER_DEPTH on the cluster, cached by dialect + text (the panel, explain and Bo1 share it). */
   ranking(dialect: string, text: string, ast: QueryAst): Promise<ClusterSearchResult> {
-    return this.cached('ranking', `${dialect}\0${text}`, async () => {
-      const result = await this.backend.search(ast, { k: CLUSTER_DEPTH, scorer: this.config.scorer.name });
-      if (result.shards !== null && this.summary) this.summary = { ...this.summary, shards: result.shards };
-      return result;
-    });
+    return this.cached('ranking', `${dialect}\0${text}`, () => this.search(ast, CLUSTER_DEPTH));
+  }
+
+  /**
+   * The query's top 10 (the preview lens): the full ranking when one is cached, else a search of 10 hits,
+   * so a file of queries does not fetch 1000 documents' `_source` per query just for its lenses.
+   */
+  topTen(dialect: string, text: string, ast: QueryAst): Promise<ClusterSearchResult> {
+    const key = `${dialect}\0${text}`;
+    const full = this.caches.get('ranking')?.get(key) as Promise<ClusterSearchResult> | undefined;
+    return full ?? this.cached('top-ten', key, () => this.search(ast, 10));
+  }
+
+  private async search(ast: QueryAst, k: number): Promise<ClusterSearchResult> {
+    const result = await this.backend.search(ast, { k, scorer: this.config.scorer.name });
+    if (result.shards !== null && this.summary) this.summary = { ...this.summary, shards: result.shards };
+    return result;
+  }
+
+  /** The translation-fidelity diagnostics of a query (no request: the translation is local), cached by dialect + text. */
+  translation(dialect: string, text: string, ast: QueryAst): QueryDiagnostic[] {
+    const key = `${dialect}\0${text}`;
+    let found = this.translations.get(key);
+    if (!found) this.translations.set(key, (found = this.backend.translate(ast, this.config.scorer.name).diagnostics));
+    return found;
   }
 
   /** `_termvectors` statistics of the words of `text` in `field` (one shard's; see ClusterTermStatistics). */
