@@ -276,6 +276,20 @@ describe('cluster errors are explained states in the editor', () => {
     expect(e.data).toEqual({ cluster: code });
   });
 
+  // A shard failure is a search response's: _termvectors and _explain address one document on one shard.
+  it.each(cases.filter((c) => c.name !== 'shard failures'))('$name on _termvectors and _explain: the hover and querylens/explain say what failed', async ({ reply, code, says }) => {
+    const answer = healthy();
+    const s = await start((r) => (r.path.includes('/_termvectors') || r.path.includes('/_explain/') ? reply : answer(r)));
+    const hover = (await s.client.sendRequest('textDocument/hover', { textDocument: { uri: s.uri }, position: { line: 0, character: 13 } })) as Hover;
+    const text = (hover.contents as MarkupContent).value;
+    expect(text).toMatch(/Statistics of \*\*boundary\*\* are unavailable: /);
+    expect(text).toMatch(says);
+    expect(text).toContain(`(${code})`);
+    const e = await rejection(s.client.sendRequest('querylens/explain', { uri: s.uri, qid: '1', docno: '29' }));
+    expect(e.message).toMatch(says);
+    expect(e.data).toEqual({ cluster: code });
+  });
+
   it('a failed search is not cached: the next lens asks again and shows the ranking', async () => {
     let fail = true;
     const answer = healthy();
