@@ -247,6 +247,7 @@ describe('cluster errors are explained states in the editor', () => {
     { name: '404 index', reply: { status: 404, fixture: 'error-404-index.json' }, code: 'cluster/index-missing', says: /index 'docs' does not exist .*check "index"/ },
     { name: '429', reply: { status: 429, fixture: 'error-429.json' }, code: 'cluster/too-many-requests', says: /too many \(429\).*wait and retry/ },
     { name: 'timeout', reply: { fail: 'timeout' }, code: 'cluster/timeout', says: /did not answer in time; raise "timeoutMs"/ },
+    { name: 'connection refused', reply: { fail: 'refused' }, code: 'cluster/connection-refused', says: /cannot connect to .*connection refused; check "url" and that the cluster is running/ },
     { name: 'shard failures', reply: { status: 200, fixture: 'shard-failures.json' }, code: 'cluster/shard-failures', says: /1 of 5 shards of index 'docs' failed.*ranking would be incomplete/ },
   ];
 
