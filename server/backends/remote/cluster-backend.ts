@@ -341,6 +341,11 @@ export class ClusterBackend {
     return { run, diagnostics };
   }
 
+  /** A hit's title and text (hitText with this backend's fields), for callers that load the clients lazily. */
+  hitText(hit: ClusterHit): { title: string; text: string } {
+    return hitText(hit, this.config);
+  }
+
   /** Closes the client's connections. */
   close(): Promise<void> {
     return this.requests.close();

@@ -15,7 +15,8 @@
  */
 import { ErrorCodes, MarkupKind, ResponseError, type CancellationToken, type CodeLens, type Diagnostic, type MarkupContent } from 'vscode-languageserver';
 import { walk, type QueryAst, type QueryDiagnostic, type QueryEntry } from '../../../grammar/index.js';
-import { hitText, type ClusterHit } from '../../backends/remote/cluster-backend.js';
+// Types only: the clients load when a cluster is configured (provider.ts imports the backend lazily).
+import type { ClusterHit } from '../../backends/remote/cluster-backend.js';
 import { snippetOf, type Snippet } from '../../service/snippets.js';
 import { toLspDiagnostic } from '../diagnostics.js';
 import { nodesAt, rangeInFile, type QueryDocument } from '../documents.js';
@@ -65,7 +66,7 @@ async function lensTitle(session: ClusterSession, entry: QueryEntry): Promise<st
     if (unjudged) parts.push(`${unjudged} of the top ${top.length} unjudged`);
   }
   if (top.length > 0) {
-    const title = hitText(top[0]!, session.backend.config).title || top[0]!.docno;
+    const title = session.backend.hitText(top[0]!).title || top[0]!.docno;
     parts.push(`top: ${shorten(title, 60)}`);
   }
   parts.push(session.backend.config.type);
@@ -184,7 +185,7 @@ function clusterFailure(err: unknown): never {
 }
 
 function snippetOfHit(session: ClusterSession, hit: ClusterHit, words: ReadonlySet<string>): Snippet {
-  return snippetOf(wordAnalyzer, hitText(hit, session.backend.config).text, words);
+  return snippetOf(wordAnalyzer, session.backend.hitText(hit).text, words);
 }
 
 /** `querylens/preview` on a cluster: the query's top k (after offset) with snippets from `_source` and `_explain` trees. */
@@ -208,7 +209,7 @@ export async function clusterPreview(
       hits.push({
         rank: window.offset + i + 1,
         docno: h.docno,
-        title: hitText(h, session.backend.config).title,
+        title: session.backend.hitText(h).title,
         snippet: snippetOfHit(session, h, words),
         score: h.score,
         ...(explanation ? { explanation: { value: explanation.value, description: explanation.description, children: explanation.children, matched: explanation.matched } } : {}),
@@ -243,7 +244,7 @@ function relevantNotShown(session: ClusterSession, qid: string | null, hits: rea
     const rank = rankOf.get(docno) ?? null;
     if (rank !== null && rank <= shown) continue;
     // Titles of documents outside the ranking would cost one request each: the docno stands for them.
-    out.push({ docno, title: rank === null ? '' : hitText(hits[rank - 1]!, session.backend.config).title, relevance, rank });
+    out.push({ docno, title: rank === null ? '' : session.backend.hitText(hits[rank - 1]!).title, relevance, rank });
   }
   out.sort((a, b) => b.relevance - a.relevance || (a.rank ?? Infinity) - (b.rank ?? Infinity) || (a.docno < b.docno ? -1 : a.docno > b.docno ? 1 : 0));
   return out.slice(0, 50);
