@@ -188,6 +188,20 @@ describe.each(['opensearch', 'elasticsearch'] as const)('the editor on %s', (kin
     expect(result.warnings.map((w) => w.code)).toContain('cluster/approximated');
   });
 
+  it('querylens/preview: each hit gets its own _explain tree (requests in groups, answers in rank order)', async () => {
+    const answer = healthy();
+    const s = await start((r) => {
+      const id = /\/_explain\/(.+)$/.exec(r.path)?.[1];
+      return id ? { status: 200, text: JSON.stringify({ _id: id, matched: true, explanation: { value: Number(id), description: `doc ${id}`, details: [] } }) } : answer(r);
+    }, { kind });
+    const result = (await s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1', k: 3 })) as PreviewResult;
+    expect(result.hits.map((h) => [h.docno, h.explanation!.value, h.explanation!.description])).toEqual([
+      ['184', 184, 'doc 184'],
+      ['29', 29, 'doc 29'],
+      ['1002', 1002, 'doc 1002'],
+    ]);
+  });
+
   it('querylens/explain: _explain of the document with its rank and title', async () => {
     const s = await start(healthy(), { kind });
     const result = (await s.client.sendRequest('querylens/explain', { uri: s.uri, qid: '1', docno: '29' })) as ExplainResult;

@@ -40,6 +40,9 @@ const DSL_CODES: Record<string, string> = {
 
 export const PER_SHARD_CODE = 'cluster/per-shard-statistics';
 
+/** `_explain` requests in flight at once for one results page. */
+const EXPLAIN_CONCURRENCY = 4;
+
 /** A ClusterError (or anything else) as one line with its code. */
 function failureText(err: unknown): string {
   const e = err as { message?: string; code?: string };
@@ -203,9 +206,18 @@ export async function clusterPreview(
     const words = queryWords(ast);
     const qid = judgedQid(entry);
     const hits: PreviewHit[] = [];
-    for (const [i, h] of result.hits.slice(window.offset, window.offset + window.k).entries()) {
-      const explanation = window.explain ? await session.backend.explain(ast, h.docno, { scorer: session.config.scorer.name }) : undefined;
-      if (explanation) await step();
+    const shown = result.hits.slice(window.offset, window.offset + window.k);
+    const explanations: (Awaited<ReturnType<ClusterSession['backend']['explain']>> | undefined)[] = [];
+    if (window.explain) {
+      // A few `_explain` requests at a time: one round trip per group instead of per hit, without flooding the cluster.
+      for (let i = 0; i < shown.length; i += EXPLAIN_CONCURRENCY) {
+        const group = shown.slice(i, i + EXPLAIN_CONCURRENCY);
+        explanations.push(...(await Promise.all(group.map((h) => session.backend.explain(ast, h.docno, { scorer: session.config.scorer.name })))));
+        await step();
+      }
+    }
+    for (const [i, h] of shown.entries()) {
+      const explanation = explanations[i];
       hits.push({
         rank: window.offset + i + 1,
         docno: h.docno,
