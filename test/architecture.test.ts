@@ -140,6 +140,14 @@ describe('architecture invariants', () => {
     expect(violations('server/backends', (s) => s.startsWith('server/lsp') || s.startsWith('server/cli') || s.startsWith('vscode'))).toEqual([]);
   });
 
+  it('the language server loads the cluster clients only when a cluster is configured (type imports or import())', () => {
+    // cluster-backend.ts imports both official clients; a static value import would load them on every start.
+    const eager = sources(join(ROOT, 'server/lsp')).filter((f) =>
+      /^import\s+(?!type\b)[^;]*?from\s+['"][^'"]*backends\/remote\/cluster-backend\.js['"]/m.test(readFileSync(f, 'utf8')),
+    );
+    expect(eager.map((f) => relative(ROOT, f))).toEqual([]);
+  });
+
   it('only the client imports the vscode API', () => {
     for (const folder of ['grammar', 'server']) {
       expect(violations(folder, (s) => s === 'vscode' || s === 'vscode-languageclient' || s.startsWith('vscode-languageclient/'))).toEqual([]);

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DEFAULT_SCORER, SCORER_NAMES, SCORERS, type ScorerName } from '../engine/scoring/scorers.js';
 import { parseFieldParamName } from '../engine/scoring/bm25f.js';
+import { ClusterConfigError, parseClusterConfig, validateClusterConfig, type ClusterConfig } from '../backends/remote/config.js';
 
 export const CONFIG_FILE_NAME = 'querylens.json';
 
@@ -70,7 +71,19 @@ export interface QuerylensConfig {
   model?: string;
   device?: Device;
   formatting?: FormattingConfig;
+  /**
+   * A search cluster to rank on instead of the local index (server/backends/remote/config.ts; checked
+   * there, when the configuration is resolved). Credentials come from the environment only.
+   */
+  backend?: unknown;
 }
+
+/**
+ * The `backend` section once checked: a cluster configuration, or why it cannot be used (located in
+ * querylens.json when it came from there). Never silently dropped: a broken section must not fall
+ * back to ranking on the local index.
+ */
+export type ResolvedBackend = { config: ClusterConfig } | { error: string; line?: number; column?: number };
 
 /** Settings with defaults applied and paths made absolute. */
 export interface ResolvedConfig {
@@ -82,6 +95,8 @@ export interface ResolvedConfig {
   model: string | null;
   device: Device;
   formatting: Required<FormattingConfig>;
+  /** The cluster the session ranks on; null: the local index (the default). */
+  backend: ResolvedBackend | null;
   /** Folder relative paths were resolved against (null without a workspace). */
   root: string | null;
 }
@@ -102,7 +117,7 @@ export const DEFAULTS = {
   formatting: { width: 80 } as Required<FormattingConfig>,
 };
 
-type FieldCheck = 'string' | 'number' | 'positiveInt' | readonly string[];
+type FieldCheck = 'string' | 'number' | 'positiveInt' | 'object' | readonly string[];
 
 const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
   corpus: 'string',
@@ -113,6 +128,8 @@ const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
   scorer: { name: SCORER_NAMES, k1: 'number', b: 'number', mu: 'number' },
   expansion: { method: ['none', 'bo1'], fbDocs: 'positiveInt', fbTerms: 'positiveInt' },
   formatting: { width: 'positiveInt' },
+  // Its keys are the cluster backend's (checked by validateClusterConfig in resolveConfig).
+  backend: 'object',
 };
 
 function checkValue(value: unknown, check: FieldCheck): string | null {
@@ -126,6 +143,8 @@ function checkValue(value: unknown, check: FieldCheck): string | null {
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'positiveInt':
       return Number.isInteger(value) && (value as number) > 0 ? null : 'must be a positive integer';
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'must be an object';
   }
   return null;
 }
@@ -200,7 +219,39 @@ export function mergeConfig(file: QuerylensConfig, settings: QuerylensConfig): Q
   };
 }
 
-export function resolveConfig(config: QuerylensConfig, root: string | null): ResolvedConfig {
+/**
+ * Checks the `backend` section. `file` (querylens.json's path and text) places an error at its key
+ * and resolves "caFile" against the file's folder; without it (the section came from the client's
+ * settings) messages name the key and "caFile" is resolved against the workspace folder.
+ */
+export function resolveBackend(raw: unknown, root: string | null, file?: { path: string; text: string }): ResolvedBackend | null {
+  if (raw === undefined) return null;
+  try {
+    if (file) {
+      const config = parseClusterConfig(file.text, file.path);
+      // Like the path keys (confineToWorkspace): a workspace's file may only name a CA file inside the workspace.
+      const real = config.caFile ? realPathOrAncestor(config.caFile) : undefined;
+      const rootReal = root ? (realPathOrAncestor(root) ?? resolve(root)) : null;
+      if (config.caFile && rootReal && (real === null || !isInside(real!, rootReal))) {
+        const where = keyLocation(file.text, 'caFile');
+        return {
+          error:
+            `${file.path}${where ? `:${where.line}:${where.column}` : ''}: "caFile" ${config.caFile} is outside the workspace folder ${rootReal}; ` +
+            'a workspace\'s querylens.json may only name files inside the workspace. Move the CA file into the workspace, or set the backend in your own user settings',
+          ...where,
+        };
+      }
+      return { config };
+    }
+    const config = validateClusterConfig(raw);
+    return { config: config.caFile && root && !isAbsolute(config.caFile) ? { ...config, caFile: join(root, config.caFile) } : config };
+  } catch (err) {
+    if (err instanceof ClusterConfigError) return { error: err.message, ...(err.line ? { line: err.line, column: err.column } : {}) };
+    throw err;
+  }
+}
+
+export function resolveConfig(config: QuerylensConfig, root: string | null, backendFile?: { path: string; text: string }): ResolvedConfig {
   const path = (p: string | undefined): string | null => {
     if (!p) return null;
     if (isAbsolute(p) || !root) return resolve(p);
@@ -215,6 +266,7 @@ export function resolveConfig(config: QuerylensConfig, root: string | null): Res
     expansion: { ...DEFAULTS.expansion, ...config.expansion },
     device: config.device ?? DEFAULTS.device,
     formatting: { ...DEFAULTS.formatting, ...config.formatting },
+    backend: resolveBackend(config.backend, root, backendFile),
     root,
   };
 }

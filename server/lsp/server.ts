@@ -12,7 +12,7 @@
  * index/model or a broken querylens.json; those become diagnostics, status notifications
  * or messages.
  */
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   CancellationToken,
@@ -356,9 +356,15 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
       const settings = validateConfig(settingsRaw, 'settings');
       // The workspace's file may only name paths inside the workspace; the user's settings are trusted.
       const confined = confineToWorkspace(file.config, settings.config, root, file.text);
-      config = resolveConfig(mergeConfig(confined.config, settings.config), root);
+      // A backend section from querylens.json is checked against the file's text, so its errors are located there.
+      const backendFile = settings.config.backend === undefined && file.text !== undefined && root ? { path: join(root, CONFIG_FILE_NAME), text: file.text } : undefined;
+      config = resolveConfig(mergeConfig(confined.config, settings.config), root, backendFile);
       configRead();
-      const problems = [...file.problems, ...confined.problems, ...settings.problems];
+      const backendProblem: ConfigProblem[] =
+        config.backend && 'error' in config.backend
+          ? [{ source: backendFile ? 'querylens.json' : 'settings', message: config.backend.error, ...(config.backend.line ? { line: config.backend.line, column: config.backend.column } : {}) }]
+          : [];
+      const problems = [...file.problems, ...confined.problems, ...settings.problems, ...backendProblem];
       for (const p of problems) showOnce(MessageType.Warning, `querylens: ${p.source}: ${p.message}`);
       const engineStatus = await engine.configure(config);
       explain('index', engineStatus.index);

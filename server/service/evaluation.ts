@@ -7,7 +7,7 @@ import { compareRuns, evaluate, readQrelsFile, readRunFile, type CompareOptions,
 import type { SearchHit } from '../engine/search.js';
 
 /** trec_eval measures of one query's ranked list; null when the qrels do not judge the query. */
-export function queryMetrics(qrels: Qrels, qid: string, hits: readonly SearchHit[], measures: readonly string[]): Record<string, number> | null {
+export function queryMetrics(qrels: Qrels, qid: string, hits: readonly Pick<SearchHit, 'docno' | 'score'>[], measures: readonly string[]): Record<string, number> | null {
   const judged = qrels.get(qid);
   if (!judged) return null;
   const run = { runId: 'preview', queries: new Map([[qid, hits.map((h) => ({ docno: h.docno, score: h.score }))]]) };

@@ -1,6 +1,6 @@
 /**
  * `querylens search --backend-config FILE`: a TREC run ranked on a cluster. In process, the client's
- * connection replays recorded responses (test/backends/remote/mock-cluster.ts); through the real CLI, a
+ * connection replays recorded responses (test/support/mock-cluster.ts); through the real CLI, a
  * refused connection, a bad configuration and options that cannot apply to a cluster are one line each.
  */
 import { createServer } from 'node:net';
@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { searchOnCluster } from '../../server/cli/commands/search-cluster.js';
 import { CliError } from '../../server/cli/errors.js';
-import { replay } from '../backends/remote/mock-cluster.js';
+import { replay } from '../support/mock-cluster.js';
 import { ensureBuilt, ROOT } from '../support/build.js';
 import { runProcess } from '../support/process.js';
 

@@ -41,6 +41,15 @@ export interface ClusterSearchResult {
   request: object | null;
   /** Where the cluster evaluates the query differently from querylens (translate/approximated, translate/dropped). */
   diagnostics: QueryDiagnostic[];
+  /** Shards that answered (`_shards.total`); null when nothing was sent or the response does not say. */
+  shards: number | null;
+}
+
+/** What `probe` learns of the index: its documents and shards. */
+export interface ClusterIndexSummary {
+  numDocs: number;
+  /** Shards the search ran on (`_shards.total`): with more than one, each scores with its own statistics unless dfsQueryThenFetch. */
+  shards: number;
 }
 
 /** Term statistics from `_termvectors`, per analysed term of the field, and the field's statistics. */
@@ -74,7 +83,8 @@ export interface ClusterBackendOptions {
 
 /** The few requests querylens makes, the same for both clients (each returns the response body). */
 interface ClusterRequests {
-  search(body: object): Promise<unknown>;
+  /** `searchType` is the URL parameter `search_type` (absent: the cluster's default, query_then_fetch). */
+  search(body: object, searchType?: 'dfs_query_then_fetch'): Promise<unknown>;
   explain(id: string, query: DslQuery): Promise<unknown>;
   termvectors(request: { id?: string; doc?: Record<string, string>; fields: string[] }): Promise<unknown>;
   get(id: string): Promise<unknown>;
@@ -106,7 +116,7 @@ function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentia
   });
   const index = config.index;
   return {
-    search: async (body) => (await client.search({ index, body })).body,
+    search: async (body, searchType) => (await client.search({ index, body, ...(searchType ? { search_type: searchType } : {}) })).body,
     explain: async (id, query) => (await client.explain({ index, id, body: { query: query as never } })).body,
     termvectors: async ({ id, doc, fields }) =>
       (
@@ -136,7 +146,7 @@ function elasticsearchRequests(config: ClusterConfig, credentials: ClusterCreden
   });
   const index = config.index;
   return {
-    search: (body) => client.search({ index, ...body }),
+    search: (body, searchType) => client.search({ index, ...body, ...(searchType ? { search_type: searchType } : {}) }),
     explain: (id, query) => client.explain({ index, id, query: query as never }),
     termvectors: ({ id, doc, fields }) =>
       client.termvectors({
@@ -219,10 +229,10 @@ export class ClusterBackend {
   async search(ast: QueryAst, options: ClusterSearchOptions = {}): Promise<ClusterSearchResult> {
     const k = options.k ?? 1000;
     const { query, diagnostics } = this.translate(ast, options.scorer);
-    if (!query) return { hits: [], matchedDocs: 0, request: null, diagnostics };
+    if (!query) return { hits: [], matchedDocs: 0, request: null, diagnostics, shards: null };
     const request = this.requestBody(query, k);
     const body = await this.call<{ hits?: { total?: number | { value?: number }; hits?: { _id?: string; _score?: number | null; _source?: unknown }[] }; timed_out?: boolean; _shards?: { total?: number; failed?: number; failures?: unknown[] } }>(
-      () => this.requests.search(request),
+      () => this.requests.search(request, this.searchType()),
     );
     checkComplete(body, this.ctx);
     if (!body.hits || !Array.isArray(body.hits.hits)) throw new ClusterError('invalid-response', `${this.location}: the search response has no hits list; check that "url" points at the cluster`);
@@ -232,7 +242,27 @@ export class ClusterBackend {
     });
     const total = body.hits.total;
     const matchedDocs = typeof total === 'number' ? total : (total?.value ?? hits.length);
-    return { hits, matchedDocs, request, diagnostics };
+    return { hits, matchedDocs, request, diagnostics, shards: typeof body._shards?.total === 'number' ? body._shards.total : null };
+  }
+
+  private searchType(): 'dfs_query_then_fetch' | undefined {
+    return this.config.dfsQueryThenFetch ? 'dfs_query_then_fetch' : undefined;
+  }
+
+  /**
+   * One cheap search (no hits, every document counted) that checks the cluster answers for the index
+   * and learns its size and shard count: what an editor session shows before any query runs.
+   */
+  async probe(): Promise<ClusterIndexSummary> {
+    const request = { query: { match_all: {} }, size: 0, track_total_hits: true };
+    const body = await this.call<{ hits?: { total?: number | { value?: number } }; timed_out?: boolean; _shards?: { total?: number; failed?: number; failures?: unknown[] } }>(
+      () => this.requests.search(request, this.searchType()),
+    );
+    checkComplete(body, this.ctx);
+    const total = body.hits?.total;
+    const numDocs = typeof total === 'number' ? total : total?.value;
+    if (typeof numDocs !== 'number') throw new ClusterError('invalid-response', `${this.location}: the search response has no hit count; check that "url" points at the cluster`);
+    return { numDocs, shards: typeof body._shards?.total === 'number' ? body._shards.total : 1 };
   }
 
   /** The cluster's explanation of a document's score (`_explain`), as querylens's explanation tree; `matched: false` when the query does not match it. */
@@ -309,6 +339,11 @@ export class ClusterBackend {
       if (result.diagnostics.length) diagnostics.set(qid, result.diagnostics);
     }
     return { run, diagnostics };
+  }
+
+  /** A hit's title and text (hitText with this backend's fields), for callers that load the clients lazily. */
+  hitText(hit: ClusterHit): { title: string; text: string } {
+    return hitText(hit, this.config);
   }
 
   /** Closes the client's connections. */

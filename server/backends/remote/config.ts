@@ -2,7 +2,8 @@
  * The configuration of a search-cluster backend (querylens.json `backend`, or a file of its own):
  *
  *   { "type": "opensearch" | "elasticsearch", "url": "https://host:9200", "index": "docs",
- *     "fields": ["title", "text"], "timeoutMs": 30000, "maxRetries": 1, "tlsVerify": true, "caFile": "ca.pem" }
+ *     "fields": ["title", "text"], "timeoutMs": 30000, "maxRetries": 1, "tlsVerify": true, "caFile": "ca.pem",
+ *     "dfsQueryThenFetch": false }
  *
  * Credentials never come from a file: a URL with a user or password in it is refused, and the client
  * authenticates with environment variables only (`CREDENTIAL_VARIABLES`). TLS certificates are verified
@@ -33,6 +34,11 @@ export interface ClusterConfig {
   tlsVerify: boolean;
   /** PEM file of the CA that signed the cluster's certificate, resolved against the config file's folder. */
   caFile?: string;
+  /**
+   * Search with `search_type=dfs_query_then_fetch` (default false): the cluster first gathers every
+   * shard's term statistics, so each shard scores with whole-index df/cf instead of its own.
+   */
+  dfsQueryThenFetch: boolean;
 }
 
 /** Environment variables the client reads its credentials from, per cluster kind (never from a file). */
@@ -47,8 +53,8 @@ export const CREDENTIAL_VARIABLES = {
 
 export type ClusterCredentials = { kind: 'none' } | { kind: 'basic'; username: string; password: string } | { kind: 'api-key'; apiKey: string };
 
-const KEYS = ['type', 'url', 'index', 'fields', 'titleField', 'timeoutMs', 'maxRetries', 'tlsVerify', 'caFile'] as const;
-const DEFAULTS = { fields: ['text'], titleField: 'title', timeoutMs: 30_000, maxRetries: 1, tlsVerify: true };
+const KEYS = ['type', 'url', 'index', 'fields', 'titleField', 'timeoutMs', 'maxRetries', 'tlsVerify', 'caFile', 'dfsQueryThenFetch'] as const;
+const DEFAULTS = { fields: ['text'], titleField: 'title', timeoutMs: 30_000, maxRetries: 1, tlsVerify: true, dfsQueryThenFetch: false };
 
 /** A configuration problem, located in the file when there is one. */
 export class ClusterConfigError extends Error {
@@ -165,8 +171,9 @@ export function validateClusterConfig(value: unknown, locate: Locator = { at: ()
   const maxRetries = optional(obj, 'maxRetries', 'number', DEFAULTS.maxRetries, locate);
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) fail(locate, ['maxRetries'], '"maxRetries" must be a whole number from 0 to 10');
   const tlsVerify = optional(obj, 'tlsVerify', 'boolean', DEFAULTS.tlsVerify, locate);
+  const dfsQueryThenFetch = optional(obj, 'dfsQueryThenFetch', 'boolean', DEFAULTS.dfsQueryThenFetch, locate);
   const caFile = obj.caFile === undefined ? undefined : optional(obj, 'caFile', 'string', '', locate);
-  return { type, url: url.href.replace(/\/$/, ''), index: obj.index, fields, titleField, timeoutMs, maxRetries, tlsVerify, ...(caFile ? { caFile } : {}) };
+  return { type, url: url.href.replace(/\/$/, ''), index: obj.index, fields, titleField, timeoutMs, maxRetries, tlsVerify, ...(caFile ? { caFile } : {}), dfsQueryThenFetch };
 }
 
 function optional<T extends string | number | boolean>(obj: Record<string, unknown>, key: string, type: 'string' | 'number' | 'boolean', fallback: T, locate: Locator): T {

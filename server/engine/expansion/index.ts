@@ -124,7 +124,7 @@ export function expandQuery(
  * first, then for the top max(fbTerms, |query|) terms by w', add w' to the term's weight
  * (new terms start at 0). The scorer divides by the max again at retrieval.
  */
-function expandBo1(
+export function expandBo1(
   query: OriginalQuery,
   stats: FeedbackStatistics,
   collection: CollectionView,

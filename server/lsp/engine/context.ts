@@ -7,12 +7,18 @@ import type { BuildSummary } from '../../service/backend.js';
 import type { ResolvedConfig } from '../config.js';
 import type { IndexActivity, ResourceStatus } from '../engine.js';
 import type { LiveDocuments } from './live-documents.js';
+import type { ClusterSession } from './cluster-session.js';
 import type { EngineSession } from './session.js';
 import type { LoadedModel } from './weights.js';
 
-/** What the feature modules get: the current session (null while none is loaded) and the documents. */
+/**
+ * What the feature modules get: the current session (null while none is loaded) and the documents.
+ * At most one of `session()` (the local index) and `cluster()` (querylens.json's `backend`) is set.
+ */
 export interface EngineContext {
   session(): EngineSession | null;
+  /** The search cluster the workspace ranks on, when querylens.json has a `backend` section. */
+  cluster(): ClusterSession | null;
   /** The term-weighting model, when one is configured and loaded. */
   model(): LoadedModel | null;
   /** The model's status (why model() is null: not configured, missing, broken). */

@@ -17,8 +17,11 @@ import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { layoutInDocument } from '../formatting.js';
-import { bo1Expansion, expandedQueryText, expansionWords, runnable } from './ranking.js';
+import { bo1Expansion, expandedQueryText, expansionWords, printExpansion, runnable, type ExpansionWord } from './ranking.js';
 import type { EngineSession } from './session.js';
+import type { ClusterSession } from './cluster-session.js';
+import type { ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
+import { walk } from '../../../grammar/index.js';
 
 export const BO1_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.bo1`;
 /** Terms named in the title; the rest are summarised by "…". */
@@ -54,11 +57,63 @@ export function bo1Action(session: EngineSession, request: CodeActionRequest, to
   };
 }
 
+/**
+ * Bo1 on a cluster (cluster-session.ts `expansion`: feedback documents and every statistic from the
+ * cluster). The user's words are kept for the original terms; an added term is written as the cluster's
+ * term, unquoted: the query DSL cannot ask for an unstemmed term, so the cluster analyses it again.
+ * A cluster failure is the action offered disabled with the failure, not a missing action.
+ */
+async function bo1OnCluster(cluster: ClusterSession, request: CodeActionRequest, token: CancellationToken): Promise<CodeAction[]> {
+  const { doc, range, context } = request;
+  if (!wants(context.only, BO1_ACTION_KIND)) return [];
+  const located = entryAt(doc, range.start);
+  if (!located || !runnable(located.entry) || !isVerbatim(doc, located.entry)) return [];
+  const { entry } = located;
+  let expansion: ClusterExpansion;
+  try {
+    expansion = await cluster.expansion(entry.dialect, entry.text, entry.result.ast);
+  } catch (err) {
+    const e = err as { message?: string; code?: unknown };
+    if (typeof e?.code !== 'string' || !e.code.startsWith('cluster/')) throw err;
+    return [{ title: 'Add Bo1 expansion terms', kind: BO1_ACTION_KIND, disabled: { reason: `Bo1 expansion needs the cluster: ${e.message} (${e.code})` } }];
+  }
+  if (token.isCancellationRequested) return [];
+  const added = expansion.terms.filter((t) => !t.isOriginal);
+  if (added.length === 0) return [];
+  const words = new Map<string, ExpansionWord>();
+  walk(entry.result.ast.root, (node) => {
+    if (node.kind !== 'term' || node.fields?.length || node.context?.length) return;
+    const stems = expansion.analysed.get(node.text) ?? [];
+    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
+  });
+  for (const t of added) if (!words.has(t.term)) words.set(t.term, { text: t.term, raw: false });
+  const listed = added.slice(0, TITLE_TERMS).map((t) => `${t.term} ${t.weight.toFixed(2)}`);
+  const title = `Add Bo1 expansion terms: ${listed.join(', ')}${added.length > TITLE_TERMS ? ', …' : ''}`;
+  const text = printExpansion(expansion, entry.dialect, words);
+  const newText = text ? layoutInDocument(doc, entry, text, cluster.config.formatting.width) : null;
+  if (!newText) return [];
+  return [
+    {
+      title,
+      kind: BO1_ACTION_KIND,
+      edit: { changes: { [doc.uri]: [{ range: rangeInFile(doc, entry, 0, entry.text.length), newText }] } },
+      data: {
+        qid: entry.qid,
+        terms: expansion.terms.map((t) => ({ term: t.term, weight: t.weight, isOriginal: t.isOriginal })),
+        feedbackDocnos: expansion.feedbackDocnos,
+        statistics: expansion.scope,
+      },
+    },
+  ];
+}
+
 export function expansionActionModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/bo1-action',
     codeActions: (request, token) => {
       context.documents.see(request.doc);
+      const cluster = context.cluster();
+      if (cluster) return bo1OnCluster(cluster, request, token);
       const session = context.session();
       const action = session ? bo1Action(session, request, token) : null;
       return action ? [action] : [];

@@ -18,6 +18,14 @@
  *
  * `indexActivity()` says when the index is being built or loaded, so that requests, lenses and
  * messages can say so instead of answering as if no index were configured.
+ *
+ * When querylens.json has a `backend` section the session ranks on that search cluster instead
+ * (a `ClusterSession`; no local index is opened): the client is made with credentials from the
+ * environment only, and one probe search checks that the cluster answers for the index. A bad
+ * section, a credential problem or a failed probe is the index status (state "error", the
+ * ClusterError's message and what to do); the session is kept after a failed probe, so a later
+ * lens or request retries and says what failed. `ProviderOptions.cluster` is the test seam (a
+ * replaying HTTP connection, an environment), used by in-process tests only.
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -30,6 +38,10 @@ import {
   type WorkDoneProgressServerReporter,
 } from 'vscode-languageserver';
 import { readQrelsFile, type Qrels } from '../../engine/eval/index.js';
+import type { ClusterBackendOptions } from '../../backends/remote/cluster-backend.js';
+import type { ClusterConfig } from '../../backends/remote/config.js';
+import { ClusterSession } from './cluster-session.js';
+import { clusterFeaturesModule } from './cluster-features.js';
 import { buildLocalIndex, IndexError, openLocalBackend, type BuildSummary } from '../../service/backend.js';
 import { WEIGHT_MODEL_NAMES, type WeightModelName } from '../../model/runtime.js';
 import { loadWeightModelOffThread } from '../../model/worker-model.js';
@@ -54,6 +66,11 @@ import { weightsActionModule } from './weights-action.js';
 
 class BuildCancelled extends Error {}
 
+export interface ProviderOptions {
+  /** Passed to every ClusterBackend the provider makes (tests: a connection replaying recorded responses, an environment). */
+  cluster?: ClusterBackendOptions;
+}
+
 interface Build {
   key: string;
   corpus: string;
@@ -75,6 +92,7 @@ export class LocalEngineProvider implements EngineProvider {
     model: { state: 'not-configured', path: null, message: 'Not configured yet.' },
   };
   private loaded: EngineSession | null = null;
+  private clusterSession: ClusterSession | null = null;
   private weightModel: LoadedModel | null = null;
   /** meta.bin mtime of the loaded index, to reopen only when the index changed. */
   private loadedStamp = '';
@@ -86,10 +104,14 @@ export class LocalEngineProvider implements EngineProvider {
   private readonly context: EngineContext;
   private readonly modules: FeatureModule[];
 
-  constructor(private readonly connection?: Connection) {
+  constructor(
+    private readonly connection?: Connection,
+    private readonly options: ProviderOptions = {},
+  ) {
     const documents = new LiveDocuments();
     this.context = {
       session: () => this.loaded,
+      cluster: () => this.clusterSession,
       model: () => this.weightModel,
       modelStatus: () => this.current.model,
       rebuildIndex: (config, progress) => this.rebuildIndex(config, progress),
@@ -108,6 +130,7 @@ export class LocalEngineProvider implements EngineProvider {
       panelRequestsModule(this.context),
       weightsActionModule(this.context),
       weightHintsModule(this.context),
+      clusterFeaturesModule(this.context),
     ];
   }
 
@@ -136,7 +159,7 @@ export class LocalEngineProvider implements EngineProvider {
     const generation = ++this.generation;
     let index: ResourceStatus;
     try {
-      index = await this.loadIndex(config, generation);
+      index = config.backend ? await this.openCluster(config, generation) : await this.loadIndex(config, generation);
     } catch (err) {
       // loadIndex turns every expected failure into a status; this is the safety net.
       index = { state: 'error', path: config.index, message: `Loading the index failed: ${describe(err)}`, fix: 'See the server log; rebuild the index with `querylens index`.' };
@@ -162,6 +185,7 @@ export class LocalEngineProvider implements EngineProvider {
   async dispose(): Promise<void> {
     if (this.build) this.build.aborted = true;
     this.loaded = null;
+    await this.closeCluster();
     const model = this.weightModel;
     this.weightModel = null;
     await model?.model.dispose().catch(() => undefined);
@@ -218,7 +242,78 @@ export class LocalEngineProvider implements EngineProvider {
     return this.loaded;
   }
 
+  private async closeCluster(): Promise<void> {
+    const cluster = this.clusterSession;
+    this.clusterSession = null;
+    await cluster?.close().catch(() => undefined);
+  }
+
+  /** The session on querylens.json's `backend` cluster (see the file comment); the status says whether it answers. */
+  private async openCluster(config: ResolvedConfig, generation: number): Promise<ResourceStatus> {
+    this.loaded = null;
+    this.loadedStamp = '';
+    await this.closeCluster();
+    const configFile = config.root ? `${config.root}/querylens.json` : null;
+    const backend = config.backend!;
+    if ('error' in backend) {
+      return {
+        state: 'error',
+        path: configFile,
+        message: `The "backend" section cannot be used: ${backend.error}.`,
+        fix: 'Correct the "backend" section of querylens.json (README, "Use a cluster"), or remove it to use the local index.',
+      };
+    }
+    const cluster = backend.config;
+    const where = clusterLocation(cluster);
+    const { ClusterBackend } = await import('../../backends/remote/cluster-backend.js');
+    const { ClusterConfigError } = await import('../../backends/remote/config.js');
+    const { ClusterError } = await import('../../backends/remote/errors.js');
+    let client: InstanceType<typeof ClusterBackend>;
+    try {
+      client = new ClusterBackend(cluster, this.options.cluster);
+    } catch (err) {
+      if (!(err instanceof ClusterConfigError)) throw err;
+      return { state: 'error', path: where, message: `The cluster cannot be used: ${err.message}.`, fix: 'Set the credential variables in the environment the editor starts the server from, then reload.' };
+    }
+    if (generation !== this.generation) {
+      await client.close().catch(() => undefined);
+      return this.current.index;
+    }
+    const qrels = this.readQrels(config);
+    const session = new ClusterSession(client, config, qrels.qrels);
+    this.clusterSession = session;
+    const progress = await this.progress(`querylens: connecting to ${where}`, false);
+    try {
+      session.summary = await client.probe();
+    } catch (err) {
+      if (!(err instanceof ClusterError)) throw err;
+      if (generation !== this.generation) return this.current.index;
+      return {
+        state: 'error',
+        path: where,
+        message: `The cluster cannot be used: ${err.message} (${err.code}).`,
+        fix: 'Fix the cause, then save querylens.json (or reload) to connect again; previews and requests retry meanwhile and say what failed.',
+      };
+    } finally {
+      progress?.done();
+    }
+    if (generation !== this.generation) return this.current.index;
+    const { numDocs, shards } = session.summary;
+    const qrelsNote = qrels.qrels ? `, qrels for ${qrels.qrels.size} queries` : '';
+    const shardNote =
+      shards > 1 && !cluster.dfsQueryThenFetch
+        ? ` Note: the index has ${shards} shards and each scores with its own term statistics; set "dfsQueryThenFetch": true in "backend" for whole-index statistics.`
+        : '';
+    this.log(`querylens: ranking on ${where}: ${numDocs} documents, ${shards} shard${shards === 1 ? '' : 's'}`);
+    return {
+      state: 'ready',
+      path: where,
+      message: `Ranking on ${where}: ${numDocs.toLocaleString('en-US')} documents, ${shards} shard${shards === 1 ? '' : 's'}${qrelsNote}.${shardNote}${qrels.problem ? ` Note: ${qrels.problem}.` : ''}`,
+    };
+  }
+
   private async loadIndex(config: ResolvedConfig, generation: number): Promise<ResourceStatus> {
+    await this.closeCluster();
     if (!config.index) {
       this.loaded = null;
       return checkIndex(config);
@@ -425,6 +520,11 @@ export class LocalEngineProvider implements EngineProvider {
   private warn(message: string): void {
     void this.connection?.sendNotification(ShowMessageNotification.type, { type: MessageType.Warning, message });
   }
+}
+
+/** "OpenSearch index 'docs' at https://host:9200", for the status. */
+function clusterLocation(c: ClusterConfig): string {
+  return `${c.type === 'opensearch' ? 'OpenSearch' : 'Elasticsearch'} index '${c.index}' at ${c.url}`;
 }
 
 function modelStatus(loaded: LoadedModel, path: string): ResourceStatus {

@@ -119,6 +119,11 @@ export function expandedQueryText(
   words = expansionWords(session, original, expansion),
   digits = REWRITE_DIGITS,
 ): string {
+  return printExpansion(expansion, dialect, words, digits);
+}
+
+/** The expansion printed with `words` for its stems (expandedQueryText; on a cluster, the cluster's words). */
+export function printExpansion(expansion: ExpansionResult, dialect: string, words: ReadonlyMap<string, ExpansionWord>, digits = REWRITE_DIGITS): string {
   const stems = new Set(expansion.terms.map((t) => t.term));
   const root = expansion.ast.root ? roundWeights(withWords(expansion.ast.root, stems, words), digits) : null;
   const ast: QueryAst = { ...expansion.ast, root };

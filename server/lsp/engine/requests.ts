@@ -59,6 +59,7 @@ import {
   type WeighFileResult,
 } from './protocol.js';
 import type { EngineContext } from './context.js';
+import { clusterExplain, clusterPreview } from './cluster-features.js';
 import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
@@ -70,6 +71,14 @@ const DEPTH = 1000;
 export function requireSession(context: EngineContext): EngineSession {
   const session = context.session();
   if (session) return session;
+  const cluster = context.cluster();
+  if (cluster) {
+    throw new ResponseError(
+      ErrorCodes.InvalidRequest,
+      `querylens: this request is not available on a cluster backend yet (this workspace ranks on ${cluster.backend.location}); the preview lens, the results panel, explain, hover statistics, the translation diagnostics and the Bo1 action are. Remove "backend" from querylens.json to use the local index`,
+      { backend: 'cluster' },
+    );
+  }
   // The first-use build (or a load) is under way: say so, rather than "no index".
   const activity = context.indexActivity();
   if (activity) {
@@ -97,13 +106,16 @@ export async function step(documents: LiveDocuments, doc: QueryDocument, token: 
 }
 
 export async function preview(context: EngineContext, params: PreviewParams, token: CancellationToken): Promise<PreviewResult> {
-  const session = requireSession(context);
+  const cluster = context.cluster();
+  const session = cluster ? null : requireSession(context);
   const k = checkK(params.k, 10);
   const offset = params.offset ?? 0;
   if (!Number.isInteger(offset) || offset < 0 || offset + k > DEPTH)
     throw new ResponseError(ErrorCodes.InvalidParams, `querylens: offset must be an integer ≥ 0 with offset + k at most ${DEPTH}`);
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
   const ast = requireRunnable(entry);
+  if (cluster) return clusterPreview(cluster, entry, ast, doc.version, { k, offset, explain: params.explain !== false }, () => step(context.documents, doc, token));
+  if (!session) throw new Error('unreachable: requireSession returned a session');
   const result = runQueryAst(session, ast, DEPTH);
   await step(context.documents, doc, token);
   const terms = matchedTerms(result.concepts);
@@ -156,9 +168,15 @@ function relevantNotShown(session: EngineSession, qid: string | null, hits: read
 }
 
 export async function explainDocument(context: EngineContext, params: ExplainParams, token: CancellationToken): Promise<ExplainResult> {
-  const session = requireSession(context);
+  const cluster = context.cluster();
+  const session = cluster ? null : requireSession(context);
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
   const ast = requireRunnable(entry);
+  if (cluster) {
+    if (typeof params.docno !== 'string' || params.docno === '') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: "docno" must be a document id');
+    return clusterExplain(cluster, entry, ast, params.docno, () => step(context.documents, doc, token));
+  }
+  if (!session) throw new Error('unreachable: requireSession returned a session');
   const d = typeof params.docno === 'string' ? session.backend.docByDocno(params.docno) : undefined;
   if (d === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no document "${String(params.docno)}" in the index`);
   const { explanation, rank } = explainInBackend(session.backend, ast, d, session.options, DEPTH);

@@ -1,6 +1,6 @@
 /**
  * The cluster backend through the official clients, without a cluster: each client's HTTP connection
- * replays recorded responses (mock-cluster.ts). Checks the requests sent (the search body is exactly
+ * replays recorded responses (test/support/mock-cluster.ts). Checks the requests sent (the search body is exactly
  * search-request.ts's), the results read back, and that every cluster failure is a typed ClusterError
  * with a one-line message saying what to do.
  */
@@ -12,7 +12,7 @@ import { validateClusterConfig, type ClusterConfig } from '../../../server/backe
 import { ClusterError } from '../../../server/backends/remote/errors.js';
 import { searchBody, type ClusterKind } from '../../../server/backends/search-request.js';
 import { evaluate } from '../../../server/engine/eval/index.js';
-import { replay, type RecordedRequest, type Reply } from './mock-cluster.js';
+import { replay, type RecordedRequest, type Reply } from '../../support/mock-cluster.js';
 
 const KINDS: ClusterKind[] = ['opensearch', 'elasticsearch'];
 const open: ClusterBackend[] = [];
@@ -77,6 +77,31 @@ describe.each(KINDS)('%s backend over a replayed connection', (kind) => {
     expect(node.value).toBe(7.2153);
     expect(node.children.map((c) => c.value)).toEqual([4.1, 3.1153]);
     expect(node.children[0]!.children[0]!.children.map((c) => c.description.split(',')[0])).toEqual(['boost', 'idf', 'tf']);
+  });
+
+  it('search reports the shards that answered; the default search type is the cluster\'s own (no search_type)', async () => {
+    const { backend: b, requests } = backend(kind, () => ({ status: 200, fixture: 'search.json' }));
+    expect((await b.search(query, { k: 10 })).shards).toBe(1);
+    expect(new URLSearchParams(requests[0]!.querystring).get('search_type')).toBeNull();
+  });
+
+  it('"dfsQueryThenFetch": true makes every search (and the probe) carry search_type=dfs_query_then_fetch', async () => {
+    const { backend: b, requests } = backend(kind, (r) => ({ status: 200, fixture: (r.body as { size?: number }).size === 0 ? 'count-3-shards.json' : 'search.json' }), { dfsQueryThenFetch: true });
+    await b.search(query, { k: 10 });
+    expect(await b.probe()).toEqual({ numDocs: 1400, shards: 3 });
+    expect(requests.map((r) => new URLSearchParams(r.querystring).get('search_type'))).toEqual(['dfs_query_then_fetch', 'dfs_query_then_fetch']);
+  });
+
+  it('probe: one search with no hits that counts the documents and the shards', async () => {
+    const { backend: b, requests } = backend(kind, () => ({ status: 200, fixture: 'count-3-shards.json' }));
+    expect(await b.probe()).toEqual({ numDocs: 1400, shards: 3 });
+    expect(requests[0]!.path).toBe('/docs/_search');
+    expect(requests[0]!.body).toEqual({ query: { match_all: {} }, size: 0, track_total_hits: true });
+  });
+
+  it('probe of a missing index is an index-missing error', async () => {
+    const { backend: b } = backend(kind, () => ({ status: 404, fixture: 'error-404-index.json' }));
+    expect((await failure(b.probe())).kind).toBe('index-missing');
   });
 
   it('explain of a document the query does not match says matched: false', async () => {

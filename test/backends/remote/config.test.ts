@@ -29,6 +29,7 @@ describe('cluster backend configuration', () => {
       timeoutMs: 30000,
       maxRetries: 1,
       tlsVerify: true,
+      dfsQueryThenFetch: false,
     });
   });
 

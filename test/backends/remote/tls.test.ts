@@ -15,7 +15,7 @@ import { ClusterBackend } from '../../../server/backends/remote/cluster-backend.
 import { validateClusterConfig } from '../../../server/backends/remote/config.js';
 import { ClusterError } from '../../../server/backends/remote/errors.js';
 import type { ClusterKind } from '../../../server/backends/search-request.js';
-import { fixture } from './mock-cluster.js';
+import { fixture } from '../../support/mock-cluster.js';
 
 function hasOpenssl(): boolean {
   try {

@@ -1,5 +1,5 @@
 /**
- * Mock HTTP connections for the official clients: each replays a recorded JSON response (fixtures/,
+ * Mock HTTP connections for the official clients: each replays a recorded JSON response (test/backends/remote/fixtures/,
  * written by hand after the response shapes of the OpenSearch and Elasticsearch API documentation) or a
  * network failure, and records the requests the client made. Everything above the connection (the
  * client's API methods, serialisation, status handling, retries, the Elasticsearch product check) is the
@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import { Readable } from 'node:stream';
 import { BaseConnection, errors as esErrors } from '@elastic/elasticsearch';
 import { Connection as OpenSearchConnection, errors as osErrors } from '@opensearch-project/opensearch';
-import type { ClusterKind } from '../../../server/backends/search-request.js';
+import type { ClusterKind } from '../../server/backends/search-request.js';
 
 export function fixture(name: string): string {
-  return readFileSync(fileURLToPath(new URL(`fixtures/${name}`, import.meta.url)), 'utf8');
+  return readFileSync(fileURLToPath(new URL(`../backends/remote/fixtures/${name}`, import.meta.url)), 'utf8');
 }
 
 export interface RecordedRequest {

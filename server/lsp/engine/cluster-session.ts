@@ -1,0 +1,109 @@
+/**
+ * What the engine features share when querylens.json has a `backend` section: the search cluster
+ * (server/backends/remote: every call a network round trip, so every feature that uses it is
+ * asynchronous), the qrels, what the probe learnt of the index, and per-session caches of
+ * promises (a query's ranking, a word's statistics), so that the lens, the results panel and
+ * explain share one request per query text. A rejected request is dropped from its cache: the next
+ * lens or request asks the cluster again (a 429 or a timeout passes).
+ *
+ * A new `ClusterSession` is made for every (re)configuration; the previous one's client is closed.
+ */
+import type { Qrels } from '../../engine/eval/index.js';
+import type { QueryAst, QueryDiagnostic } from '../../../grammar/index.js';
+import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
+import { queryMetrics } from '../../service/evaluation.js';
+import { expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
+import type { ResolvedConfig } from '../config.js';
+import { PREVIEW_MEASURES } from './session.js';
+
+/** Ranking depth of a query on the cluster: the depth metrics are computed at (trec_eval's usual cut). */
+export const CLUSTER_DEPTH = 1000;
+
+export class ClusterSession {
+  private readonly caches = new Map<string, Map<string, Promise<unknown>>>();
+  private readonly translations = new Map<string, QueryDiagnostic[]>();
+  /** The index's size and shards, once the probe (or a search) has answered. */
+  summary: ClusterIndexSummary | null = null;
+
+  constructor(
+    readonly backend: ClusterBackend,
+    readonly config: ResolvedConfig,
+    readonly qrels: Qrels | null,
+  ) {}
+
+  /** `fetch()` once per key while it succeeds; a failure is not kept, so the next call retries. */
+  private cached<T>(name: string, key: string, fetch: () => Promise<T>): Promise<T> {
+    let cache = this.caches.get(name);
+    if (!cache) this.caches.set(name, (cache = new Map()));
+    let p = cache.get(key) as Promise<T> | undefined;
+    if (!p) {
+      p = fetch();
+      cache.set(key, p);
+      p.catch(() => cache.delete(key));
+    }
+    return p;
+  }
+
+  /** The query's top CLUSTER_DEPTH on the cluster, cached by dialect + text (the panel, explain and Bo1 share it). */
+  ranking(dialect: string, text: string, ast: QueryAst): Promise<ClusterSearchResult> {
+    return this.cached('ranking', `${dialect}\0${text}`, () => this.search(ast, CLUSTER_DEPTH));
+  }
+
+  /**
+   * The query's top 10 (the preview lens): the full ranking when one is cached, else a search of 10 hits,
+   * so a file of queries does not fetch 1000 documents' `_source` per query just for its lenses.
+   */
+  topTen(dialect: string, text: string, ast: QueryAst): Promise<ClusterSearchResult> {
+    const key = `${dialect}\0${text}`;
+    const full = this.caches.get('ranking')?.get(key) as Promise<ClusterSearchResult> | undefined;
+    return full ?? this.cached('top-ten', key, () => this.search(ast, 10));
+  }
+
+  private async search(ast: QueryAst, k: number): Promise<ClusterSearchResult> {
+    const result = await this.backend.search(ast, { k, scorer: this.config.scorer.name });
+    if (result.shards !== null && this.summary) this.summary = { ...this.summary, shards: result.shards };
+    return result;
+  }
+
+  /** The translation-fidelity diagnostics of a query (no request: the translation is local), cached by dialect + text. */
+  translation(dialect: string, text: string, ast: QueryAst): QueryDiagnostic[] {
+    const key = `${dialect}\0${text}`;
+    let found = this.translations.get(key);
+    if (!found) this.translations.set(key, (found = this.backend.translate(ast, this.config.scorer.name).diagnostics));
+    return found;
+  }
+
+  /** `_termvectors` statistics of the words of `text` in `field` (one shard's; see ClusterTermStatistics). */
+  termStatistics(text: string, field: string): Promise<ClusterTermStatistics> {
+    return this.cached('terms', `${field}\0${text}`, () => this.backend.termStatistics(text, field));
+  }
+
+  /** Bo1 of the query from its top `expansion.fbDocs` on the cluster (cluster-expansion.ts), cached by dialect + text. */
+  expansion(dialect: string, text: string, ast: QueryAst): Promise<ClusterExpansion> {
+    return this.cached('bo1', `${dialect}\0${text}`, async () => {
+      const { fbDocs, fbTerms } = this.config.expansion;
+      const ranking = await this.ranking(dialect, text, ast);
+      return expandOnCluster(this.backend, ast, ranking.hits.slice(0, fbDocs).map((h) => h.docno), { fbTerms });
+    });
+  }
+
+  /** Whether scores use each shard's own statistics: more than one shard, searched without dfs_query_then_fetch. */
+  perShardStatistics(): boolean {
+    return !!this.summary && this.summary.shards > 1 && !this.backend.config.dfsQueryThenFetch;
+  }
+
+  relevance(qid: string | null, docno: string): number | null {
+    if (qid === null) return null;
+    return this.qrels?.get(qid)?.get(docno) ?? null;
+  }
+
+  /** trec_eval measures (querylens's own, never the cluster's `_rank_eval`) of the cluster's ranking. */
+  metrics(qid: string | null, hits: readonly { docno: string; score: number }[], measures = PREVIEW_MEASURES): Record<string, number> | null {
+    if (qid === null || !this.qrels) return null;
+    return queryMetrics(this.qrels, qid, hits, measures);
+  }
+
+  close(): Promise<void> {
+    return this.backend.close();
+  }
+}

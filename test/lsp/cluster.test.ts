@@ -1,0 +1,442 @@
+/**
+ * Issue 12 §2: the editor on a search cluster. A workspace whose querylens.json has a `backend`
+ * section ranks on the cluster: the real language server (startLanguageServer with the default
+ * LocalEngineProvider) runs in-process on a pair of in-memory streams, and the cluster client's HTTP
+ * connection replays recorded responses (test/support/mock-cluster.ts), passed through the provider's
+ * test seam (`ProviderOptions.cluster`), so no production code reads a test-only variable.
+ *
+ * Checked: the status, the preview lens (metrics by querylens's trec_eval code), the results panel
+ * search (`querylens/preview`), explain, hover statistics from `_termvectors`, the translation and
+ * per-shard diagnostics, dfsQueryThenFetch on the requests, the Bo1 action's "not available" state,
+ * and every cluster error (401, 404 index, 429, timeout, shard failures) as an explained state.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import {
+  createConnection,
+  createMessageConnection,
+  ProposedFeatures,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-languageserver/node';
+import type { CodeAction, CodeLens, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver';
+import { afterEach, describe, expect, it } from 'vitest';
+import { evaluate } from '../../server/engine/eval/index.js';
+import { LocalEngineProvider } from '../../server/lsp/engine/provider.js';
+import type { ExplainResult, PreviewResult } from '../../server/lsp/engine/protocol.js';
+import { startLanguageServer, type ServerStatus } from '../../server/lsp/server.js';
+import type { ClusterKind } from '../../server/backends/search-request.js';
+import { replay, type RecordedRequest, type Replay, type Reply } from '../support/mock-cluster.js';
+
+const QUERIES = '1\t#combine( boundary layer #1( hypersonic flow ) )\n2\tskin friction\n';
+const QRELS = '1 0 184 1\n1 0 29 0\n1 0 77 2\n';
+
+/** The cluster's answers by request: the probe (size 0), search, explain, term vectors, document. */
+function healthy(overrides: { probe?: Reply; search?: Reply } = {}): (r: RecordedRequest) => Reply {
+  return (r) => {
+    if (r.path.endsWith('/_search')) {
+      const probe = (r.body as { size?: number } | undefined)?.size === 0;
+      return probe ? (overrides.probe ?? { status: 200, fixture: 'count-1-shard.json' }) : (overrides.search ?? { status: 200, fixture: 'search.json' });
+    }
+    if (r.path.includes('/_explain/')) return { status: 200, fixture: 'explain.json' };
+    if (r.path.includes('/_termvectors')) return { status: 200, fixture: 'termvectors-artificial.json' };
+    if (r.path.includes('/_doc/')) return { status: 200, fixture: 'get.json' };
+    return { status: 404, fixture: 'error-404-index.json' };
+  };
+}
+
+interface Session {
+  client: MessageConnection;
+  requests: RecordedRequest[];
+  statuses: ServerStatus[];
+  messages: { type: number; message: string }[];
+  diagnostics: Map<string, PublishDiagnosticsParams[]>;
+  uri: string;
+  root: string;
+  engine: LocalEngineProvider;
+  mock: Replay;
+}
+
+const running: Session[] = [];
+afterEach(async () => {
+  for (const s of running.splice(0)) {
+    s.client.dispose();
+    await s.engine.dispose();
+    rmSync(s.root, { recursive: true, force: true });
+  }
+});
+
+async function until<T>(predicate: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = predicate();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A workspace with querylens.json (`backend` plus qrels), the server on it, and the query file open. */
+async function start(
+  answer: (r: RecordedRequest) => Reply,
+  options: { kind?: ClusterKind; backend?: Record<string, unknown>; env?: NodeJS.ProcessEnv; configText?: string; initializationOptions?: unknown } = {},
+): Promise<Session> {
+  const kind = options.kind ?? 'opensearch';
+  const root = mkdtempSync(join(tmpdir(), 'querylens-cluster-lsp-'));
+  const backend = { type: kind, url: 'http://localhost:9200', index: 'docs', fields: ['title', 'text'], maxRetries: 0, ...options.backend };
+  writeFileSync(join(root, 'querylens.json'), options.configText ?? JSON.stringify({ qrels: 'qrels.txt', backend }, null, 2));
+  writeFileSync(join(root, 'qrels.txt'), QRELS);
+  writeFileSync(join(root, 'q.indri'), QUERIES);
+  const mock = replay(kind, answer);
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(fromServer));
+  const engine = new LocalEngineProvider(serverConnection, { cluster: { Connection: mock.Connection, env: options.env ?? {} } });
+  startLanguageServer({ engine }, serverConnection);
+  const client = createMessageConnection(new StreamMessageReader(fromServer), new StreamMessageWriter(toServer));
+  const session: Session = { client, requests: mock.requests, statuses: [], messages: [], diagnostics: new Map(), uri: pathToFileURL(join(root, 'q.indri')).href, root, engine, mock };
+  running.push(session);
+  client.onNotification('querylens/status', (p: ServerStatus) => session.statuses.push(p));
+  client.onNotification('window/showMessage', (p: { type: number; message: string }) => session.messages.push(p));
+  client.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
+    session.diagnostics.set(p.uri, [...(session.diagnostics.get(p.uri) ?? []), p]);
+  });
+  client.onRequest('window/workDoneProgress/create', () => null);
+  client.onRequest('client/registerCapability', () => null);
+  client.listen();
+  const rootUri = pathToFileURL(root).href;
+  await client.sendRequest('initialize', { processId: null, rootUri, workspaceFolders: [{ uri: rootUri, name: 'ws' }], capabilities: {}, initializationOptions: options.initializationOptions });
+  await client.sendNotification('initialized', {});
+  await until(() => session.statuses.length > 0, 'the status notification');
+  await client.sendNotification('textDocument/didOpen', { textDocument: { uri: session.uri, languageId: 'indri', version: 1, text: QUERIES } });
+  return session;
+}
+
+const status = (s: Session) => s.statuses.at(-1)!;
+const lenses = (s: Session) => s.client.sendRequest('textDocument/codeLens', { textDocument: { uri: s.uri } }) as Promise<CodeLens[]>;
+const searches = (s: Session) => s.requests.filter((r) => r.path.endsWith('/_search') && (r.body as { size?: number }).size !== 0);
+
+async function diagnostics(s: Session): Promise<Diagnostic[]> {
+  // The last publication after the status (the server republishes every document once configured).
+  const published = await until(() => s.diagnostics.get(s.uri)?.at(-1), 'diagnostics');
+  await new Promise((r) => setTimeout(r, 100));
+  return s.diagnostics.get(s.uri)!.at(-1)!.diagnostics ?? published.diagnostics;
+}
+
+function lineOf(text: string, line: number, start: number, end: number): string {
+  return text.split('\n')[line]!.slice(start, end);
+}
+
+async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { code: number; message: string; data?: unknown };
+  }
+  throw new Error('expected the request to fail');
+}
+
+describe.each(['opensearch', 'elasticsearch'] as const)('the editor on %s', (kind) => {
+  it('says in the status that it ranks on the cluster (probe: documents and shards), not on a local index', async () => {
+    const s = await start(healthy(), { kind });
+    expect(status(s).index.state).toBe('ready');
+    expect(status(s).index.message).toMatch(/^Ranking on (OpenSearch|Elasticsearch) index 'docs' at http:\/\/localhost:9200: 1,400 documents, 1 shard, qrels for 1 queries\.$/);
+    expect(s.requests[0]!.body).toEqual({ query: { match_all: {} }, size: 0, track_total_hits: true });
+  });
+
+  it('the preview lens shows the cluster ranking with nDCG@10 by querylens\'s trec_eval code', async () => {
+    const s = await start(healthy(), { kind });
+    const found = await lenses(s);
+    expect(found).toHaveLength(2);
+    const run = { runId: 'x', queries: new Map([['1', [{ docno: '184', score: 7.2153 }, { docno: '29', score: 5.0417 }, { docno: '1002', score: 1.25 }]]]) };
+    const judged = new Map([['1', new Map([['184', 1], ['29', 0], ['77', 2]])]]);
+    const ndcg = evaluate(run, judged, { measures: ['ndcg_cut_10'] }).perQuery.get('1')!.ndcg_cut_10!;
+    expect(found[0]!.command!.title).toBe(`▶ 3 results · nDCG@10 ${ndcg.toFixed(2)} · 1 of the top 3 unjudged · top: transition in hypersonic flow · ${kind}`);
+    expect(found[0]!.command!.command).toBe('querylens.showResults');
+    // Query 2 has no qrels: no metric.
+    expect(found[1]!.command!.title).toBe(`▶ 3 results · top: transition in hypersonic flow · ${kind}`);
+    // One search of 10 hits per query, cached; once the panel has ranked a query to depth 1000, its lens uses that.
+    expect(searches(s).map((r) => (r.body as { size: number }).size)).toEqual([10, 10]);
+    await lenses(s);
+    expect(searches(s)).toHaveLength(2);
+    await s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1', explain: false });
+    expect(searches(s).map((r) => (r.body as { size: number }).size)).toEqual([10, 10, 1000]);
+  });
+
+  it('querylens/preview: the top k with snippets from _source, _explain trees and all metrics', async () => {
+    const s = await start(healthy(), { kind });
+    const result = (await s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1', k: 2 })) as PreviewResult;
+    expect(result.matchedDocs).toBe(3);
+    expect(result.hits.map((h) => [h.rank, h.docno, h.title, h.score, h.relevance])).toEqual([
+      [1, '184', 'transition in hypersonic flow', 7.2153, 1],
+      [2, '29', 'skin friction', 5.0417, 0],
+    ]);
+    const snippet = result.hits[0]!.snippet;
+    expect(snippet.text).toBe('experiments on boundary layer transition at hypersonic speeds');
+    expect(snippet.highlights.map(([a, b]) => snippet.text.slice(a, b))).toEqual(['boundary', 'layer', 'hypersonic']);
+    expect(result.hits[0]!.explanation!.value).toBe(7.2153);
+    expect(result.hits[0]!.explanation!.children.map((c) => c.value)).toEqual([4.1, 3.1153]);
+    expect(s.requests.filter((r) => r.path.includes('/_explain/')).map((r) => r.path)).toEqual(['/docs/_explain/184', '/docs/_explain/29']);
+    const run = { runId: 'x', queries: new Map([['1', [{ docno: '184', score: 7.2153 }, { docno: '29', score: 5.0417 }, { docno: '1002', score: 1.25 }]]]) };
+    const judged = new Map([['1', new Map([['184', 1], ['29', 0], ['77', 2]])]]);
+    expect(result.metrics).toEqual(evaluate(run, judged, { measures: ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 'recip_rank'] }).perQuery.get('1'));
+    expect(result.relevantNotShown).toEqual([{ docno: '77', title: '', relevance: 2, rank: null }]);
+    expect(result.warnings.map((w) => w.code)).toContain('cluster/approximated');
+  });
+
+  it('querylens/preview: each hit gets its own _explain tree (requests in groups, answers in rank order)', async () => {
+    const answer = healthy();
+    const s = await start((r) => {
+      const id = /\/_explain\/(.+)$/.exec(r.path)?.[1];
+      return id ? { status: 200, text: JSON.stringify({ _id: id, matched: true, explanation: { value: Number(id), description: `doc ${id}`, details: [] } }) } : answer(r);
+    }, { kind });
+    const result = (await s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1', k: 3 })) as PreviewResult;
+    expect(result.hits.map((h) => [h.docno, h.explanation!.value, h.explanation!.description])).toEqual([
+      ['184', 184, 'doc 184'],
+      ['29', 29, 'doc 29'],
+      ['1002', 1002, 'doc 1002'],
+    ]);
+  });
+
+  it('querylens/explain: _explain of the document with its rank and title', async () => {
+    const s = await start(healthy(), { kind });
+    const result = (await s.client.sendRequest('querylens/explain', { uri: s.uri, qid: '1', docno: '29' })) as ExplainResult;
+    expect(result).toMatchObject({ qid: '1', docno: '29', title: 'skin friction', rank: 2, score: 7.2153, relevance: 0 });
+    expect(result.explanation.children[0]!.description).toMatch(/^weight\(text:boundari/);
+  });
+
+  it('hover on a word: df and cf from _termvectors, said to be one shard\'s', async () => {
+    const s = await start(healthy(), { kind });
+    const hover = (await s.client.sendRequest('textDocument/hover', { textDocument: { uri: s.uri }, position: { line: 0, character: 13 } })) as Hover;
+    const text = (hover.contents as MarkupContent).value;
+    expect(text).toContain('| text | `boundari` | 312 | 771 |');
+    // The recorded response has no title field: said, not shown as zeros.
+    expect(text).toContain('No term of it in `title`');
+    expect(text).toContain('**one shard** (1,400 documents)');
+    const tv = s.requests.filter((r) => r.path === '/docs/_termvectors').at(-1)!;
+    const flags = { ...Object.fromEntries(new URLSearchParams(tv.querystring)), ...(tv.body as object) } as Record<string, unknown>;
+    expect(flags.doc).toEqual({ text: 'boundary' });
+  });
+
+  it('the translation-fidelity diagnostics are published at the construct with cluster codes', async () => {
+    const s = await start(healthy(), { kind });
+    const found = await diagnostics(s);
+    const approximated = found.filter((d) => d.code === 'cluster/approximated');
+    const d = approximated.find((x) => lineOf(QUERIES, x.range.start.line, x.range.start.character, x.range.end.character) === '#1( hypersonic flow )')!;
+    expect(d).toBeDefined();
+    expect(d.message).toMatch(/^On the cluster: /);
+    // One shard: no per-shard note.
+    expect(found.filter((x) => x.code === 'cluster/per-shard-statistics')).toEqual([]);
+  });
+});
+
+describe('per-shard statistics', () => {
+  it('with several shards, each query says once that shards score with their own statistics and suggests dfsQueryThenFetch', async () => {
+    const s = await start(healthy({ probe: { status: 200, fixture: 'count-3-shards.json' } }));
+    expect(status(s).index.message).toContain('the index has 3 shards');
+    expect(status(s).index.message).toContain('"dfsQueryThenFetch": true');
+    const notes = (await diagnostics(s)).filter((d) => d.code === 'cluster/per-shard-statistics');
+    expect(notes.map((d) => d.range.start.line)).toEqual([0, 1]);
+    expect(notes[0]!.message).toMatch(/3 shards.*search_type=dfs_query_then_fetch/);
+    expect(notes[0]!.severity).toBe(3);
+  });
+
+  it('"dfsQueryThenFetch": true: no note, and every search carries search_type=dfs_query_then_fetch', async () => {
+    const s = await start(healthy({ probe: { status: 200, fixture: 'count-3-shards.json' } }), { backend: { dfsQueryThenFetch: true } });
+    expect((await diagnostics(s)).filter((d) => d.code === 'cluster/per-shard-statistics')).toEqual([]);
+    await lenses(s);
+    const all = s.requests.filter((r) => r.path.endsWith('/_search'));
+    expect(all.length).toBe(3);
+    expect(all.map((r) => new URLSearchParams(r.querystring).get('search_type'))).toEqual(['dfs_query_then_fetch', 'dfs_query_then_fetch', 'dfs_query_then_fetch']);
+  });
+});
+
+describe('cluster errors are explained states in the editor', () => {
+  const cases: { name: string; reply: Reply; code: string; says: RegExp }[] = [
+    { name: '401', reply: { status: 401, fixture: 'error-401.json' }, code: 'cluster/unauthorized', says: /refused the credentials \(401\); set QUERYLENS_OPENSEARCH_USERNAME and QUERYLENS_OPENSEARCH_PASSWORD/ },
+    { name: '404 index', reply: { status: 404, fixture: 'error-404-index.json' }, code: 'cluster/index-missing', says: /index 'docs' does not exist .*check "index"/ },
+    { name: '429', reply: { status: 429, fixture: 'error-429.json' }, code: 'cluster/too-many-requests', says: /too many \(429\).*wait and retry/ },
+    { name: 'timeout', reply: { fail: 'timeout' }, code: 'cluster/timeout', says: /did not answer in time; raise "timeoutMs"/ },
+    { name: 'connection refused', reply: { fail: 'refused' }, code: 'cluster/connection-refused', says: /cannot connect to .*connection refused; check "url" and that the cluster is running/ },
+    { name: 'shard failures', reply: { status: 200, fixture: 'shard-failures.json' }, code: 'cluster/shard-failures', says: /1 of 5 shards of index 'docs' failed.*ranking would be incomplete/ },
+  ];
+
+  it.each(cases)('$name at the probe: the status is an error that says why and what to do; the server keeps serving', async ({ reply, code, says }) => {
+    const s = await start(() => reply);
+    expect(status(s).index.state).toBe('error');
+    expect(status(s).index.message).toMatch(says);
+    expect(status(s).index.message).toContain(`(${code})`);
+    expect(status(s).index.fix).toBeTruthy();
+    expect(s.messages.some((m) => says.test(m.message))).toBe(true);
+    // The grammar still works.
+    const hover = await s.client.sendRequest('textDocument/hover', { textDocument: { uri: s.uri }, position: { line: 0, character: 3 } });
+    expect(hover).not.toBeNull();
+  });
+
+  it.each(cases)('$name on a search: the lens says what failed, and querylens/preview fails with the message', async ({ reply, code, says }) => {
+    const s = await start(healthy({ search: reply }));
+    expect(status(s).index.state).toBe('ready');
+    const found = await lenses(s);
+    expect(found).toHaveLength(2);
+    expect(found[0]!.command!.title).toMatch(/^▷ cluster: /);
+    expect(found[0]!.command!.title).toMatch(says);
+    expect(found[0]!.command!.title).toContain(`(${code})`);
+    expect(found[0]!.command!.command).toBe('');
+    const e = await rejection(s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1' }));
+    expect(e.message).toMatch(says);
+    expect(e.data).toEqual({ cluster: code });
+  });
+
+  // A shard failure is a search response's: _termvectors and _explain address one document on one shard.
+  it.each(cases.filter((c) => c.name !== 'shard failures'))('$name on _termvectors and _explain: the hover and querylens/explain say what failed', async ({ reply, code, says }) => {
+    const answer = healthy();
+    const s = await start((r) => (r.path.includes('/_termvectors') || r.path.includes('/_explain/') ? reply : answer(r)));
+    const hover = (await s.client.sendRequest('textDocument/hover', { textDocument: { uri: s.uri }, position: { line: 0, character: 13 } })) as Hover;
+    const text = (hover.contents as MarkupContent).value;
+    expect(text).toMatch(/Statistics of \*\*boundary\*\* are unavailable: /);
+    expect(text).toMatch(says);
+    expect(text).toContain(`(${code})`);
+    const e = await rejection(s.client.sendRequest('querylens/explain', { uri: s.uri, qid: '1', docno: '29' }));
+    expect(e.message).toMatch(says);
+    expect(e.data).toEqual({ cluster: code });
+  });
+
+  it('a failed search is not cached: the next lens asks again and shows the ranking', async () => {
+    let fail = true;
+    const answer = healthy();
+    const s = await start((r) => (fail && r.path.endsWith('/_search') && (r.body as { size?: number }).size !== 0 ? { status: 429, fixture: 'error-429.json' } : answer(r)));
+    expect((await lenses(s))[0]!.command!.title).toMatch(/429/);
+    fail = false;
+    expect((await lenses(s))[0]!.command!.title).toMatch(/^▶ 3 results/);
+  });
+});
+
+describe('configuration problems', () => {
+  it('a bad backend section is an error status located in querylens.json, and nothing falls back to a local index', async () => {
+    const text = '{\n  "backend": {\n    "type": "solr",\n    "url": "http://localhost:9200",\n    "index": "docs"\n  }\n}\n';
+    const s = await start(healthy(), { configText: text });
+    expect(status(s).index.state).toBe('error');
+    expect(status(s).index.message).toMatch(/querylens\.json:3:13: "type" must be "opensearch" or "elasticsearch", not "solr"/);
+    expect(status(s).configProblems.map((p) => [p.line, p.column])).toEqual([[3, 13]]);
+    expect(s.requests).toEqual([]);
+    expect(await lenses(s)).toEqual([]);
+  });
+
+  it('a "caFile" outside the workspace is refused, located, before any request', async () => {
+    const s = await start(healthy(), { backend: { caFile: '../../etc/ca.pem' } });
+    expect(status(s).index.state).toBe('error');
+    expect(status(s).index.message).toMatch(/querylens\.json:\d+:\d+: "caFile" .* is outside the workspace folder/);
+    expect(s.requests).toEqual([]);
+  });
+
+  it('an untrusted workspace never contacts the cluster its querylens.json names', async () => {
+    const s = await start(healthy(), { initializationOptions: { trusted: false } });
+    expect(status(s).index.state).toBe('untrusted');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.requests).toEqual([]);
+  });
+
+  it('a half-set credential pair is an error status naming the variables', async () => {
+    const s = await start(healthy(), { env: { QUERYLENS_OPENSEARCH_USERNAME: 'reader' } });
+    expect(status(s).index.state).toBe('error');
+    expect(status(s).index.message).toMatch(/QUERYLENS_OPENSEARCH_USERNAME is set but QUERYLENS_OPENSEARCH_PASSWORD is not/);
+    expect(s.requests).toEqual([]);
+  });
+
+  it('credentials come from the environment: the probe carries them', async () => {
+    const s = await start(healthy(), { env: { QUERYLENS_OPENSEARCH_USERNAME: 'reader', QUERYLENS_OPENSEARCH_PASSWORD: 'pw' } });
+    expect(status(s).index.state).toBe('ready');
+    expect(String(s.requests[0]!.headers.authorization)).toBe(`Basic ${Buffer.from('reader:pw').toString('base64')}`);
+  });
+});
+
+/** A `_termvectors` response of `field` with `terms` (term → [tf, df, ttf]). */
+function termVectors(field: string, terms: Record<string, [number, number, number]>, docCount = 1400, sumTtf = 181024): Reply {
+  const body = {
+    found: true,
+    term_vectors: {
+      [field]: {
+        field_statistics: { sum_doc_freq: 92345, doc_count: docCount, sum_ttf: sumTtf },
+        terms: Object.fromEntries(Object.entries(terms).map(([t, [tf, df, ttf]]) => [t, { term_freq: tf, doc_freq: df, ttf }])),
+      },
+    },
+  };
+  return { status: 200, text: JSON.stringify(body) };
+}
+
+/** What a cluster read the words and the feedback documents 184, 29, 1002 (the top 3 of search.json) as. */
+function withTermVectors(fallback: (r: RecordedRequest) => Reply): (r: RecordedRequest) => Reply {
+  const docs: Record<string, Record<string, [number, number, number]>> = {
+    '184': { skin: [1, 10, 20], lamin: [2, 50, 100] },
+    '29': { skin: [2, 10, 20], friction: [1, 30, 40], lamin: [1, 50, 100] },
+    '1002': { lamin: [1, 50, 100], plate: [3, 5, 9] },
+  };
+  return (r) => {
+    if (!r.path.startsWith('/docs/_termvectors')) return fallback(r);
+    const params = { ...Object.fromEntries(new URLSearchParams(r.querystring)), ...(r.body as object) } as { fields?: string | string[]; doc?: Record<string, string> };
+    const field = String(params.fields);
+    const id = r.path.split('/')[3];
+    if (id === undefined) {
+      const word = Object.values(params.doc ?? {})[0]!;
+      return termVectors(field, { [word.toLowerCase()]: [1, 0, 0] });
+    }
+    // Only the text field holds these words; the title field's vector is empty.
+    return field === 'text' ? termVectors('text', docs[id]!) : { status: 200, text: JSON.stringify({ found: true, term_vectors: {} }) };
+  };
+}
+
+describe('Bo1 expansion on a cluster', () => {
+  it('expands from the cluster\'s top 3 with term statistics from _termvectors, weights as SEMANTICS.md §4.5', async () => {
+    const s = await start(withTermVectors(healthy()));
+    const actions = (await s.client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: s.uri },
+      range: { start: { line: 1, character: 3 }, end: { line: 1, character: 3 } },
+      context: { diagnostics: [] },
+    })) as CodeAction[];
+    const bo1 = actions.find((a) => a.title.startsWith('Add Bo1'))!;
+    expect(bo1.disabled).toBeUndefined();
+    // The formula by hand: w = tfx·log2((1+Pn)/Pn) + log2(1+Pn), Pn = F/N; normalised by the weight of a term
+    // with F = tfx of the best term over N' = tokens / average length (= N); the two-document filter drops plate.
+    const N = 1400;
+    const w = (tfx: number, F: number) => tfx * Math.log2((1 + F / N) / (F / N)) + Math.log2(1 + F / N);
+    const raw = { skin: w(3, 20), friction: w(1, 40), lamin: w(4, 100) };
+    const best = Object.entries({ skin: [3, raw.skin], friction: [1, raw.friction], lamin: [4, raw.lamin] }).sort((a, b) => b[1][1]! - a[1][1]!)[0]![1][0]!;
+    const norm = w(best, best);
+    const expected = { skin: 1 + raw.skin / norm, friction: 1 + raw.friction / norm, lamin: raw.lamin / norm };
+    const data = bo1.data as { terms: { term: string; weight: number; isOriginal: boolean }[]; feedbackDocnos: string[]; statistics: string };
+    expect(data.feedbackDocnos).toEqual(['184', '29', '1002']);
+    expect(data.statistics).toBe('one-shard');
+    expect(Object.fromEntries(data.terms.map((t) => [t.term, t.weight]))).toEqual({ skin: expect.closeTo(expected.skin, 12), friction: expect.closeTo(expected.friction, 12), lamin: expect.closeTo(expected.lamin, 12) });
+    expect(data.terms.find((t) => t.term === 'lamin')!.isOriginal).toBe(false);
+    // The edit: the user's words for the original terms, the cluster's term for the added one, 3 digits.
+    const edit = bo1.edit!.changes![s.uri]![0]!;
+    const r3 = (x: number) => String(Number(x.toPrecision(3)));
+    expect(edit.newText).toBe(`#weight( ${r3(expected.skin)} skin ${r3(expected.friction)} friction ${r3(expected.lamin)} lamin )`);
+    expect(edit.range).toEqual({ start: { line: 1, character: 2 }, end: { line: 1, character: 15 } });
+  });
+
+  it('a cluster failure makes the action disabled with the reason', async () => {
+    const s = await start(healthy({ search: { status: 429, fixture: 'error-429.json' } }));
+    const actions = (await s.client.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: s.uri },
+      range: { start: { line: 1, character: 3 }, end: { line: 1, character: 3 } },
+      context: { diagnostics: [] },
+    })) as CodeAction[];
+    const bo1 = actions.find((a) => a.title.startsWith('Add Bo1'))!;
+    expect(bo1.disabled?.reason).toMatch(/^Bo1 expansion needs the cluster: .*429.*\(cluster\/too-many-requests\)$/);
+    expect(bo1.edit).toBeUndefined();
+  });
+});
+
+describe('requests not yet on a cluster', () => {
+  it('compare says it is not available on a cluster backend yet', async () => {
+    const s = await start(healthy());
+    const e = await rejection(s.client.sendRequest('querylens/compare', { uri: s.uri, qid: '1' }));
+    expect(e.message).toMatch(/not available on a cluster backend yet \(this workspace ranks on opensearch http:\/\/localhost:9200\/docs\)/);
+    expect(e.data).toEqual({ backend: 'cluster' });
+  });
+});
