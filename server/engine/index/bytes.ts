@@ -114,9 +114,10 @@ export class ByteReader {
 
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
-/** A column of little-endian u32s (copied: the bytes need not be aligned). */
+/** A column of little-endian u32s: a view of the bytes when they are aligned, else a copy. */
 export function u32Column(bytes: Uint8Array): Uint32Array {
   if (bytes.length % 4 !== 0) throw new DecodeError('a u32 column is not a whole number of values');
+  if (littleEndian && bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
   const out = new Uint32Array(bytes.length / 4);
   if (littleEndian) new Uint8Array(out.buffer).set(bytes);
   else {
@@ -126,9 +127,10 @@ export function u32Column(bytes: Uint8Array): Uint32Array {
   return out;
 }
 
-/** A column of little-endian doubles (copied: the bytes need not be aligned). */
+/** A column of little-endian doubles: a view of the bytes when they are aligned, else a copy. */
 export function f64Column(bytes: Uint8Array): Float64Array {
   if (bytes.length % 8 !== 0) throw new DecodeError('a double column is not a whole number of values');
+  if (littleEndian && bytes.byteOffset % 8 === 0) return new Float64Array(bytes.buffer, bytes.byteOffset, bytes.length / 8);
   const out = new Float64Array(bytes.length / 8);
   if (littleEndian) new Uint8Array(out.buffer).set(bytes);
   else {

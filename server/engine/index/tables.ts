@@ -178,27 +178,36 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
     const perBlock = trailer.getUint32(52, true);
     if (count !== numDocs) throw new DecodeError('document table size differs from meta');
     const numBlocks = Math.ceil(count / perBlock);
+    // Sizes of the columns (each padded to start at a multiple of 8).
     const expected = [count * 8, count * 4, count * 4, count * 4, (numBlocks + 1) * 24];
     const ends = [...starts.slice(1), file.dataBytes - DOCS_TRAILER_BYTES];
-    if (perBlock < 1 || starts.some((x, i) => !Number.isInteger(x) || x < 0 || x > ends[i]!) || expected.some((bytes, i) => ends[i + 1]! - starts[i + 1]! !== bytes)) {
+    const fits = (i: number) => ends[i + 1]! - starts[i + 1]! === expected[i]! + (i < 4 ? (8 - ((starts[i + 1]! + expected[i]!) % 8)) % 8 : 0);
+    if (perBlock < 1 || starts.some((x, i) => !Number.isInteger(x) || x < 0 || x > ends[i]! || (i > 0 && x % 8 !== 0)) || !expected.every((_, i) => fits(i))) {
       throw new DecodeError('bad trailer');
     }
-    const docnoBytes = file.read(starts[0]!, starts[1]! - starts[0]!);
-    const docnoEnds = f64Column(file.read(starts[1]!, count * 8));
     const lengths = u32Column(file.read(starts[2]!, count * 4));
     const ranks = u32Column(file.read(starts[3]!, count * 4));
     const directory = f64Column(file.read(starts[5]!, (numBlocks + 1) * 24));
     for (let d = 0; d < count; d++) {
-      if (docnoEnds[d]! < (d > 0 ? docnoEnds[d - 1]! : 0)) throw new DecodeError('docno ends out of order');
       if (ranks[d]! >= count) throw new DecodeError(`docno rank ${ranks[d]} past the last document`);
       if (lengths[d]! > 0x7fffffff) throw new DecodeError('a document length past 2^31');
     }
-    if (count > 0 && docnoEnds[count - 1] !== docnoBytes.length) throw new DecodeError('docno ends differ from the docno bytes');
     if (directory[0] !== 0 || directory[numBlocks * 3] !== starts[0]) throw new DecodeError('records do not end where the docnos start');
-    return { starts, perBlock, numBlocks, docnoBytes, docnoEnds, lengths, ranks, directory };
+    return { starts, perBlock, numBlocks, lengths, ranks, directory };
   });
-  const { starts, perBlock, docnoBytes, docnoEnds, ranks, directory } = opened;
-  const docLengths = new Int32Array(opened.lengths.buffer);
+  const { starts, perBlock, ranks, directory } = opened;
+  const docLengths = new Int32Array(opened.lengths.buffer, opened.lengths.byteOffset, opened.lengths.length);
+  // The docnos are read when first needed (a ranking's results), not at open.
+  let docnos: { bytes: Uint8Array; ends: Float64Array } | undefined;
+  const loadDocnos = () =>
+    (docnos ??= decoding('docs.bin', () => 'docnos', () => {
+      const bytes = file.read(starts[0]!, starts[1]! - starts[0]!);
+      const ends = f64Column(file.read(starts[1]!, numDocs * 8));
+      for (let d = 0; d < numDocs; d++) if (!(ends[d]! >= (d > 0 ? ends[d - 1]! : 0))) throw new DecodeError('docno ends out of order');
+      // The docnos region is followed by padding to the next multiple of 8.
+      if (numDocs > 0 && (ends[numDocs - 1]! > bytes.length || bytes.length - ends[numDocs - 1]! >= 8)) throw new DecodeError('docno ends differ from the docno bytes');
+      return { bytes, ends };
+    }));
   let byDocno: Uint32Array | undefined;
   const cache = new Map<number, DocumentRecord[]>();
 
@@ -207,7 +216,8 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
   };
   const docno = (doc: number): string => {
     checkDoc(doc);
-    return decodeUtf8(docnoBytes.subarray(doc === 0 ? 0 : docnoEnds[doc - 1]!, docnoEnds[doc]!));
+    const { bytes, ends } = loadDocnos();
+    return decodeUtf8(bytes.subarray(doc === 0 ? 0 : ends[doc - 1]!, ends[doc]!));
   };
   const block = (b: number): DocumentRecord[] =>
     lru(cache, DOC_BLOCKS_KEPT, b, () =>
