@@ -24,11 +24,13 @@ import { crc32 } from 'node:zlib';
 import { isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
 import { IngestError } from '../ingest/index.js';
 import { listFiles } from '../ingest/folder.js';
+import { JSON_VECTOR_EXTENSIONS } from '../ingest/jsonvector.js';
 import { streamOrderOfNames } from './accumulator.js';
 import { analysedBatches } from './batch-source.js';
 import { DEFAULT_MEMORY_BUDGET, forEachRunDocument, mergeRunPostings, RunAccumulator, type AccumulatedRuns } from './runs.js';
 import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
 import { GrowableInt32 } from './growable.js';
+import { contentFromMeta, contentMeta, PRE_TOKENISED_PROFILE, type IndexContent, type IndexContentMeta } from './content.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
@@ -96,6 +98,11 @@ export interface BuildIndexOptions {
   memoryBudgetBytes?: number;
   /** Read and analyse the corpus in a worker thread (default: for inputs of 8 MiB or more; the index is the same either way). */
   worker?: boolean;
+  /**
+   * `jsonvector`: the inputs are Anserini JSON vectors and the index holds their impacts
+   * (docs/INDEX_FORMAT.md "Impact indexes"): terms as written, no positions, `profile` unused.
+   */
+  input?: 'text' | 'jsonvector';
 }
 
 export interface BuildProgress {
@@ -113,7 +120,8 @@ export type BuildPhase = 'reading' | 'merging' | 'writing';
 
 export interface BuildSummary {
   outDir: string;
-  profile: AnalyzerProfile;
+  /** The analyser profile, or `none` for an impact index (terms taken as written). */
+  profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE;
   docs: number;
   terms: number;
   tokens: number;
@@ -136,14 +144,15 @@ interface FileManifestEntry {
   crc32: number;
 }
 
-interface MetaJson {
+interface MetaJson extends IndexContentMeta {
   format: 'querylens-index';
   formatVersion: number;
   /** Random id of the build, also in the header of every file (hex). */
   buildId: string;
   /** Every file but meta.bin, as written by this build. */
   files: Record<string, FileManifestEntry>;
-  profile: AnalyzerProfile;
+  /** `none` when the content says the terms are pre-tokenised (content.ts). */
+  profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE;
   numDocs: number;
   numTerms: number;
   numPostings: number;
@@ -169,16 +178,18 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   mkdirSync(tmp);
   const buildId = randomBytes(BUILD_ID_BYTES);
 
-  const totalBytes = await inputBytes(inputs);
+  const impacts = options.input === 'jsonvector';
+  const content: IndexContent = impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector' } : contentFromMeta({});
+  const totalBytes = await inputBytes(inputs, impacts);
   let skipped = 0;
   const skippedExamples: string[] = [];
   const runsDir = join(tmp, 'runs');
   let numRuns = 0;
-  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
+  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
     mkdirSync(runsDir);
     const store = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
-    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
+    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, impacts);
     let last: BuildProgress = { docs: 0, bytesRead: 0, totalBytes };
     for await (const batch of batches) {
       for (const data of batch.bad) {
@@ -207,7 +218,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     const storeEntry = store.finish();
     const accumulated = runs.finish();
     numRuns = accumulated.runs.length;
-    await writeIndexFiles(tmp, buildId, profile, accumulated, storeEntry, inputs, pause);
+    await writeIndexFiles(tmp, buildId, impacts ? PRE_TOKENISED_PROFILE : profile, content, accumulated, storeEntry, inputs, pause);
     rmSync(runsDir, { recursive: true, force: true });
     fsyncDir(tmp);
     swapIntoPlace(tmp, target);
@@ -226,7 +237,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const meta = JSON.parse(decodeUtf8(readFileSync(join(target, 'meta.bin')).subarray(HEADER_BYTES))) as MetaJson;
   return {
     outDir: target,
-    profile,
+    profile: meta.profile,
     docs: meta.numDocs,
     terms: meta.numTerms,
     tokens: meta.totalTokens,
@@ -337,12 +348,12 @@ function fsyncDir(dir: string): void {
   }
 }
 
-async function inputBytes(inputs: string[]): Promise<number> {
+async function inputBytes(inputs: string[], jsonVectors: boolean): Promise<number> {
   let total = 0;
   for (const path of inputs) {
     try {
       const info = statSync(path);
-      if (info.isDirectory()) for (const f of await listFiles(path)) total += statSync(f).size;
+      if (info.isDirectory()) for (const f of await listFiles(path, jsonVectors ? JSON_VECTOR_EXTENSIONS : undefined)) total += statSync(f).size;
       else total += info.size;
     } catch {
       // A missing path is reported by readCorpus with a proper message.
@@ -464,7 +475,8 @@ function writeIndexFile(dir: string, buildId: Buffer, name: IndexFileName, data:
 async function writeIndexFiles(
   dir: string,
   buildId: Buffer,
-  profile: AnalyzerProfile,
+  profile: MetaJson['profile'],
+  content: IndexContent,
   acc: AccumulatedRuns,
   storeEntry: FileManifestEntry,
   inputs: string[],
@@ -486,7 +498,7 @@ async function writeIndexFiles(
       // Where each document's positions start (postings-codec.ts reads them per block).
       const posStart = new Int32Array(docs.length);
       for (let i = 1; i < docs.length; i++) posStart[i] = posStart[i - 1]! + tfs[i - 1]!;
-      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths);
+      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths, acc.positions);
       postings.maybeFlush();
       // Front coding; never split a surrogate pair: the suffix must be valid UTF-16 to survive UTF-8.
       const lex = lexiconEntries.out;
@@ -572,6 +584,7 @@ async function writeIndexFiles(
     fields,
     createdAt: new Date().toISOString(),
     inputs: inputs.map((p) => resolve(p)),
+    ...contentMeta(content),
   };
   writeIndexFile(dir, buildId, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
 }
@@ -677,8 +690,9 @@ function openIndexOnce(dir: string, root: string): IndexReader {
       if (file.paged) paged[name as PagedFileName] = file.paged;
       else payloads[name as WholeFileName] = file.payload!;
     }
-    if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
-    const { source, check } = decodeSource(meta, payloads, paged, dir, rebuild);
+    const content = contentFromMeta(meta);
+    if (content.preTokenised ? meta.profile !== PRE_TOKENISED_PROFILE : !isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
+    const { source, check } = decodeSource(meta, payloads, paged, dir, rebuild, content);
     const reader = new SourceIndexReader(source);
     openFiles.set(reader, { files: paged, check, rebuild });
     // The descriptors live as long as the reader (IndexReader has no close): closed when it is collected.
@@ -841,6 +855,7 @@ function decodeSource(
   paged: Record<PagedFileName, PagedFile>,
   dir: string,
   rebuild: string,
+  content: IndexContent,
 ): { source: IndexSource; check: () => void } {
   const profile = meta.profile;
   /**
@@ -924,6 +939,7 @@ function decodeSource(
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(terms[t])}`;
   const source: IndexSource = {
     profile,
+    content,
     fields: meta.fields,
     docnos,
     docLengths,
@@ -938,7 +954,7 @@ function decodeSource(
     loadPostings: (t: number): PostingList =>
       decoding('postings.bin', termLabel(t), () => {
         const bytes = postingsFile.read(postingsOffset[t]!, postingsOffset[t + 1]! - postingsOffset[t]!);
-        const list = decodeTermPostings(bytes, 0, docPartBytes[t]!, bytes.length, df[t]!, cf[t]!);
+        const list = decodeTermPostings(bytes, 0, docPartBytes[t]!, bytes.length, df[t]!, cf[t]!, content.positions);
         const last = list.docs[list.docs.length - 1];
         if (last !== undefined && last >= numDocs) throw new DecodeError(`document ${last} past the last document`);
         return list;
