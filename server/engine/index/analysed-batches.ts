@@ -34,6 +34,8 @@ export interface AnalysedBatch {
    * impact in the document (a vector names each term once, so entries are not positions).
    */
   tokenCounts?: Int32Array;
+  /** Each document's length when given apart from its tokens (a CIFF import's doclength); else the sum of its token counts. */
+  docLengths?: Int32Array;
   /** Document i's tokens are tokens[docTokenEnd[i-1] .. docTokenEnd[i]) (docTokenEnd[-1] = 0). */
   docTokenEnd: Int32Array;
   /** Document i's extents are entries extEnd[i-1] .. extEnd[i] of the ext arrays. */
@@ -69,7 +71,7 @@ export function ingestErrorData(e: IngestError): IngestErrorData {
 
 /** The buffers a batch's arrays live in, for a worker's transfer list. */
 export function batchTransferList(b: AnalysedBatch): ArrayBuffer[] {
-  const arrays = [b.tokens, ...(b.tokenCounts ? [b.tokenCounts] : []), b.docTokenEnd, b.docExtEnd, b.extField, b.extBegin, b.extLength, b.store, b.storeLengths];
+  const arrays = [b.tokens, ...(b.tokenCounts ? [b.tokenCounts] : []), ...(b.docLengths ? [b.docLengths] : []), b.docTokenEnd, b.docExtEnd, b.extField, b.extBegin, b.extLength, b.store, b.storeLengths];
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }
 

@@ -27,6 +27,7 @@ import { listFiles } from '../ingest/folder.js';
 import { JSON_VECTOR_EXTENSIONS } from '../ingest/jsonvector.js';
 import { streamOrderOfNames } from './accumulator.js';
 import { analysedBatches } from './batch-source.js';
+import type { AnalysedBatch } from './analysed-batches.js';
 import { DEFAULT_MEMORY_BUDGET, forEachRunDocument, mergeRunPostings, RunAccumulator, type AccumulatedRuns } from './runs.js';
 import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
 import { GrowableInt32 } from './growable.js';
@@ -103,6 +104,11 @@ export interface BuildIndexOptions {
    * (docs/INDEX_FORMAT.md "Impact indexes"): terms as written, no positions, `profile` unused.
    */
   input?: 'text' | 'jsonvector';
+  /**
+   * Instead of reading `inputs`: documents already turned into batches (a CIFF import, ciff.ts),
+   * in document order, with what the index will hold and the profile its terms were made with.
+   */
+  prepared?: { batches: () => AsyncGenerator<AnalysedBatch>; content: IndexContent; profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE };
 }
 
 export interface BuildProgress {
@@ -179,17 +185,22 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const buildId = randomBytes(BUILD_ID_BYTES);
 
   const impacts = options.input === 'jsonvector';
-  const content: IndexContent = impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector' } : contentFromMeta({});
+  const content: IndexContent =
+    options.prepared?.content ?? (impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector' } : contentFromMeta({}));
+  const metaProfile = options.prepared?.profile ?? (impacts ? PRE_TOKENISED_PROFILE : profile);
   const totalBytes = await inputBytes(inputs, impacts);
   let skipped = 0;
   const skippedExamples: string[] = [];
   const runsDir = join(tmp, 'runs');
   let numRuns = 0;
-  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
+  const batches = options.prepared
+    ? options.prepared.batches()
+    : analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
     mkdirSync(runsDir);
     const store = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
-    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, impacts);
+    // Without positions the batches' token entries carry counts (impacts, or a CIFF import's tfs).
+    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, !content.positions);
     let last: BuildProgress = { docs: 0, bytesRead: 0, totalBytes };
     for await (const batch of batches) {
       for (const data of batch.bad) {
@@ -218,7 +229,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     const storeEntry = store.finish();
     const accumulated = runs.finish();
     numRuns = accumulated.runs.length;
-    await writeIndexFiles(tmp, buildId, impacts ? PRE_TOKENISED_PROFILE : profile, content, accumulated, storeEntry, inputs, pause);
+    await writeIndexFiles(tmp, buildId, metaProfile, content, accumulated, storeEntry, inputs, pause);
     rmSync(runsDir, { recursive: true, force: true });
     fsyncDir(tmp);
     swapIntoPlace(tmp, target);

@@ -138,7 +138,8 @@ export class RunAccumulator {
       const begin = d > 0 ? batch.docTokenEnd[d - 1]! : 0;
       const end = batch.docTokenEnd[d]!;
       let length = end - begin;
-      if (counts) {
+      if (batch.docLengths) length = batch.docLengths[d]!;
+      else if (counts) {
         length = 0;
         for (let i = begin; i < end; i++) length += batch.tokenCounts![i]!;
       }
