@@ -49,6 +49,16 @@ export function checkScorerFitsIndex(reader: IndexReader, scorer: ScorerName): v
   }
 }
 
+/** Throws IndexContentError for query expansion (Bo1, RM3) on an impact index: both weigh terms by their frequencies in the feedback documents. */
+export function checkExpansionFitsIndex(reader: IndexReader): void {
+  const content = contentOf(reader);
+  if (content.postings === 'impacts') {
+    throw new IndexContentError(
+      `query expansion (Bo1, RM3) weighs terms by their frequencies in the feedback documents, and this index holds impacts (${describeSource(content)}): rank without --expand`,
+    );
+  }
+}
+
 /** Throws IndexContentError when the query needs positions (a phrase or window) and the index has none. */
 export function checkPositionsAvailable(reader: IndexReader, specs: readonly ConceptSpec[]): void {
   const content = contentOf(reader);

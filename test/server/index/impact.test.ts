@@ -15,6 +15,7 @@ import { parseLucene } from '../../../grammar/lucene/index.js';
 import { buildIndex, openIndex, verifyIndex } from '../../../server/engine/index/disk.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { explain, search } from '../../../server/engine/search.js';
+import { expandQuery } from '../../../server/engine/expansion/index.js';
 import { dataPath } from '../../support/data.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-impact-'));
@@ -102,7 +103,8 @@ describe('impact index from JSON vectors', () => {
     writeFileSync(join(folder, 'a.jsonl'), jsonl(DOCS.slice(0, 300)));
     writeFileSync(join(folder, 'b', 'c.json'), jsonl(DOCS.slice(300)));
     writeFileSync(join(folder, 'notes.txt'), 'not a vector file');
-    await buildIndex([folder], join(work, 'idx-folder'), { input: 'jsonvector' });
+    // Read and analysed in the worker thread this time.
+    await buildIndex([folder], join(work, 'idx-folder'), { input: 'jsonvector', worker: true });
     const other = openIndex(join(work, 'idx-folder'));
     expect(other.stats()).toEqual(reader.stats());
     for (const t of reader.vocabulary()) expect(other.postings(t)).toEqual(reader.postings(t));
@@ -192,5 +194,14 @@ describe('the impact scorer', () => {
       expect(() => search(reader, parseIndri(text).ast, { scorer: 'impact' })).toThrow(/needs term positions, and this index has none/);
     }
     expect(() => search(reader, parseLucene('"q1 q2"').ast, { scorer: 'impact' })).toThrow(/a phrase needs term positions/);
+    expect(() => expandQuery(reader, ast, [0, 1, 2], { method: 'bo1' })).toThrow(/query expansion \(Bo1, RM3\) weighs terms by their frequencies .* this index holds impacts/);
+  });
+
+  it('never emits a non-finite score, whatever the weights', () => {
+    for (const text of ['q1^1e308 q2^1e308 q3^1e308', 'q1^0 q2^0']) {
+      const ast = parseLucene(text).ast;
+      for (const exhaustive of [true, false]) for (const h of search(reader, ast, { scorer: 'impact', k: 20, exhaustive }).hits) expect(Number.isFinite(h.score)).toBe(true);
+      for (const doc of [0, 5]) expect(Number.isFinite(explain(reader, ast, doc, { scorer: 'impact' }).value)).toBe(true);
+    }
   });
 });
