@@ -122,9 +122,10 @@ const double = (field: number, x: number) => {
 /** Header, "apple" in docs 0 (tf 1) and 2 (tf 2), "pear" in doc 1 (tf 4), three DocRecords. */
 function tinyCiff(change: { appleDf?: number; pearGap?: number; secondDocid?: number; trailing?: boolean } = {}): Buffer {
   const header = [...vint(1, 1), ...vint(2, 2), ...vint(3, 3), ...vint(4, 2), ...vint(5, 3), ...vint(6, 9), ...double(7, 3), ...str(8, 'hand-written')];
-  // docid 0 written explicitly (proto3 writers leave it out; readers must accept both), and an unknown field 9.
+  // docid 0 written explicitly (proto3 writers leave it out; readers must accept both), and unknown fields (9 in a
+  // list, 5 in a posting) that a reader skips.
   const apple = [...str(1, 'apple'), ...vint(2, change.appleDf ?? 2), ...vint(3, 3), ...bytesField(4, [...vint(1, 0), ...vint(2, 1)]), ...bytesField(4, [...vint(1, 2), ...vint(2, 2)]), ...vint(9, 5)];
-  const pear = [...str(1, 'pear'), ...vint(2, 1), ...vint(3, 4), ...bytesField(4, [...vint(1, change.pearGap ?? 1), ...vint(2, 4)])];
+  const pear = [...str(1, 'pear'), ...vint(2, 1), ...vint(3, 4), ...bytesField(4, [...vint(1, change.pearGap ?? 1), ...vint(5, 1), ...vint(2, 4)])];
   const docs = [
     [...str(2, 'A'), ...vint(3, 2)],
     [...vint(1, change.secondDocid ?? 1), ...str(2, 'B'), ...vint(3, 4)],
