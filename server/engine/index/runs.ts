@@ -91,7 +91,11 @@ export class RunAccumulator {
     private readonly impacts = false,
   ) {
     this.tokenCounts = impacts ? new GrowableInt32(1 << 16) : null;
+    // A counted entry also buffers its count.
+    this.bytesPerToken = impacts ? BYTES_PER_TOKEN + 4 : BYTES_PER_TOKEN;
   }
+
+  private readonly bytesPerToken: number;
 
   get documents(): number {
     return this.numDocs;
@@ -106,13 +110,13 @@ export class RunAccumulator {
     for (let d = 0; d < n; d++) {
       const tokens = this.tokens.length + batch.docTokenEnd[d]! - (from > 0 ? batch.docTokenEnd[from - 1]! : 0);
       const docs = this.docnos.length + d + 1 - from;
-      if (tokens * BYTES_PER_TOKEN + docs * BYTES_PER_DOC >= this.budgetBytes || d === n - 1) {
+      if (tokens * this.bytesPerToken + docs * BYTES_PER_DOC >= this.budgetBytes || d === n - 1) {
         this.append(batch, from, d + 1);
         from = d + 1;
         if (d < n - 1) this.flush();
       }
     }
-    if (this.tokens.length * BYTES_PER_TOKEN + this.docnos.length * BYTES_PER_DOC >= this.budgetBytes) this.flush();
+    if (this.tokens.length * this.bytesPerToken + this.docnos.length * BYTES_PER_DOC >= this.budgetBytes) this.flush();
   }
 
   /** Buffers documents [from, to) of the batch. */
