@@ -26,13 +26,16 @@ export function registerIndex(program: Command): void {
     .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
     .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
-    .action(async (corpus: string[], opts: IndexOptions) => {
+    .action(async (corpus: string[], opts: IndexOptions, command: Command) => {
       // Loaded here so other subcommands do not pay for the engine.
       const { buildLocalIndex, IndexError } = await import('../../service/backend.js');
       const { IngestError } = await import('../../engine/ingest/types.js');
       const { isAnalyzerProfile } = await import('../../engine/analysis/index.js');
       if (!isAnalyzerProfile(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}': use terrier or lucene`);
       if (opts.format !== 'auto' && opts.format !== 'jsonvector') throw new CliError(`unknown --format '${opts.format}': use auto or jsonvector`);
+      if (opts.format === 'jsonvector' && command.getOptionValueSource('profile') === 'cli') {
+        throw new CliError('--profile does not apply to --format jsonvector: vector terms are indexed as written, never analysed');
+      }
       const memoryMB = opts.memory === undefined ? undefined : Number(opts.memory);
       if (memoryMB !== undefined && !(Number.isInteger(memoryMB) && memoryMB >= 1)) {
         throw new CliError(`--memory '${opts.memory}' is not a whole number of megabytes (at least 1)`);

@@ -60,6 +60,9 @@ describe('querylens with impact indexes and CIFF', () => {
     expect(bad.stderr).toBe(`querylens: ${join(work, 'bad.jsonl')}:2: document 'b': impact of "t" is 0.5, not a non-negative integer (quantise the weights first, as Anserini does) (use --skip-bad to skip malformed records)\n`);
     expect(existsSync(join(work, 'bad-idx'))).toBe(false);
     expect(querylens('index', join(work, 'bad.jsonl'), '--format', 'vectors', '--out', join(work, 'x')).stderr).toBe("querylens: unknown --format 'vectors': use auto or jsonvector\n");
+    expect(querylens('index', join(work, 'bad.jsonl'), '--format', 'jsonvector', '--profile', 'lucene', '--out', join(work, 'x')).stderr).toBe(
+      'querylens: --profile does not apply to --format jsonvector: vector terms are indexed as written, never analysed\n',
+    );
     const ciff = readFileSync(join(work, 'idx.ciff'));
     writeFileSync(join(work, 'cut.ciff'), ciff.subarray(0, ciff.length - 3));
     const cut = querylens('ciff', 'import', join(work, 'cut.ciff'), join(work, 'cut-idx'));
