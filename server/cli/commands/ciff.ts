@@ -10,6 +10,7 @@ interface ImportOptions {
   postings?: string;
   profile?: string;
   memory?: string;
+  progress: boolean;
 }
 
 export function registerCiff(program: Command): void {
@@ -43,6 +44,7 @@ export function registerCiff(program: Command): void {
     .option('--postings <kind>', 'what the tf fields hold: frequencies or impacts (default: impacts when the file is a querylens export of an impact index, else frequencies)')
     .option('--profile <name>', 'the analyser the terms were made with, for analysing queries: terrier, lucene or none (terms as written; default: the profile a querylens export names, else none)')
     .option('--memory <MB>', 'memory for the inversion and the sorted runs (default 512)')
+    .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
     .action(async (input: string, out: string, opts: ImportOptions) => {
       if (opts.postings !== undefined && opts.postings !== 'frequencies' && opts.postings !== 'impacts') throw new CliError(`unknown --postings '${opts.postings}': use frequencies or impacts`);
       if (opts.profile !== undefined && !['terrier', 'lucene', 'none'].includes(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}': use terrier, lucene or none`);
@@ -50,9 +52,12 @@ export function registerCiff(program: Command): void {
       if (memoryMB !== undefined && !(Number.isInteger(memoryMB) && memoryMB >= 1)) throw new CliError(`--memory '${opts.memory}' is not a whole number of megabytes (at least 1)`);
       const { importCiff, CiffError } = await import('../../engine/index/ciff.js');
       const { IndexError } = await import('../../engine/index/disk.js');
+      const { buildProgressBar } = await import('../progress-bar.js');
+      const bar = opts.progress ? buildProgressBar() : null;
       let summary;
       try {
         summary = await importCiff(input, out, {
+          onProgress: bar?.onProgress,
           ...(opts.postings ? { postings: opts.postings as 'frequencies' | 'impacts' } : {}),
           ...(opts.profile ? { profile: opts.profile as 'terrier' | 'lucene' | 'none' } : {}),
           ...(memoryMB !== undefined ? { memoryBudgetBytes: memoryMB * 1024 * 1024, postingsPerPass: Math.max(1, Math.floor((memoryMB * 1024 * 1024) / 32)) } : {}),
@@ -62,6 +67,8 @@ export function registerCiff(program: Command): void {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT' && (err as NodeJS.ErrnoException).path === input) throw new CliError(`${input}: no such file`);
         throw err;
+      } finally {
+        bar?.stop();
       }
       console.log(
         `imported ${summary.docs.toLocaleString('en-US')} docs, ${summary.terms.toLocaleString('en-US')} terms, ${summary.postings.toLocaleString('en-US')} postings ` +
