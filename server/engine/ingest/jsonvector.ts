@@ -7,7 +7,8 @@
  *
  * Every problem is an IngestError at file:line: invalid JSON, a missing or empty id, a vector
  * that is not an object, an impact that is not a non-negative integer (or is past 2^31 − 1, the
- * largest an index stores). A zero impact adds nothing (the term is absent from the document).
+ * largest an index stores, as is the sum of a document's impacts, its length). A zero impact adds
+ * nothing (the term is absent from the document).
  */
 import { readFile } from 'node:fs/promises';
 import { listFolder } from './folder.js';
@@ -131,6 +132,7 @@ export function parseVectorRecord(value: unknown, file: string, line: number): I
   }
   const terms: string[] = [];
   const impacts: number[] = [];
+  let length = 0;
   for (const [term, impact] of Object.entries(vector as Record<string, unknown>)) {
     if (typeof impact !== 'number' || !Number.isInteger(impact) || impact < 0) {
       return new IngestError(file, `document '${docno}': impact of "${term}" is ${JSON.stringify(impact)}, not a non-negative integer (quantise the weights first, as Anserini does)`, line);
@@ -138,6 +140,9 @@ export function parseVectorRecord(value: unknown, file: string, line: number): I
     if (impact > MAX_IMPACT) return new IngestError(file, `document '${docno}': impact of "${term}" is ${impact}, above the largest an index stores (${MAX_IMPACT})`, line);
     if (term.trim() === '' || /\s/.test(term)) return new IngestError(file, `document '${docno}': term ${JSON.stringify(term)} is empty or holds white space (a query could never name it)`, line);
     if (impact === 0) continue;
+    length += impact;
+    // A document's length is the sum of its impacts (docs/INDEX_FORMAT.md), stored as a 31-bit integer.
+    if (length > MAX_IMPACT) return new IngestError(file, `document '${docno}': its impacts add up to more than ${MAX_IMPACT}, the largest document length an index stores`, line);
     terms.push(term);
     impacts.push(impact);
   }

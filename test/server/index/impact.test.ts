@@ -117,6 +117,7 @@ describe('impact index from JSON vectors', () => {
     ['{"id": "a", "contents": "x", "vector": {"t": -3}}', ':2: document \'a\': impact of "t" is -3, not a non-negative integer'],
     ['{"id": "a", "contents": "x", "vector": {"t": "2"}}', ':2: document \'a\': impact of "t" is "2", not a non-negative integer'],
     ['{"contents": "x", "vector": {"t": 2}}', ':2: record has no "id"'],
+    ['{"id": "a", "contents": "x", "vector": {"t": 2147483647, "u": 1}}', ':2: document \'a\': its impacts add up to more than 2147483647'],
     ['{"id": "a", "contents": "x", "vector": [1, 2]}', ':2: document \'a\': "vector" must be an object'],
     ['{"id": "ok", "contents": "x", "vector": {"t": 2}}', ':2: duplicate docno \'ok\' (first at '],
     ['{"id": "a", "vector": {"t": 2}', ':2: invalid JSON'],
