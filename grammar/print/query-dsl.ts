@@ -102,7 +102,7 @@ export interface DslOptions {
   /** The fields a term without a field is searched in (the backend's `fields`; default `["text"]`). */
   fields?: string[];
   /** The scorer the query was written for: under `ql` belief operators have no DSL equivalent. */
-  scorer?: 'bm25' | 'bm25-lucene' | 'ql' | 'bm25f';
+  scorer?: 'bm25' | 'bm25-lucene' | 'ql' | 'bm25f' | 'impact';
 }
 
 export interface DslResult {
@@ -160,7 +160,7 @@ class DslTranslator {
   readonly diagnostics: QueryDiagnostic[] = [];
   constructor(
     private readonly defaultFields: string[],
-    private readonly scorer: 'bm25' | 'bm25-lucene' | 'ql' | 'bm25f',
+    private readonly scorer: 'bm25' | 'bm25-lucene' | 'ql' | 'bm25f' | 'impact',
   ) {}
 
   approximated(range: SourceRange, message: string): void {

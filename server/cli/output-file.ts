@@ -32,7 +32,7 @@ export class OutputFile {
     }
   }
 
-  write(text: string): void {
+  write(text: string | Uint8Array): void {
     try {
       this.file.write(text);
     } catch (err) {

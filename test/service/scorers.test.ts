@@ -19,7 +19,7 @@ describe('scorer registry', () => {
       const p = resolveParameters({ scorer: name });
       for (const [key, value] of Object.entries(SCORERS[name].defaults)) expect(p[key as 'k1'], `${name} ${key}`).toBe(value);
     }
-    expect(() => resolveParameters({ scorer: 'bm26' as never })).toThrow(/unknown scorer "bm26" \(expected bm25, bm25-lucene, ql or bm25f\)/);
+    expect(() => resolveParameters({ scorer: 'bm26' as never })).toThrow(/unknown scorer "bm26" \(expected bm25, bm25-lucene, ql, bm25f or impact\)/);
   });
 
   it('the CLI accepts exactly the registered scorers', () => {

@@ -5,6 +5,7 @@ import { CliError } from '../errors.js';
 interface IndexOptions {
   out: string;
   profile: string;
+  format: string;
   skipBad?: boolean;
   memory?: string;
   progress: boolean;
@@ -13,19 +14,28 @@ interface IndexOptions {
 export function registerIndex(program: Command): void {
   program
     .command('index')
-    .description('Index a corpus: BEIR JSONL, TREC SGML (plain or .gz) or folders of .txt/.md files')
+    .description('Index a corpus: BEIR JSONL, TREC SGML (plain or .gz) or folders of .txt/.md files; or, with --format jsonvector, learned sparse vectors as an impact index')
     .argument('<corpus...>', 'corpus files or folders, indexed in the order given')
     .requiredOption('-o, --out <dir>', 'index folder to write (replaced atomically when the build succeeds)')
     .option('--profile <name>', 'analyser: terrier (Terrier stoplist + Porter) or lucene (Lucene 33-word stop set + Porter)', 'terrier')
+    .option(
+      '--format <name>',
+      'auto (BEIR JSONL, TREC SGML or a folder, recognised by content) or jsonvector (Anserini JSON vectors {"id","contents","vector":{term: impact}}, a .jsonl/.json file or a folder of them: an impact index, terms as written, scored with --scorer impact)',
+      'auto',
+    )
     .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
     .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
-    .action(async (corpus: string[], opts: IndexOptions) => {
+    .action(async (corpus: string[], opts: IndexOptions, command: Command) => {
       // Loaded here so other subcommands do not pay for the engine.
       const { buildLocalIndex, IndexError } = await import('../../service/backend.js');
       const { IngestError } = await import('../../engine/ingest/types.js');
       const { isAnalyzerProfile } = await import('../../engine/analysis/index.js');
       if (!isAnalyzerProfile(opts.profile)) throw new CliError(`unknown --profile '${opts.profile}': use terrier or lucene`);
+      if (opts.format !== 'auto' && opts.format !== 'jsonvector') throw new CliError(`unknown --format '${opts.format}': use auto or jsonvector`);
+      if (opts.format === 'jsonvector' && command.getOptionValueSource('profile') === 'cli') {
+        throw new CliError('--profile does not apply to --format jsonvector: vector terms are indexed as written, never analysed');
+      }
       const memoryMB = opts.memory === undefined ? undefined : Number(opts.memory);
       if (memoryMB !== undefined && !(Number.isInteger(memoryMB) && memoryMB >= 1)) {
         throw new CliError(`--memory '${opts.memory}' is not a whole number of megabytes (at least 1)`);
@@ -36,6 +46,7 @@ export function registerIndex(program: Command): void {
       try {
         summary = await buildLocalIndex(corpus, opts.out, {
           profile: opts.profile,
+          ...(opts.format === 'jsonvector' ? { input: 'jsonvector' as const } : {}),
           skipBad: opts.skipBad,
           ...(memoryMB !== undefined ? { memoryBudgetBytes: memoryMB * 1024 * 1024 } : {}),
           onProgress: bar?.onProgress,
@@ -60,7 +71,7 @@ export function registerIndex(program: Command): void {
       console.log(
         `indexed ${summary.docs.toLocaleString('en-US')} docs${skipped}: ${summary.terms.toLocaleString('en-US')} terms, ` +
           `${summary.tokens.toLocaleString('en-US')} tokens in ${summary.seconds.toFixed(1)} s; ` +
-          `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (profile ${summary.profile})`,
+          `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (${summary.profile === 'none' ? 'impact index, terms as written' : `profile ${summary.profile}`})`,
       );
     });
 }

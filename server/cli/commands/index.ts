@@ -8,6 +8,7 @@ import { registerConvert } from './convert.js';
 import { registerFormat } from './format.js';
 import { registerIndex } from './index-cmd.js';
 import { registerVerifyIndex } from './verify-index.js';
+import { registerCiff } from './ciff.js';
 import { registerEval } from './eval.js';
 import { registerCompare } from './compare.js';
 import { registerExpand } from './expand.js';
@@ -25,6 +26,7 @@ export function registerCommands(program: Command): void {
   registerFormat(program);
   registerIndex(program);
   registerVerifyIndex(program);
+  registerCiff(program);
   registerEval(program);
   registerCompare(program);
   registerExpand(program);

@@ -5,6 +5,7 @@
  * → term scoring (bo1.ts, rm3.ts). This module combines the scored terms with the
  * original query and builds the expanded query AST.
  */
+import { checkExpansionFitsIndex } from '../scoring/impact.js';
 import type { FilterNode, QueryAst, QueryNode, SourceRange, TermNode, WeightedItem } from '../../../grammar/ast.js';
 import type { IndexReader } from '../index/reader.js';
 import { bo1Weights, type CollectionView } from './bo1.js';
@@ -108,6 +109,7 @@ export function expandQuery(
   feedbackDocs: number[],
   options: ExpansionOptions,
 ): ExpansionResult {
+  checkExpansionFitsIndex(reader);
   const fbTerms = options.fbTerms ?? 10;
   if (!Number.isInteger(fbTerms) || fbTerms < 0) throw new RangeError(`fbTerms must be a non-negative integer, got ${fbTerms}`);
   const query = originalQuery(ast, reader.analyzer);

@@ -29,6 +29,13 @@ export interface AnalysedBatch {
   docnos: string[];
   /** Term id of every token, the batch's documents one after another. */
   tokens: Int32Array;
+  /**
+   * Impact builds (AnalyseOptions.input `jsonvector`): each token entry's count, the term's
+   * impact in the document (a vector names each term once, so entries are not positions).
+   */
+  tokenCounts?: Int32Array;
+  /** Each document's length when given apart from its tokens (a CIFF import's doclength); else the sum of its token counts. */
+  docLengths?: Int32Array;
   /** Document i's tokens are tokens[docTokenEnd[i-1] .. docTokenEnd[i]) (docTokenEnd[-1] = 0). */
   docTokenEnd: Int32Array;
   /** Document i's extents are entries extEnd[i-1] .. extEnd[i] of the ext arrays. */
@@ -51,6 +58,11 @@ export interface AnalyseOptions {
   /** A batch is handed on after this many documents or this many bytes of stored text. */
   batchDocs?: number;
   batchBytes?: number;
+  /**
+   * `jsonvector`: Anserini JSON vectors, indexed as impacts: each vector term, as written (not
+   * analysed), is one token entry whose count is its impact; documents have no field extents.
+   */
+  input?: 'text' | 'jsonvector';
 }
 
 export function ingestErrorData(e: IngestError): IngestErrorData {
@@ -59,7 +71,7 @@ export function ingestErrorData(e: IngestError): IngestErrorData {
 
 /** The buffers a batch's arrays live in, for a worker's transfer list. */
 export function batchTransferList(b: AnalysedBatch): ArrayBuffer[] {
-  const arrays = [b.tokens, b.docTokenEnd, b.docExtEnd, b.extField, b.extBegin, b.extLength, b.store, b.storeLengths];
+  const arrays = [b.tokens, ...(b.tokenCounts ? [b.tokenCounts] : []), ...(b.docLengths ? [b.docLengths] : []), b.docTokenEnd, b.docExtEnd, b.extField, b.extBegin, b.extLength, b.store, b.storeLengths];
   return [...new Set(arrays.map((a) => a.buffer as ArrayBuffer))];
 }
 
@@ -80,6 +92,8 @@ export async function* analyseCorpus(inputs: string[], options: AnalyseOptions):
   let newFields: string[] = [];
   let docnos: string[] = [];
   let tokens = new GrowableInt32(1 << 16);
+  const impacts = options.input === 'jsonvector';
+  let tokenCounts = impacts ? new GrowableInt32(1 << 16) : null;
   let docTokenEnd = new GrowableInt32(batchDocs);
   let docExtEnd = new GrowableInt32(batchDocs);
   let extField = new GrowableInt32(batchDocs * 2);
@@ -110,10 +124,26 @@ export async function* analyseCorpus(inputs: string[], options: AnalyseOptions):
     if (id >= 0) tokens.push(id);
   };
 
+  /** A vector's terms as written, one entry each with its impact; no field extents. */
+  const addVector = (vector: { terms: string[]; impacts: number[] }): void => {
+    for (let i = 0; i < vector.terms.length; i++) {
+      const term = vector.terms[i]!;
+      let id = termIds.get(term);
+      if (id === undefined) {
+        id = numTerms++;
+        termIds.set(term, id);
+        newTerms.push(term);
+      }
+      tokens.push(id);
+      tokenCounts!.push(vector.impacts[i]!);
+    }
+  };
+
   const add = (doc: IngestDocument): void => {
     docnos.push(doc.docno);
     const docStart = tokens.length;
-    for (const name of streamOrder(doc.fields)) {
+    if (impacts) addVector(doc.vector ?? { terms: [], impacts: [] });
+    for (const name of impacts ? [] : streamOrder(doc.fields)) {
       const begin = tokens.length - docStart;
       forEachToken(doc.fields[name]!, onToken);
       const end = tokens.length - docStart;
@@ -145,6 +175,7 @@ export async function* analyseCorpus(inputs: string[], options: AnalyseOptions):
       newFields,
       docnos,
       tokens: tokens.toArray(),
+      ...(tokenCounts ? { tokenCounts: tokenCounts.toArray() } : {}),
       docTokenEnd: docTokenEnd.toArray(),
       docExtEnd: docExtEnd.toArray(),
       extField: extField.toArray(),
@@ -160,6 +191,7 @@ export async function* analyseCorpus(inputs: string[], options: AnalyseOptions):
     newFields = [];
     docnos = [];
     tokens = new GrowableInt32(Math.max(1 << 16, batch.tokens.length));
+    if (tokenCounts) tokenCounts = new GrowableInt32(Math.max(1 << 16, batch.tokens.length));
     docTokenEnd = new GrowableInt32(batchDocs);
     docExtEnd = new GrowableInt32(batchDocs);
     extField = new GrowableInt32(batchDocs * 2);
@@ -173,6 +205,7 @@ export async function* analyseCorpus(inputs: string[], options: AnalyseOptions):
   };
 
   const corpus = readCorpus(inputs, {
+    ...(impacts ? { format: 'jsonvector' as const } : {}),
     skipBad: options.skipBad,
     onBad: (e) => bad.push(ingestErrorData(e)),
     onRead: (n) => (bytesRead += n),

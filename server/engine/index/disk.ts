@@ -24,12 +24,15 @@ import { crc32 } from 'node:zlib';
 import { isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
 import { IngestError } from '../ingest/index.js';
 import { listFiles } from '../ingest/folder.js';
+import { JSON_VECTOR_EXTENSIONS } from '../ingest/jsonvector.js';
 import { streamOrderOfNames } from './accumulator.js';
 import { analysedBatches } from './batch-source.js';
+import type { AnalysedBatch } from './analysed-batches.js';
 import { DEFAULT_MEMORY_BUDGET, forEachRunDocument, mergeRunPostings, RunAccumulator, type AccumulatedRuns } from './runs.js';
 import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
 import { docnoOrder } from './docno-order.js';
 import { openDocumentTable, openLexicon } from './tables.js';
+import { contentFromMeta, contentMeta, PRE_TOKENISED_PROFILE, type IndexContent, type IndexContentMeta } from './content.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
@@ -100,6 +103,16 @@ export interface BuildIndexOptions {
   memoryBudgetBytes?: number;
   /** Read and analyse the corpus in a worker thread (default: for inputs of 8 MiB or more; the index is the same either way). */
   worker?: boolean;
+  /**
+   * `jsonvector`: the inputs are Anserini JSON vectors and the index holds their impacts
+   * (docs/INDEX_FORMAT.md "Impact indexes"): terms as written, no positions, `profile` unused.
+   */
+  input?: 'text' | 'jsonvector';
+  /**
+   * Instead of reading `inputs`: documents already turned into batches (a CIFF import, ciff.ts),
+   * in document order, with what the index will hold and the profile its terms were made with.
+   */
+  prepared?: { batches: () => AsyncGenerator<AnalysedBatch>; content: IndexContent; profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE };
 }
 
 export interface BuildProgress {
@@ -117,7 +130,8 @@ export type BuildPhase = 'reading' | 'merging' | 'writing';
 
 export interface BuildSummary {
   outDir: string;
-  profile: AnalyzerProfile;
+  /** The analyser profile, or `none` for an impact index (terms taken as written). */
+  profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE;
   docs: number;
   terms: number;
   tokens: number;
@@ -140,14 +154,15 @@ interface FileManifestEntry {
   crc32: number;
 }
 
-interface MetaJson {
+interface MetaJson extends IndexContentMeta {
   format: 'querylens-index';
   formatVersion: number;
   /** Random id of the build, also in the header of every file (hex). */
   buildId: string;
   /** Every file but meta.bin, as written by this build. */
   files: Record<string, FileManifestEntry>;
-  profile: AnalyzerProfile;
+  /** `none` when the content says the terms are pre-tokenised (content.ts). */
+  profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE;
   numDocs: number;
   numTerms: number;
   numPostings: number;
@@ -173,16 +188,23 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   mkdirSync(tmp);
   const buildId = randomBytes(BUILD_ID_BYTES);
 
-  const totalBytes = await inputBytes(inputs);
+  const impacts = options.input === 'jsonvector';
+  const content: IndexContent =
+    options.prepared?.content ?? (impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector' } : contentFromMeta({}));
+  const metaProfile = options.prepared?.profile ?? (impacts ? PRE_TOKENISED_PROFILE : profile);
+  const totalBytes = await inputBytes(inputs, impacts);
   let skipped = 0;
   const skippedExamples: string[] = [];
   const runsDir = join(tmp, 'runs');
   let numRuns = 0;
-  const batches = analysedBatches(inputs, { profile, skipBad: options.skipBad }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
+  const batches = options.prepared
+    ? options.prepared.batches()
+    : analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
     mkdirSync(runsDir);
     const store = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
-    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET);
+    // Without positions the batches' token entries carry counts (impacts, or a CIFF import's tfs).
+    const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, !content.positions);
     let last: BuildProgress = { docs: 0, bytesRead: 0, totalBytes };
     for await (const batch of batches) {
       for (const data of batch.bad) {
@@ -211,7 +233,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     const storeEntry = store.finish();
     const accumulated = runs.finish();
     numRuns = accumulated.runs.length;
-    await writeIndexFiles(tmp, buildId, profile, accumulated, storeEntry, inputs, pause);
+    await writeIndexFiles(tmp, buildId, metaProfile, content, accumulated, storeEntry, inputs, pause);
     rmSync(runsDir, { recursive: true, force: true });
     fsyncDir(tmp);
     swapIntoPlace(tmp, target);
@@ -230,7 +252,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const meta = JSON.parse(decodeUtf8(readFileSync(join(target, 'meta.bin')).subarray(HEADER_BYTES))) as MetaJson;
   return {
     outDir: target,
-    profile,
+    profile: meta.profile,
     docs: meta.numDocs,
     terms: meta.numTerms,
     tokens: meta.totalTokens,
@@ -341,12 +363,12 @@ function fsyncDir(dir: string): void {
   }
 }
 
-async function inputBytes(inputs: string[]): Promise<number> {
+async function inputBytes(inputs: string[], jsonVectors: boolean): Promise<number> {
   let total = 0;
   for (const path of inputs) {
     try {
       const info = statSync(path);
-      if (info.isDirectory()) for (const f of await listFiles(path)) total += statSync(f).size;
+      if (info.isDirectory()) for (const f of await listFiles(path, jsonVectors ? JSON_VECTOR_EXTENSIONS : undefined)) total += statSync(f).size;
       else total += info.size;
     } catch {
       // A missing path is reported by readCorpus with a proper message.
@@ -468,7 +490,8 @@ function writeIndexFile(dir: string, buildId: Buffer, name: IndexFileName, data:
 async function writeIndexFiles(
   dir: string,
   buildId: Buffer,
-  profile: AnalyzerProfile,
+  profile: MetaJson['profile'],
+  content: IndexContent,
   acc: AccumulatedRuns,
   storeEntry: FileManifestEntry,
   inputs: string[],
@@ -499,7 +522,7 @@ async function writeIndexFiles(
       // Where each document's positions start (postings-codec.ts reads them per block).
       const posStart = new Int32Array(docs.length);
       for (let i = 1; i < docs.length; i++) posStart[i] = posStart[i - 1]! + tfs[i - 1]!;
-      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths);
+      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths, acc.positions);
       postings.maybeFlush();
       if (numTerms % TERMS_PER_BLOCK === 0) {
         if (numTerms > 0) closeTermBlock(blockFirstTerm);
@@ -625,6 +648,7 @@ async function writeIndexFiles(
     fields,
     createdAt: new Date().toISOString(),
     inputs: inputs.map((p) => resolve(p)),
+    ...contentMeta(content),
   };
   writeIndexFile(dir, buildId, 'meta.bin', Buffer.from(JSON.stringify(meta, null, 2), 'utf8'));
 }
@@ -729,8 +753,9 @@ function openIndexOnce(dir: string, root: string): IndexReader {
       }
       paged[name as PagedFileName] = file.paged!;
     }
-    if (!isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
-    const { source, check } = decodeSource(meta, paged, dir, rebuild);
+    const content = contentFromMeta(meta);
+    if (content.preTokenised ? meta.profile !== PRE_TOKENISED_PROFILE : !isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
+    const { source, check } = decodeSource(meta, paged, dir, rebuild, content);
     const reader = new SourceIndexReader(source);
     openFiles.set(reader, { files: paged, check, rebuild });
     // The descriptors live as long as the reader (IndexReader has no close): closed when it is collected.
@@ -891,6 +916,7 @@ function decodeSource(
   paged: Record<PagedFileName, PagedFile>,
   dir: string,
   rebuild: string,
+  content: IndexContent,
 ): { source: IndexSource; check: () => void } {
   const profile = meta.profile;
   /**
@@ -927,6 +953,7 @@ function decodeSource(
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
   const source: IndexSource = {
     profile,
+    content,
     fields: meta.fields,
     numDocs,
     totalTokens,
@@ -944,7 +971,7 @@ function decodeSource(
       decoding('postings.bin', termLabel(t), () => {
         const { offset, docBytes, bytes: recordBytes, df, cf } = lexicon.entry(t);
         const bytes = postingsFile.read(offset, recordBytes);
-        const list = decodeTermPostings(bytes, 0, docBytes, bytes.length, df, cf);
+        const list = decodeTermPostings(bytes, 0, docBytes, bytes.length, df, cf, content.positions);
         const last = list.docs[list.docs.length - 1];
         if (last !== undefined && last >= numDocs) throw new DecodeError(`document ${last} past the last document`);
         return list;

@@ -125,9 +125,10 @@ export interface TermPostingsBytes {
 /**
  * Appends one term's record (docs part, then positions part) to `out`. `list` is the term's
  * postings in doc order (docs strictly increasing, tf ≥ 1, each doc's positions increasing);
- * `docLengths` are the collection's document lengths (for the per-block minimum).
+ * `docLengths` are the collection's document lengths (for the per-block minimum). Without
+ * `withPositions` (an impact index: its tfs are impacts) the positions part is empty.
  */
-export function encodeTermPostings(out: ByteWriter, list: PostingList, docLengths: ArrayLike<number>): TermPostingsBytes {
+export function encodeTermPostings(out: ByteWriter, list: PostingList, docLengths: ArrayLike<number>, withPositions = true): TermPostingsBytes {
   const { docs, tfs, posStart, positions } = list;
   const df = docs.length;
   const blocks = new ByteWriter(Math.max(64, df * 2));
@@ -153,6 +154,14 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
     writePacked(blocks, values, 0, n);
     for (let i = 0; i < n; i++) values[i] = tfs[start + i]! - 1;
     writePacked(blocks, values, 0, n);
+    if (!withPositions) {
+      skip.varint(prev - prevLast);
+      skip.varint(blocks.length - before);
+      skip.varint(maxTf);
+      skip.varint(minLength);
+      prevLast = prev;
+      continue;
+    }
     // Positions of the block: per document the first position, then gaps minus one, packed in
     // runs of BLOCK_SIZE values.
     let total = 0;
@@ -274,14 +283,16 @@ export class EncodedBlockPostings implements BlockPostings {
 
 /**
  * The whole posting list of a term from its record: `bytes[start..docsEnd)` the docs part,
- * `bytes[docsEnd..end)` the positions. `cf` is the lexicon's count (the number of positions).
+ * `bytes[docsEnd..end)` the positions. `cf` is the lexicon's count (the number of positions,
+ * the sum of the tfs). Without `withPositions` (an impact index) there is no positions part,
+ * and the list's `positions` is empty (every posStart 0).
  */
-export function decodeTermPostings(bytes: Uint8Array, start: number, docsEnd: number, end: number, df: number, cf: number): PostingList {
+export function decodeTermPostings(bytes: Uint8Array, start: number, docsEnd: number, end: number, df: number, cf: number, withPositions = true): PostingList {
   const numBlocks = Math.ceil(df / BLOCK_SIZE);
   const docs = new Int32Array(df);
   const tfs = new Int32Array(df);
   const posStart = new Int32Array(df);
-  const positions = new Int32Array(cf);
+  const positions = new Int32Array(withPositions ? cf : 0);
   // The skip directory is read in step with the blocks: each entry gives the block's length and
   // last document, both checked.
   const skip = new ByteReader(bytes, start, docsEnd);
@@ -313,11 +324,15 @@ export function decodeTermPostings(bytes: Uint8Array, start: number, docsEnd: nu
       docs[i] = doc;
       const tf = tfs[i]! + 1;
       tfs[i] = tf;
-      posStart[i] = k + total;
+      if (withPositions) posStart[i] = k + total;
       total += tf;
     }
     if (doc !== lastDocs[b]) throw new DecodeError(`block ${b} ends at document ${doc}, its skip entry says ${lastDocs[b]}`);
     if (k + total > cf) throw new DecodeError(`more positions than the lexicon's cf ${cf}`);
+    if (!withPositions) {
+      k += total;
+      continue;
+    }
     for (let s = 0; s < total; s += BLOCK_SIZE) q = readPacked(bytes, q, end, Math.min(BLOCK_SIZE, total - s), positions, k + s);
     // Gaps back to positions, document by document.
     for (let i = at; i < at + n; i++) {

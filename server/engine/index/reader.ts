@@ -15,6 +15,7 @@
  * - Terms are the analysed forms (after lowercasing, stopping and stemming).
  */
 import type { Analyzer } from '../analysis/analyzer.js';
+import type { IndexContent } from './content.js';
 
 export interface CollectionStats {
   /** Number of documents (N). */
@@ -76,8 +77,10 @@ export interface StoredDocument {
 
 export interface IndexReader {
   readonly analyzer: Analyzer;
-  /** The profile name the index was built with ('terrier' | 'lucene'). */
+  /** The profile name the index was built with ('terrier' | 'lucene', or 'none': terms as written). */
   readonly profile: string;
+  /** What the postings hold (impacts, positions, stored text: content.ts); unset means term frequencies with positions. */
+  readonly content?: IndexContent;
   stats(): CollectionStats;
   /** Names of indexed fields, in stream order. */
   fields(): string[];

@@ -18,6 +18,11 @@
  *             numExtents × { varint field, varint beginGap, varint length }, varint storeBytes,
  *             varint numTerms, numTerms × { varint localTermGap, varint tf } }
  * where a local term is the rank of the term in the run's own sorted vocabulary.
+ *
+ * Impact mode (an index of Anserini JSON vectors, docs/INDEX_FORMAT.md "Impact indexes"): a
+ * batch's token entries carry a count each (`AnalysedBatch.tokenCounts`, the term's impact), the
+ * "tf" written is the sum of the counts, a document's length is the sum of its impacts, and the
+ * postings file has no positions (`tf × varint posGap` is left out).
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,6 +58,8 @@ export interface AccumulatedRuns {
   totalTokens: number;
   /** Document lengths in tokens, by document id. */
   docLengths: Int32Array;
+  /** False in impact mode: the run files hold no positions (and the index will have none). */
+  positions: boolean;
 }
 
 export class RunAccumulator {
@@ -66,6 +73,8 @@ export class RunAccumulator {
   private firstDoc = 0;
   private docnos: string[] = [];
   private tokens = new GrowableInt32(1 << 16);
+  /** Impact mode: each token entry's count (its impact); null when every entry counts 1. */
+  private tokenCounts: GrowableInt32 | null;
   private docTokenEnd = new GrowableInt32(1024);
   private docExtEnd = new GrowableInt32(1024);
   private extField = new GrowableInt32(1024);
@@ -78,7 +87,15 @@ export class RunAccumulator {
   constructor(
     private readonly dir: string,
     private readonly budgetBytes: number,
-  ) {}
+    /** Impact mode: batches carry tokenCounts and no positions are kept (see the file comment). */
+    private readonly impacts = false,
+  ) {
+    this.tokenCounts = impacts ? new GrowableInt32(1 << 16) : null;
+    // A counted entry also buffers its count.
+    this.bytesPerToken = impacts ? BYTES_PER_TOKEN + 4 : BYTES_PER_TOKEN;
+  }
+
+  private readonly bytesPerToken: number;
 
   get documents(): number {
     return this.numDocs;
@@ -93,13 +110,13 @@ export class RunAccumulator {
     for (let d = 0; d < n; d++) {
       const tokens = this.tokens.length + batch.docTokenEnd[d]! - (from > 0 ? batch.docTokenEnd[from - 1]! : 0);
       const docs = this.docnos.length + d + 1 - from;
-      if (tokens * BYTES_PER_TOKEN + docs * BYTES_PER_DOC >= this.budgetBytes || d === n - 1) {
+      if (tokens * this.bytesPerToken + docs * BYTES_PER_DOC >= this.budgetBytes || d === n - 1) {
         this.append(batch, from, d + 1);
         from = d + 1;
         if (d < n - 1) this.flush();
       }
     }
-    if (this.tokens.length * BYTES_PER_TOKEN + this.docnos.length * BYTES_PER_DOC >= this.budgetBytes) this.flush();
+    if (this.tokens.length * this.bytesPerToken + this.docnos.length * BYTES_PER_DOC >= this.budgetBytes) this.flush();
   }
 
   /** Buffers documents [from, to) of the batch. */
@@ -111,22 +128,42 @@ export class RunAccumulator {
     this.docTokenEnd.append(batch.docTokenEnd.subarray(from, to), this.tokens.length - tokenStart);
     this.docExtEnd.append(batch.docExtEnd.subarray(from, to), this.extField.length - extStart);
     this.tokens.append(batch.tokens.subarray(tokenStart, tokenEnd));
+    const counts = this.tokenCounts;
+    if (counts) {
+      if (!batch.tokenCounts) throw new Error('an impact build needs token counts in every batch');
+      counts.append(batch.tokenCounts.subarray(tokenStart, tokenEnd));
+    }
     this.extField.append(batch.extField.subarray(extStart, extEnd));
     this.extBegin.append(batch.extBegin.subarray(extStart, extEnd));
     this.extLength.append(batch.extLength.subarray(extStart, extEnd));
     this.storeLengths.append(batch.storeLengths.subarray(from, to));
     for (let d = from; d < to; d++) {
       this.docnos.push(batch.docnos[d]!);
-      this.docLengths.push(batch.docTokenEnd[d]! - (d > 0 ? batch.docTokenEnd[d - 1]! : 0));
+      const begin = d > 0 ? batch.docTokenEnd[d - 1]! : 0;
+      const end = batch.docTokenEnd[d]!;
+      let length = end - begin;
+      if (batch.docLengths) length = batch.docLengths[d]!;
+      else if (counts) {
+        length = 0;
+        for (let i = begin; i < end; i++) length += batch.tokenCounts![i]!;
+      }
+      this.docLengths.push(length);
+      this.totalTokens += length;
     }
     this.numDocs += to - from;
-    this.totalTokens += tokenEnd - tokenStart;
   }
 
   /** Flushes what is buffered; the accumulator must not be used afterwards. */
   finish(): AccumulatedRuns {
     this.flush();
-    return { runs: this.runs, fieldNames: this.fieldNames, numDocs: this.numDocs, totalTokens: this.totalTokens, docLengths: this.docLengths.view() };
+    return {
+      runs: this.runs,
+      fieldNames: this.fieldNames,
+      numDocs: this.numDocs,
+      totalTokens: this.totalTokens,
+      docLengths: this.docLengths.view(),
+      positions: !this.impacts,
+    };
   }
 
   /** Inverts the buffer into a run (counting sort by term, as accumulator.ts) and empties it. */
@@ -134,6 +171,7 @@ export class RunAccumulator {
     const numDocs = this.docnos.length;
     if (numDocs === 0) return;
     const tokens = this.tokens.view();
+    const counts = this.tokenCounts?.view() ?? null;
     const docTokenEnd = this.docTokenEnd.view();
     const names = this.termNames;
 
@@ -152,7 +190,9 @@ export class RunAccumulator {
     for (let l = 0; l < numTerms; l++) localOf[order[l]!] = l;
 
     // Counting sort of the tokens by local term: slots in (doc, position) order per term.
-    const cf = new Int32Array(numTerms);
+    // `entries` counts the slots; without counts it is the cf.
+    const entries = new Int32Array(numTerms);
+    const cf = new Float64Array(numTerms);
     const df = new Int32Array(numTerms);
     const lastDoc = new Int32Array(numTerms).fill(-1);
     let start = 0;
@@ -160,7 +200,8 @@ export class RunAccumulator {
       const end = docTokenEnd[d]!;
       for (let i = start; i < end; i++) {
         const l = localOf[tokens[i]!]!;
-        cf[l]!++;
+        entries[l]!++;
+        cf[l]! += counts ? counts[i]! : 1;
         if (lastDoc[l] !== d) {
           lastDoc[l] = d;
           df[l]!++;
@@ -169,7 +210,7 @@ export class RunAccumulator {
       start = end;
     }
     const slotStart = new Float64Array(numTerms + 1);
-    for (let l = 0; l < numTerms; l++) slotStart[l + 1] = slotStart[l]! + cf[l]!;
+    for (let l = 0; l < numTerms; l++) slotStart[l + 1] = slotStart[l]! + entries[l]!;
     const cursor = Float64Array.from(slotStart.subarray(0, numTerms));
     const slotDoc = new Int32Array(tokens.length);
     const slotPos = new Int32Array(tokens.length);
@@ -179,7 +220,8 @@ export class RunAccumulator {
       for (let i = start; i < end; i++) {
         const k = cursor[localOf[tokens[i]!]!]!++;
         slotDoc[k] = d;
-        slotPos[k] = i - start;
+        // Impact mode: the slot's count (there are no positions).
+        slotPos[k] = counts ? counts[i]! : i - start;
       }
       start = end;
     }
@@ -202,11 +244,17 @@ export class RunAccumulator {
         const doc = this.firstDoc + d;
         out.varint(doc - prevDoc);
         prevDoc = doc;
-        out.varint(e - k);
-        let prevPos = 0;
-        for (let j = k; j < e; j++) {
-          out.varint(slotPos[j]! - prevPos);
-          prevPos = slotPos[j]!;
+        if (counts) {
+          let tf = 0;
+          for (let j = k; j < e; j++) tf += slotPos[j]!;
+          out.varint(tf);
+        } else {
+          out.varint(e - k);
+          let prevPos = 0;
+          for (let j = k; j < e; j++) {
+            out.varint(slotPos[j]! - prevPos);
+            prevPos = slotPos[j]!;
+          }
         }
         k = e;
         post.maybeFlush();
@@ -224,7 +272,7 @@ export class RunAccumulator {
       const out = docs.out;
       const end = docTokenEnd[d]!;
       out.string(this.docnos[d]!);
-      out.varint(end - start);
+      out.varint(this.docLengths.get(this.firstDoc + d));
       out.varint(extEnd[d]! - extStart);
       let prevEnd = 0;
       for (let e = extStart; e < extEnd[d]!; e++) {
@@ -240,7 +288,9 @@ export class RunAccumulator {
       const n = end - start;
       if (scratch.length < n) scratch = new Int32Array(n * 2);
       for (let i = 0; i < n; i++) scratch[i] = localOf[tokens[start + i]!]!;
-      const sorted = scratch.subarray(0, n).sort();
+      // Impact mode: entries sorted by term with their counts (a vector names each term once).
+      const byTerm = counts ? Array.from({ length: n }, (_, i) => i).sort((a, b) => scratch[a]! - scratch[b]!) : null;
+      const sorted = byTerm ? Int32Array.from(byTerm, (i) => scratch[i]!) : scratch.subarray(0, n).sort();
       let distinctTerms = 0;
       for (let i = 0; i < n; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) distinctTerms++;
       out.varint(distinctTerms);
@@ -250,7 +300,12 @@ export class RunAccumulator {
         while (j < n && sorted[j] === sorted[i]) j++;
         out.varint(sorted[i]! - prevTerm);
         prevTerm = sorted[i]!;
-        out.varint(j - i);
+        let tf = j - i;
+        if (byTerm) {
+          tf = 0;
+          for (let x = i; x < j; x++) tf += counts![start + byTerm[x]!]!;
+        }
+        out.varint(tf);
         i = j;
       }
       start = end;
@@ -262,6 +317,7 @@ export class RunAccumulator {
     this.firstDoc += numDocs;
     this.docnos = [];
     this.tokens = new GrowableInt32(1 << 16);
+    if (this.tokenCounts) this.tokenCounts = new GrowableInt32(1 << 16);
     this.docTokenEnd = new GrowableInt32(1024);
     this.docExtEnd = new GrowableInt32(1024);
     this.extField = new GrowableInt32(1024);
@@ -368,7 +424,7 @@ export interface MergedTerm {
   cf: number;
   docs: Int32Array;
   tfs: Int32Array;
-  /** Positions of all postings back to back (posting i has tfs[i] of them). */
+  /** Positions of all postings back to back (posting i has tfs[i] of them); empty without positions (AccumulatedRuns.positions). */
   positions: Int32Array;
 }
 
@@ -384,6 +440,7 @@ class RunCursor {
   constructor(
     readonly run: number,
     path: string,
+    private readonly positions: boolean,
   ) {
     this.reader = new RunFileReader(path);
     this.advance();
@@ -410,6 +467,7 @@ class RunCursor {
       docs.push(doc);
       const tf = r.varint();
       tfs.push(tf);
+      if (!this.positions) continue;
       let pos = 0;
       for (let j = 0; j < tf; j++) {
         pos += r.varint();
@@ -431,7 +489,7 @@ export async function mergeRunPostings(
   write: (term: MergedTerm) => void,
   pause: () => Promise<void>,
 ): Promise<Int32Array[]> {
-  const cursors = acc.runs.map((r, i) => new RunCursor(i, r.postings));
+  const cursors = acc.runs.map((r, i) => new RunCursor(i, r.postings, acc.positions));
   const finalIds = acc.runs.map((r) => new Int32Array(r.numTerms));
   const docs = new GrowableInt32(1 << 16);
   const tfs = new GrowableInt32(1 << 16);

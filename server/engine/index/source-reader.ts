@@ -5,6 +5,8 @@
  */
 import { createAnalyzer, type AnalyzerProfile } from '../analysis/index.js';
 import type { Analyzer } from '../analysis/analyzer.js';
+import { preTokenisedAnalyzer, type PRE_TOKENISED_PROFILE } from '../analysis/pretokenised.js';
+import { ORDINARY_CONTENT, type IndexContent } from './content.js';
 import type {
   CollectionStats,
   Extent,
@@ -21,7 +23,9 @@ import type { BlockPostings } from './postings-codec.js';
  * up one at a time, so that an on-disk index need not decode millions of strings to be opened.
  */
 export interface IndexSource {
-  profile: AnalyzerProfile;
+  profile: AnalyzerProfile | typeof PRE_TOKENISED_PROFILE;
+  /** Unset: term frequencies with positions (content.ts). */
+  content?: IndexContent;
   fields: string[];
   numDocs: number;
   totalTokens: number;
@@ -55,11 +59,13 @@ const BLOCK_POSTINGS_CACHE_SIZE = 256;
 export class SourceIndexReader implements IndexReader {
   readonly analyzer: Analyzer;
   readonly profile: string;
+  readonly content: IndexContent;
   private readonly postingsCache = new Map<number, PostingList>();
   private readonly blocksCache = new Map<number, BlockPostings>();
 
   constructor(private readonly source: IndexSource) {
-    this.analyzer = createAnalyzer(source.profile);
+    this.content = source.content ?? ORDINARY_CONTENT;
+    this.analyzer = this.content.preTokenised || source.profile === 'none' ? preTokenisedAnalyzer : createAnalyzer(source.profile);
     this.profile = source.profile;
   }
 

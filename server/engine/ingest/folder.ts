@@ -48,13 +48,13 @@ export async function* readFolder(
   }
 }
 
-/** Every .txt/.md file under `folder`, sorted by relative path (links inside the folder followed). */
-export async function listFiles(folder: string): Promise<string[]> {
-  return (await listFolder(folder)).filter((f): f is string => typeof f === 'string');
+/** Every .txt/.md file (or file named as `extensions` says) under `folder`, sorted by relative path (links inside the folder followed). */
+export async function listFiles(folder: string, extensions = TEXT_EXTENSIONS): Promise<string[]> {
+  return (await listFolder(folder, extensions)).filter((f): f is string => typeof f === 'string');
 }
 
 /** The files of listFiles, with a problem (a link that leads outside or nowhere) in its place. */
-export async function listFolder(folder: string): Promise<(string | IngestError)[]> {
+export async function listFolder(folder: string, extensions = TEXT_EXTENSIONS): Promise<(string | IngestError)[]> {
   const out: (string | IngestError)[] = [];
   const root = await realpath(folder);
   const inside = (real: string) => real === root || real.startsWith(root + sep);
@@ -75,10 +75,10 @@ export async function listFolder(folder: string): Promise<(string | IngestError)
           real = await realpath(path);
           isDir = (await stat(real)).isDirectory();
         } catch {
-          if (TEXT_EXTENSIONS.test(entry.name)) out.push(new IngestError(path, 'symbolic link to nothing (its target does not exist): not indexed'));
+          if (extensions.test(entry.name)) out.push(new IngestError(path, 'symbolic link to nothing (its target does not exist): not indexed'));
           continue;
         }
-        if (!isDir && !TEXT_EXTENSIONS.test(entry.name)) continue;
+        if (!isDir && !extensions.test(entry.name)) continue;
         if (!inside(real)) {
           out.push(new IngestError(path, `symbolic link to ${real}, outside the corpus folder: not indexed (copy the file into the folder to index it)`));
           continue;
@@ -89,7 +89,7 @@ export async function listFolder(folder: string): Promise<(string | IngestError)
         continue;
       }
       if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && TEXT_EXTENSIONS.test(entry.name)) out.push(path);
+      else if (entry.isFile() && extensions.test(entry.name)) out.push(path);
     }
     open.delete(realDir);
   };

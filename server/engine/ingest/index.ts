@@ -11,6 +11,7 @@ import { stat } from 'node:fs/promises';
 import { peekText } from './files.js';
 import { readFolder } from './folder.js';
 import { readJsonl } from './jsonl.js';
+import { readJsonVectors } from './jsonvector.js';
 import { readTrec } from './trec.js';
 import { IngestError, type IngestDocument } from './types.js';
 
@@ -23,9 +24,14 @@ export interface ReadCorpusOptions {
   onBad?: (error: IngestError) => void;
   /** Called with raw byte counts as input is read (compressed bytes for .gz), for progress. */
   onRead?: (bytes: number) => void;
+  /**
+   * `jsonvector`: every input is Anserini JSON vectors (a .jsonl/.json file or a folder of them,
+   * ingest/jsonvector.ts), never detected: the caller asked for an impact index. Unset: detected.
+   */
+  format?: 'jsonvector';
 }
 
-export type CorpusFormat = 'jsonl' | 'trec' | 'folder';
+export type CorpusFormat = 'jsonl' | 'trec' | 'folder' | 'jsonvector' | 'jsonvector-folder';
 
 /**
  * What kind of input `path` is. Files are recognised by content, not name (after gunzip
@@ -59,7 +65,7 @@ export async function detectFormat(path: string): Promise<CorpusFormat> {
 export async function* readCorpus(paths: string[], options: ReadCorpusOptions = {}): AsyncGenerator<IngestDocument> {
   // Detect every input first, so that a wrong path fails before any work is done.
   const formats: CorpusFormat[] = [];
-  for (const path of paths) formats.push(await detectFormat(path));
+  for (const path of paths) formats.push(options.format === 'jsonvector' ? await jsonVectorInput(path) : await detectFormat(path));
 
   /**
    * docno -> where it was first seen, for the duplicate message, as a number (FirstSeen): one
@@ -103,7 +109,23 @@ function readFormat(
       return readTrec(path, onRead);
     case 'folder':
       return readFolder(path, onRead);
+    case 'jsonvector':
+    case 'jsonvector-folder':
+      return readJsonVectors(path, format === 'jsonvector-folder', onRead);
   }
+}
+
+/** A JSON vector input: a file or a folder of .json/.jsonl files; IngestError when it is neither. */
+async function jsonVectorInput(path: string): Promise<CorpusFormat> {
+  let info;
+  try {
+    info = await stat(path);
+  } catch {
+    throw new IngestError(path, 'no such file or folder');
+  }
+  if (info.isDirectory()) return 'jsonvector-folder';
+  if (!info.isFile()) throw new IngestError(path, 'not a regular file or folder');
+  return 'jsonvector';
 }
 
 /** Where each docno was first seen: file index × 2^32 + line (0: no line), files listed once each. */

@@ -6,6 +6,11 @@ export interface IngestDocument {
   /** External id: BEIR `_id`, TREC `<DOCNO>`, or the file's relative path. */
   docno: string;
   fields: Record<string, string>;
+  /**
+   * A pre-computed term vector (Anserini JSON vectors, ingest/jsonvector.ts): terms as written
+   * with their positive integer impacts. When present it is what is indexed, not the fields.
+   */
+  vector?: { terms: string[]; impacts: number[] };
   /** Where the record came from, for error messages. */
   source?: { file: string; line?: number; offset?: number };
 }

@@ -115,6 +115,14 @@ export class ConceptEvaluator {
     return p;
   }
 
+  /** The tf of `term` in `doc` (the number of its positions; on an impact index, its impact, with no positions). */
+  termTf(term: string, doc: number): number {
+    const p = this.postings(term);
+    if (!p) return 0;
+    const i = indexOfDoc(p.docs, doc);
+    return i < 0 ? 0 : p.tfs[i]!;
+  }
+
   /** Positions of `term` in `doc` (ascending), empty when absent. */
   termPositions(term: string, doc: number): Int32Array {
     const p = this.postings(term);
@@ -169,7 +177,7 @@ export class ConceptEvaluator {
 
   /** Frequency of a concept in one document (Σ extent weights), from the raw postings. */
   tfInDocument(spec: ConceptSpec, doc: number): number {
-    if (spec.kind === 'term' && !spec.fields?.length) return this.termPositions(spec.term, doc).length;
+    if (spec.kind === 'term' && !spec.fields?.length) return this.termTf(spec.term, doc);
     if (spec.kind === 'sloppy') return this.sloppyFreq(spec, doc);
     const groups = spec.kind === 'syn' ? this.groupsOf(spec) : null;
     if (groups) {

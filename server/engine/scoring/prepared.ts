@@ -42,7 +42,8 @@ import {
   validateLuceneBm25Params,
 } from './lucene-bm25.js';
 import { compareRanked, TopK, type RankedDoc } from './ranking.js';
-import { maxScoreSearch, type PrunableTerm } from './pruning.js';
+import { maxScoreSearch, impactTermScore, type PrunableTerm } from './pruning.js';
+import { checkPositionsAvailable, checkScorerFitsIndex, explainImpactTerm, impactContribution } from './impact.js';
 import {
   explainTerrierIdf,
   explainTerrierQtw,
@@ -239,7 +240,9 @@ export class PreparedQuery {
     this.parameters = resolveParameters(options);
     this.pruning = options.exhaustive === undefined ? 'auto' : options.exhaustive ? 'never' : 'always';
     const p = this.parameters;
+    checkScorerFitsIndex(reader, p.scorer);
     const plan = compileQuery(reader, ast, { scorer: p.scorer, maxExpansions: options.maxExpansions, maxFuzzyExpansions: options.maxFuzzyExpansions });
+    checkPositionsAvailable(reader, plan.concepts.map((c) => c.spec));
     this.evaluator = plan.evaluator;
     this.root = plan.root;
     this.warnings = plan.warnings;
@@ -456,7 +459,7 @@ export class PreparedQuery {
   private prunableTerms(): PrunableQueryTerm[] | null {
     const scorer = this.parameters.scorer;
     const root = this.root;
-    if (!root || (scorer !== 'bm25' && scorer !== 'bm25-lucene')) return null;
+    if (!root || (scorer !== 'bm25' && scorer !== 'bm25-lucene' && scorer !== 'impact')) return null;
     let items: PlanItem[];
     if (root.kind === 'leaf') items = [{ plan: root, weight: 1, occur: 'should' }];
     else if (root.kind === 'group' && root.items.every((it) => it.occur === 'should' && it.plan.kind === 'leaf')) items = scorer === 'bm25-lucene' ? luceneClauses(root) : root.items;
@@ -472,15 +475,19 @@ export class PreparedQuery {
       const spec = r.info.spec;
       if (spec.kind !== 'term' || spec.fields?.length || !r.info.scored) return null;
       if (seen.has(concept)) {
-        // Terrier sums each concept once, whatever the plan repeats (its weights accumulated).
-        if (scorer === 'bm25') continue;
+        // Terrier (and impact) sums each concept once, whatever the plan repeats (its weights accumulated).
+        if (scorer === 'bm25' || scorer === 'impact') continue;
         return null;
       }
       seen.add(concept);
       const df = r.info.exactDf;
       if (df === 0) continue;
       const term = spec.term;
-      if (scorer === 'bm25') {
+      if (scorer === 'impact') {
+        const weight = r.info.weight;
+        if (!(weight >= 0)) return null;
+        terms.push({ concept, term, df, score: impactTermScore(weight) });
+      } else if (scorer === 'bm25') {
         const { idf, qtwFactor } = r;
         if (!(idf >= 0) || !(qtwFactor >= 0)) return null;
         terms.push({ concept, term, df, score: (tf, dl) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor) });
@@ -492,7 +499,7 @@ export class PreparedQuery {
         terms.push({ concept, term, df, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!) });
       }
     }
-    if (scorer === 'bm25') {
+    if (scorer === 'bm25' || scorer === 'impact') {
       // Every scored concept must be one of these terms (or missing): the score sums them all.
       for (let c = 0; c < this.rt.length; c++) if (this.rt[c]!.info.scored && !this.rt[c]!.missing && !seen.has(c)) return null;
     }
@@ -573,6 +580,9 @@ export class PreparedQuery {
         break;
       case 'ql':
         e = this.evalQl(doc, tfOf, explain);
+        break;
+      case 'impact':
+        e = this.evalImpact(doc, tfOf, explain);
         break;
     }
     // No scorer emits a non-finite score (huge weights overflow, log 0); search, scoreDocument
@@ -682,6 +692,36 @@ export class PreparedQuery {
           : `BM25 (Terrier, k1 = ${p.k1}, b = ${p.b}, k3 = ${p.k3}): sum over the ${present} concept${present === 1 ? '' : 's'} present of w = ${fmt(score)} (N = ${this.numDocs}, avgdl = ${fmt(this.avgdl)}, dl = ${dl})`,
         children,
       ),
+    };
+  }
+
+  /**
+   * SEMANTICS.md §4.7: Σ over present scored concepts of weight × impact, in query order (the
+   * tf slot of an impact index holds the impact); matching as under bm25.
+   */
+  private evalImpact(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
+    let score = 0;
+    let present = 0;
+    const children: ExplainNode[] = [];
+    for (let c = 0; c < this.rt.length; c++) {
+      const r = this.rt[c]!;
+      if (!r.info.scored || r.missing) continue;
+      const impact = tfOf(c);
+      if (impact <= 0) {
+        if (explain) children.push(explainNode(0, `${r.info.label}: absent from this document (impact 0)`));
+        continue;
+      }
+      const w = impactContribution(r.info.weight, impact);
+      score += w;
+      present++;
+      if (explain) children.push(explainImpactTerm(r.info.label, r.info.weight, impact, w));
+    }
+    const matched = this.pureBag ? present > 0 : this.matches(this.root!, tfOf) && this.filtersPass(this.root!, tfOf);
+    if (!explain) return { matched, score };
+    return {
+      matched,
+      score,
+      node: explainNode(score, `impact: sum over the ${present} concept${present === 1 ? '' : 's'} present of weight × impact = ${fmt(score)} (no idf, no length normalisation)`, children),
     };
   }
 

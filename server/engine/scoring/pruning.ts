@@ -13,6 +13,10 @@
  * The bounds hold because each term's score rises with tf and falls with the document length
  * (checked for every parameter setting by the callers' eligibility rules: non-negative idf and
  * weights).
+ *
+ * Impact scoring (impact.ts) qualifies too: on an impact index the tf slot is the impact, so a
+ * block's maximum tf is its maximum impact, and weight × impact (weight ≥ 0) rises with it and
+ * ignores the length: `impactTermScore`'s bound over a block is weight × block max impact.
  */
 import { END_OF_POSTINGS, PostingCursor, type BlockPostings } from '../index/postings-codec.js';
 import type { TopK } from './ranking.js';
@@ -24,6 +28,11 @@ export interface PrunableTerm {
   postings: BlockPostings;
   /** The term's contribution for a tf in a document of length dl: non-decreasing in tf, non-increasing in dl, ≥ 0. */
   score: (tf: number, dl: number) => number;
+}
+
+/** A term's score under `impact`: weight × impact, for a non-negative weight (the caller checks). */
+export function impactTermScore(weight: number): PrunableTerm['score'] {
+  return (impact) => weight * impact;
 }
 
 /** Relative widening of every bound: orders of magnitude above the error of summing a few doubles in another order. */

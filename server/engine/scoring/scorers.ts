@@ -25,6 +25,8 @@ export const SCORERS = {
   ql: { description: 'Indri query likelihood, Dirichlet smoothing', defaults: { mu: DIRICHLET_DEFAULT_MU } },
   // Its per-field parameters (w.<field>, c.<field>) depend on the index: SearchOptions.fieldParams.
   bm25f: { description: 'Terrier BM25F, per-field length normalisation', defaults: BM25F_DEFAULTS },
+  // For impact indexes only (JSON vectors, CIFF imports of them): Σ weight × impact, no parameters.
+  impact: { description: 'sum of query weight × impact, for impact indexes', defaults: {} },
 } as const satisfies Record<string, ScorerSpec>;
 
 export type ScorerName = keyof typeof SCORERS;

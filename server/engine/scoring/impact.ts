@@ -1,0 +1,101 @@
+/**
+ * Impact scoring (SEMANTICS.md §4.7): for an index whose postings hold integer impacts (learned
+ * sparse weights from Anserini JSON vectors, or a CIFF import of such an index), a document's
+ * score is Σ over the query's scored concepts of weight × impact, as Anserini's and PISA's
+ * impact ("quantised") scoring: no idf, no length normalisation. A concept's weight is the
+ * accumulated product of the Indri #weight weights / Lucene `^` boosts along its occurrences, so
+ * a repeated term adds (compile.ts).
+ *
+ * It also says which scorer fits which index: a BM25 or QL score computed from impacts, or an
+ * impact score from counts, would be a plausible-looking wrong ranking, so both are refused; so is
+ * a phrase or window on an index without positions (a CIFF import, an impact index), which could
+ * only ever match nothing.
+ */
+import { contentOf, type IndexContent } from '../index/content.js';
+import type { IndexReader } from '../index/reader.js';
+import type { ConceptSpec } from './concepts.js';
+import { explainNode, fmt, type ExplainNode } from './explain.js';
+import type { ScorerName } from './scorers.js';
+
+/** The query is valid, but not for this index (a scorer or an operator the index cannot answer). */
+export class IndexContentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IndexContentError';
+  }
+}
+
+/** One concept's contribution: its query weight times its impact in the document. */
+export function impactContribution(weight: number, impact: number): number {
+  return weight * impact;
+}
+
+export function explainImpactTerm(label: string, weight: number, impact: number, value: number): ExplainNode {
+  return explainNode(value, `${label}: weight × impact = ${fmt(weight)} × ${impact} = ${fmt(value)}`);
+}
+
+/** Throws IndexContentError when `scorer` cannot score this index's postings. */
+export function checkScorerFitsIndex(reader: IndexReader, scorer: ScorerName): void {
+  const content = contentOf(reader);
+  if (content.postings === 'impacts' && scorer !== 'impact') {
+    throw new IndexContentError(
+      `this index holds impacts (${describeSource(content)}), not term frequencies: ${scorer} would read each impact as a count and its ranking would be meaningless; use --scorer impact (scorer "impact")`,
+    );
+  }
+  if (content.postings !== 'impacts' && scorer === 'impact') {
+    throw new IndexContentError(
+      'the impact scorer needs an impact index (built with `querylens index --format jsonvector` from Anserini JSON vectors, or a CIFF import of one); this index holds term frequencies: use bm25, bm25-lucene, ql or bm25f',
+    );
+  }
+}
+
+/** Throws IndexContentError for query expansion (Bo1, RM3) on an impact index: both weigh terms by their frequencies in the feedback documents. */
+export function checkExpansionFitsIndex(reader: IndexReader): void {
+  const content = contentOf(reader);
+  if (content.postings === 'impacts') {
+    throw new IndexContentError(
+      `query expansion (Bo1, RM3) weighs terms by their frequencies in the feedback documents, and this index holds impacts (${describeSource(content)}): rank without --expand`,
+    );
+  }
+}
+
+/** Throws IndexContentError when the query needs positions (a phrase or window) and the index has none. */
+export function checkPositionsAvailable(reader: IndexReader, specs: readonly ConceptSpec[]): void {
+  const content = contentOf(reader);
+  if (content.positions) return;
+  for (const spec of specs) {
+    const op = positionalOperator(spec);
+    if (op) {
+      throw new IndexContentError(
+        `${op} needs term positions, and this index has none (${describeSource(content)}): it would match no document; rewrite the query without phrases and windows, or search an index built from the text with \`querylens index\``,
+      );
+    }
+  }
+}
+
+/**
+ * The operator of `spec` that reads positions, or null. Synonyms, #band and field restrictions
+ * are evaluated from positions too (their extents: concepts.ts), so they count.
+ */
+function positionalOperator(spec: ConceptSpec): string | null {
+  switch (spec.kind) {
+    case 'window':
+      return spec.phrase ? 'a phrase' : spec.ordered ? `an ordered window #od${spec.size ?? ''}` : `an unordered window #uw${spec.size ?? ''}`;
+    case 'sloppy':
+      return `the sloppy phrase "${spec.terms.join(' ')}"~${spec.slop}`;
+    case 'syn':
+      return spec.form === 'expansion' ? 'a wildcard, regex or fuzzy expansion' : spec.form === 'wsyn' ? '#wsyn' : '#syn';
+    case 'band':
+      return '#band';
+    case 'term':
+      return spec.fields?.length ? `the field restriction ${spec.term}.${spec.fields.join(',')}` : null;
+    default:
+      return null;
+  }
+}
+
+function describeSource(content: IndexContent): string {
+  if (content.source === 'jsonvector') return 'built from JSON vectors with `querylens index --format jsonvector`';
+  if (content.source === 'ciff') return 'imported from CIFF';
+  return 'its metadata says so';
+}
