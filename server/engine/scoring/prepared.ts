@@ -179,6 +179,7 @@ interface PrunableQueryTerm {
   /** Its document frequency (the lexicon's). */
   df: number;
   score: PrunableTerm['score'];
+  neverPositive?: boolean;
 }
 
 interface Evaluation {
@@ -384,7 +385,7 @@ export class PreparedQuery {
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.prunableTerms();
     if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable, k))) {
       // The block postings are read only now (the docs parts: no positions).
-      const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, postings: this.reader.postingBlocks(t.term)! }));
+      const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, postings: this.reader.postingBlocks(t.term)! }));
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
       maxScoreSearch(terms, current, top, (doc) => this.reader.docLength(doc), (doc) => {
@@ -489,8 +490,9 @@ export class PreparedQuery {
         terms.push({ concept, term, df, score: impactTermScore(weight) });
       } else if (scorer === 'bm25') {
         const { idf, qtwFactor } = r;
-        if (!(idf >= 0) || !(qtwFactor >= 0)) return null;
-        terms.push({ concept, term, df, score: (tf, dl) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor) });
+        if (!Number.isFinite(idf) || !(qtwFactor >= 0)) return null;
+        const score = (tf: number, dl: number) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor);
+        terms.push({ concept, term, df, score, ...(idf < 0 ? { neverPositive: true } : {}) });
       } else {
         // The clause's weight exactly as luceneScore forms it: f(f(1)·boost), then f(boost·idf).
         const weight = f(f(f(1) * (root.kind === 'leaf' ? 1 : it.weight)) * r.idf);

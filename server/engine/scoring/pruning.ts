@@ -26,8 +26,17 @@ export interface PrunableTerm {
   /** The concept this term scores (index into the caller's tf array). */
   concept: number;
   postings: BlockPostings;
-  /** The term's contribution for a tf in a document of length dl: non-decreasing in tf, non-increasing in dl, ≥ 0. */
+  /**
+   * The term's contribution for a tf in a document of length dl. Unless `neverPositive`, it must be
+   * non-decreasing in tf, non-increasing in dl and ≥ 0, so that (max tf, min length) bounds a block.
+   */
   score: (tf: number, dl: number) => number;
+  /**
+   * The contribution is ≤ 0 for every tf and length (Terrier's idf is negative for a term in more
+   * than half the documents): 0 bounds it, so it never makes a document a candidate while the k-th
+   * score is positive, and is still read for the exact score of every document scored.
+   */
+  neverPositive?: boolean;
 }
 
 /** A term's score under `impact`: weight × impact, for a non-negative weight (the caller checks). */
@@ -55,7 +64,7 @@ export function maxScoreSearch(
   const blockBounds = terms.map((t) => {
     const p = t.postings;
     const out = new Float64Array(p.numBlocks);
-    for (let b = 0; b < p.numBlocks; b++) out[b] = t.score(p.blockMaxTf[b]!, p.blockMinDocLength[b]!);
+    if (!t.neverPositive) for (let b = 0; b < p.numBlocks; b++) out[b] = t.score(p.blockMaxTf[b]!, p.blockMinDocLength[b]!);
     return out;
   });
   const termBound = blockBounds.map((bb) => bb.reduce((a, x) => Math.max(a, x), 0));

@@ -3,7 +3,7 @@
  * bag-of-words queries (#combine / #weight of plain terms, Lucene OR with boosts, stopwords and
  * absent terms among them), the pruned top k has the same documents, in the same order, with
  * scores equal to the last bit, under bm25 and bm25-lucene with random k1 and b, on the in-memory
- * index and on the on-disk one (blocks decoded from format 3). Then the same on a 60 000-document
+ * index and on the on-disk one (blocks decoded from the postings). Then the same on a 60 000-document
  * generated on-disk index, built once. Bounded: fixed seeds, a few seconds each.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -121,6 +121,21 @@ describe('dynamic pruning equals exhaustive evaluation', () => {
     expect(skipping).toBeGreaterThan(100);
   });
 
+  it('a term in more than half the documents (a negative Terrier idf) is pruned too, bounded by 0', () => {
+    const { reader } = readers[0]!;
+    const n = reader.stats().numDocs;
+    expect(reader.termStats('q0')!.df).toBeGreaterThan(n / 2);
+    for (const k of [1, 10, 100]) {
+      for (const text of ['#combine( q0 q20 )', '#combine( q0 q1 q25 q30 )', '#weight( 2 q0 0.5 q12 )', '#combine( q0 )']) {
+        const r = expectSameTopK(reader, parseIndri(text).ast, { scorer: 'bm25', k });
+        expect(r.pruned, `${text} k ${k}`).toBe(true);
+      }
+    }
+    // Where few documents score above 0, the negative ones fill the top k and are all scored.
+    const r = expectSameTopK(reader, parseIndri('#combine( q0 q39 )').ast, { scorer: 'bm25', k: 100 });
+    expect(r.pruned).toBe(true);
+  });
+
   it('queries pruning cannot evaluate keep the exhaustive path', () => {
     const { reader } = readers[0]!;
     for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q1 q2.title )', '#syn( q1 q2 )', '#weight( -1 q1 2 q2 )', '#filreq( q1 q2 )']) {
@@ -130,7 +145,6 @@ describe('dynamic pruning equals exhaustive evaluation', () => {
     }
     expect(search(reader, parseLucene('+q1 q2').ast, { scorer: 'bm25-lucene', k: 10, exhaustive: false }).pruned).toBe(false);
     expect(search(reader, parseIndri('#combine( q1 q2 )').ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned).toBe(false);
-    // (Rarer terms: the commonest have a negative Terrier idf, which keeps the exhaustive path.)
     expect(search(reader, parseIndri('#combine( q20 q30 )').ast, { scorer: 'bm25', k: 10, exhaustive: false }).pruned).toBe(true);
     // By default only where the lists hold many more documents than k.
     const q = parseIndri('#combine( q0 q1 q2 )').ast;
