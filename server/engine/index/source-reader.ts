@@ -16,6 +16,7 @@ import type {
   TermStats,
 } from './reader.js';
 import type { BlockPostings } from './postings-codec.js';
+import { cached } from './lru.js';
 
 /**
  * What an index holds, as the reader needs it. The document lengths and docno ranks are
@@ -158,20 +159,6 @@ export class SourceIndexReader implements IndexReader {
       throw new RangeError(`no document ${doc} (the index has ${this.source.numDocs})`);
     }
   }
-}
-
-/** A least-recently-used cache over a Map (iteration order is insertion order: the first key is the oldest). */
-function cached<T>(cache: Map<number, T>, size: number, id: number, load: () => T): T {
-  const hit = cache.get(id);
-  if (hit !== undefined) {
-    cache.delete(id);
-    cache.set(id, hit);
-    return hit;
-  }
-  const value = load();
-  if (cache.size >= size) cache.delete(cache.keys().next().value!);
-  cache.set(id, value);
-  return value;
 }
 
 /** First index i with sorted[i] >= key (JS string order). */

@@ -9,6 +9,7 @@ import { ByteReader, DecodeError, decodeUtf8, f64Column, u32Column } from './byt
 import { findDocno } from './docno-order.js';
 import type { PagedFile } from './paged-file.js';
 import type { TermStats } from './reader.js';
+import { cached } from './lru.js';
 
 /** Runs `decode`, turning its failures into errors that name the file and what was being read. */
 export type Decoding = <T>(file: 'lexicon.bin' | 'docs.bin', what: () => string, decode: () => T) => T;
@@ -74,7 +75,7 @@ export function openLexicon(file: PagedFile, numTerms: number, postingsBytes: nu
   const cache = new Map<number, TermBlock>();
 
   const block = (b: number): TermBlock =>
-    lru(cache, TERM_BLOCKS_KEPT, b, () =>
+    cached(cache, TERM_BLOCKS_KEPT, b, () =>
       decoding('lexicon.bin', () => `terms ${b * perBlock}–${Math.min(numTerms, (b + 1) * perBlock) - 1}`, () => {
         const n = Math.min(perBlock, numTerms - b * perBlock);
         const r = new ByteReader(file.read(blockStart[b]!, blockStart[b + 1]! - blockStart[b]!));
@@ -220,7 +221,7 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
     return decodeUtf8(bytes.subarray(doc === 0 ? 0 : ends[doc - 1]!, ends[doc]!));
   };
   const block = (b: number): DocumentRecord[] =>
-    lru(cache, DOC_BLOCKS_KEPT, b, () =>
+    cached(cache, DOC_BLOCKS_KEPT, b, () =>
       decoding('docs.bin', () => `records of documents ${b * perBlock}–${Math.min(numDocs, (b + 1) * perBlock) - 1}`, () => {
         const n = Math.min(perBlock, numDocs - b * perBlock);
         const from = directory[b * 3]!;
@@ -282,17 +283,3 @@ function view(bytes: Uint8Array): DataView {
 
 const TERM_BLOCKS_KEPT = 4096;
 const DOC_BLOCKS_KEPT = 1024;
-
-/** A least-recently-used cache over a Map (iteration order is insertion order: the first key is the oldest). */
-function lru<T>(cache: Map<number, T>, size: number, key: number, load: () => T): T {
-  const hit = cache.get(key);
-  if (hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-    return hit;
-  }
-  const value = load();
-  if (cache.size >= size) cache.delete(cache.keys().next().value!);
-  cache.set(key, value);
-  return value;
-}

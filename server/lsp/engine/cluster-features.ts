@@ -29,6 +29,7 @@ import type { ExplainResult, PreviewHit, PreviewResult } from './protocol.js';
 import { SHOW_RESULTS_COMMAND } from './protocol.js';
 import { runnable } from './ranking.js';
 import { judgedQid } from './session.js';
+import { judgedTopic, relevantNotShown } from './not-shown.js';
 
 /** The translation's codes, as the editor shows them on a cluster session. */
 const DSL_CODES: Record<string, string> = {
@@ -237,29 +238,16 @@ export async function clusterPreview(
       hits,
       metrics: session.metrics(qid, result.hits),
       offset: window.offset,
-      relevantNotShown: relevantNotShown(session, qid, result.hits, window.offset + window.k),
+      // Titles of documents outside the ranking would cost one request each: the docno stands for them.
+      relevantNotShown: relevantNotShown(judgedTopic(session.qrels, qid), result.hits, window.offset + window.k, (_, rank) =>
+        rank === null ? '' : session.backend.hitText(result.hits[rank - 1]!).title,
+      ),
       warnings: result.diagnostics.map((d) => ({ code: DSL_CODES[d.code] ?? d.code, message: `On the cluster: ${d.message}` })),
       scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
     };
   } catch (err) {
     clusterFailure(err);
   }
-}
-
-function relevantNotShown(session: ClusterSession, qid: string | null, hits: readonly ClusterHit[], shown: number): PreviewResult['relevantNotShown'] {
-  const judged = qid === null ? undefined : session.qrels?.get(qid);
-  if (!judged) return [];
-  const rankOf = new Map(hits.map((h, i) => [h.docno, i + 1]));
-  const out: PreviewResult['relevantNotShown'] = [];
-  for (const [docno, relevance] of judged) {
-    if (relevance <= 0) continue;
-    const rank = rankOf.get(docno) ?? null;
-    if (rank !== null && rank <= shown) continue;
-    // Titles of documents outside the ranking would cost one request each: the docno stands for them.
-    out.push({ docno, title: rank === null ? '' : session.backend.hitText(hits[rank - 1]!).title, relevance, rank });
-  }
-  out.sort((a, b) => b.relevance - a.relevance || (a.rank ?? Infinity) - (b.rank ?? Infinity) || (a.docno < b.docno ? -1 : a.docno > b.docno ? 1 : 0));
-  return out.slice(0, 50);
 }
 
 /** `querylens/explain` on a cluster: `_explain` of the document, its rank in the query's top CLUSTER_DEPTH, its title from `get`. */

@@ -62,6 +62,7 @@ import type { EngineContext } from './context.js';
 import { clusterExplain, clusterPreview } from './cluster-features.js';
 import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
+import { judgedTopic, relevantNotShown } from './not-shown.js';
 import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
 import { weighableQuery, weighCached, weighedQueryAst } from './weights.js';
 
@@ -141,30 +142,13 @@ export async function preview(context: EngineContext, params: PreviewParams, tok
     hits,
     metrics: session.metrics(judgedQid(entry), result.hits),
     offset,
-    relevantNotShown: relevantNotShown(session, judgedQid(entry), result.hits, offset + k),
+    relevantNotShown: relevantNotShown(judgedTopic(session.qrels, judgedQid(entry)), result.hits, offset + k, (docno) => {
+      const d = session.backend.docByDocno(docno);
+      return d === undefined ? '' : session.title(d);
+    }),
     warnings: result.warnings.map((w) => ({ code: w.code, message: w.message })),
     scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
   };
-}
-
-/** How many judged-relevant documents "why not" lists at most. */
-const MAX_NOT_SHOWN = 50;
-
-/** Judged-relevant documents outside the top `shown` (PreviewResult.relevantNotShown). */
-function relevantNotShown(session: EngineSession, qid: string | null, hits: readonly SearchHit[], shown: number): PreviewResult['relevantNotShown'] {
-  const judged = qid === null ? undefined : session.qrels?.get(qid);
-  if (!judged) return [];
-  const rankOf = new Map(hits.map((h, i) => [h.docno, i + 1]));
-  const out: PreviewResult['relevantNotShown'] = [];
-  for (const [docno, relevance] of judged) {
-    if (relevance <= 0) continue;
-    const rank = rankOf.get(docno) ?? null;
-    if (rank !== null && rank <= shown) continue;
-    const d = session.backend.docByDocno(docno);
-    out.push({ docno, title: d === undefined ? '' : session.title(d), relevance, rank });
-  }
-  out.sort((a, b) => b.relevance - a.relevance || (a.rank ?? Infinity) - (b.rank ?? Infinity) || (a.docno < b.docno ? -1 : a.docno > b.docno ? 1 : 0));
-  return out.slice(0, MAX_NOT_SHOWN);
 }
 
 export async function explainDocument(context: EngineContext, params: ExplainParams, token: CancellationToken): Promise<ExplainResult> {
