@@ -116,3 +116,29 @@ export function nextSort(current: { column: string; descending: boolean }, colum
   if (current.column === column) return { column, descending: !current.descending };
   return { column, descending: column !== 'qid' };
 }
+
+/** The tries ticked on the scoreboard for a side-by-side comparison, and the one the others are tested against. */
+export interface TryPick {
+  ticked: string[];
+  /** One of `ticked`; null when none is ticked. */
+  baseline: string | null;
+}
+
+/** Ticks or unticks a try; the baseline stays the user's pick while it is ticked, else the first ticked. */
+export function toggleTick(pick: TryPick, id: string): TryPick {
+  const ticked = pick.ticked.includes(id) ? pick.ticked.filter((x) => x !== id) : [...pick.ticked, id];
+  const baseline = pick.baseline !== null && ticked.includes(pick.baseline) ? pick.baseline : (ticked[0] ?? null);
+  return { ticked, baseline };
+}
+
+/** Makes a try the baseline, ticking it when it was not. */
+export function pickBaseline(pick: TryPick, id: string): TryPick {
+  return { ticked: pick.ticked.includes(id) ? pick.ticked : [...pick.ticked, id], baseline: id };
+}
+
+/** Keeps only the tries that still exist (the store drops the oldest past MAX_TRIES). */
+export function prunePick(pick: TryPick, existing: readonly { id: string }[]): TryPick {
+  const ids = new Set(existing.map((t) => t.id));
+  const ticked = pick.ticked.filter((x) => ids.has(x));
+  return { ticked, baseline: pick.baseline !== null && ticked.includes(pick.baseline) ? pick.baseline : (ticked[0] ?? null) };
+}

@@ -27,6 +27,9 @@ export type PanelMessage =
   | { type: 'open'; docno: string }
   | { type: 'sort'; column: string }
   | { type: 'compareTries'; baseline: string; treatment: string }
+  | { type: 'tickTry'; id: string }
+  | { type: 'baselineTry'; id: string }
+  | { type: 'compareTryList'; ids: string[]; baseline: string }
   | { type: 'applySweep' }
   | { type: 'browse'; view: 'terms' | 'postings' | 'document' | 'analyze'; text: string };
 
@@ -57,6 +60,16 @@ export function parsePanelMessage(value: unknown): PanelMessage | null {
       return typeof m.baseline === 'string' && typeof m.treatment === 'string' && m.baseline !== m.treatment
         ? { type: 'compareTries', baseline: m.baseline, treatment: m.treatment }
         : null;
+    case 'tickTry':
+    case 'baselineTry':
+      return typeof m.id === 'string' && m.id.length > 0 ? { type: m.type, id: m.id } : null;
+    case 'compareTryList': {
+      // Two or more distinct tries, the baseline one of them.
+      const ids = Array.isArray(m.ids) && m.ids.every((id) => typeof id === 'string') ? (m.ids as string[]) : [];
+      return ids.length >= 2 && new Set(ids).size === ids.length && typeof m.baseline === 'string' && ids.includes(m.baseline)
+        ? { type: 'compareTryList', ids: [...ids], baseline: m.baseline }
+        : null;
+    }
     case 'browse':
       return typeof m.view === 'string' && BROWSE_VIEWS.includes(m.view) && typeof m.text === 'string'
         ? { type: 'browse', view: m.view as 'terms', text: m.text }

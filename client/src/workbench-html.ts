@@ -1,10 +1,10 @@
 /**
  * HTML of the workbench panels: the scoreboard (a file's tries, per-query metrics sortable, the
  * mean and the change since the last try, two tries compared with a paired test and Holm's
- * correction), the parameter sweep (settings × metrics, the best marked, "apply" to querylens.json)
+ * correction, or several ticked tries side by side against a baseline, Holm across all the tests), the parameter sweep (settings × metrics, the best marked, "apply" to querylens.json)
  * and the index browser (top terms, postings, a document, the analyser). Pure, every text escaped.
  */
-import type { FileTry, QueryTry, Scoreboard } from './history';
+import type { FileTry, QueryTry, Scoreboard, TryPick } from './history';
 import { escape, fixed, msg, page, signed } from './webview-html';
 
 /** Short names of trec_eval measures for column heads. */
@@ -18,6 +18,21 @@ export interface CompareTriesResult {
   rows: { measure: string; baselineMean: number | null; treatmentMean: number | null; meanDifference: number | null; p: number | null; pHolm: number | null }[];
 }
 
+/** The parts of workbench-protocol.ts CompareTryListResult the scoreboard shows. */
+export interface CompareTryListResult {
+  test: 't' | 'randomization';
+  baselineIndex: number;
+  queries: number;
+  comparisons: number;
+  rows: { measure: string; pairs: number; cells: { mean: number | null; meanDifference: number | null; p: number | null; pHolm: number | null }[] }[];
+}
+
+/** Several tries compared: `tries` in the order of the result's cells. */
+export interface TryListView {
+  tries: FileTry[];
+  result: CompareTryListResult;
+}
+
 export interface ScoreboardView {
   nonce: string;
   file: string;
@@ -25,7 +40,41 @@ export interface ScoreboardView {
   tries: FileTry[];
   queryTries: QueryTry[];
   comparison: { baseline: FileTry; treatment: FileTry; result: CompareTriesResult } | null;
+  /** The tries ticked for a side-by-side comparison (absent: none). */
+  pick?: TryPick;
+  listComparison?: TryListView | null;
   notice: string | null;
+}
+
+const SIGNIFICANCE = 0.05;
+const significant = (pHolm: number | null): boolean => pHolm !== null && pHolm < SIGNIFICANCE;
+
+/**
+ * Several tries side by side: a row per measure, a column per try (the baseline marked), each other
+ * try's mean with its difference from the baseline, raw and Holm-adjusted p; * where pHolm < 0.05.
+ */
+export function renderTryList(view: TryListView, allTries: readonly FileTry[]): string {
+  const { tries, result } = view;
+  const n = (t: FileTry) => allTries.indexOf(t) + 1;
+  const base = tries[result.baselineIndex]!;
+  const head = tries
+    .map((t, i) => (i === result.baselineIndex ? `<th class="best">★ try ${n(t)} (baseline)</th>` : `<th colspan="4">try ${n(t)}</th>`))
+    .join('');
+  const sub = tries.map((_, i) => (i === result.baselineIndex ? '<th>mean</th>' : '<th>mean</th><th>Δ</th><th>p</th><th>p (Holm)</th>')).join('');
+  const rows = result.rows
+    .map(
+      (r) =>
+        `<tr><td>${escape(label(r.measure))}</td><td>${r.pairs}</td>${r.cells
+          .map((c, i) =>
+            i === result.baselineIndex
+              ? `<td class="best">${fixed(c.mean)}</td>`
+              : `<td${significant(c.pHolm) ? ' class="best"' : ''}>${fixed(c.mean)}</td><td>${signed(c.meanDifference)}</td><td>${fixed(c.p)}</td><td>${fixed(c.pHolm)}${significant(c.pHolm) ? ' *' : ''}</td>`,
+          )
+          .join('')}</tr>`,
+    )
+    .join('');
+  return `<section data-focus><h3>${tries.length} tries against try ${n(base)}: paired ${result.test === 't' ? 't-test' : 'randomisation test'} over ${result.queries} queries, Holm-corrected across ${result.comparisons} tests (tries × measures)</h3>
+<table id="try-list"><thead><tr><th>Measure</th><th>queries</th>${head}</tr><tr><th></th><th></th>${sub}</tr></thead><tbody>${rows}</tbody></table><p><small>★ baseline; * significant at ${SIGNIFICANCE} after Holm's correction across all ${result.comparisons} tests.</small></p></section>`;
 }
 
 const when = (iso: string): string => iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
@@ -45,10 +94,23 @@ export function renderScoreboard(view: ScoreboardView): string {
     table = `<table id="scoreboard"><thead><tr>${head}</tr></thead><tbody>${mean}${rows}</tbody></table>`;
   }
   const newest = view.tries.length - 1;
+  const pick = view.pick ?? { ticked: [], baseline: null };
+  const tick = (t: FileTry): string => {
+    const on = pick.ticked.includes(t.id);
+    const isBase = on && pick.baseline === t.id;
+    return `<button title="tick for the side-by-side comparison" ${msg({ type: 'tickTry', id: t.id })}>${on ? '☑' : '☐'}</button>${
+      isBase ? ' ★ baseline' : ` <button title="compare the ticked tries against this one" ${msg({ type: 'baselineTry', id: t.id })}>baseline</button>`
+    }`;
+  };
+  const ticked = pick.ticked.filter((id) => view.tries.some((t) => t.id === id));
+  const compareTicked =
+    ticked.length >= 2 && pick.baseline !== null
+      ? `<p><button ${msg({ type: 'compareTryList', ids: [...view.tries.filter((t) => ticked.includes(t.id)).map((t) => t.id)], baseline: pick.baseline })}>Compare the ${ticked.length} ticked tries</button></p>`
+      : `<p><button disabled>Compare the ticked tries</button> <small>tick two or more tries (the first ticked, or the one marked, is the baseline)</small></p>`;
   const tries = view.tries
     .map(
       (t, i) =>
-        `<tr><td>${i + 1}</td><td>${escape(when(t.at))}</td><td>${escape(t.settings)}</td>${Object.entries(t.mean)
+        `<tr><td>${tick(t)}</td><td>${i + 1}</td><td>${escape(when(t.at))}</td><td>${escape(t.settings)}</td>${Object.entries(t.mean)
           .map(([m, v]) => `<td>${escape(label(m))} ${fixed(v)}</td>`)
           .join('')}` +
         `<td>${i > 0 ? `<button ${msg({ type: 'compareTries', baseline: view.tries[i - 1]!.id, treatment: t.id })}>compare with try ${i}</button>` : ''}` +
@@ -79,8 +141,8 @@ export function renderScoreboard(view: ScoreboardView): string {
     : '';
   const body = `<h2>Scoreboard: ${escape(view.file)}</h2>${view.notice ? `<p><i>${escape(view.notice)}</i></p>` : ''}
 ${table}
-<h3>Tries of this file (${view.tries.length})</h3>${view.tries.length ? `<table id="tries"><tbody>${tries}</tbody></table>` : '<p><i>None yet.</i></p>'}
-${comparison}${history}`;
+<h3>Tries of this file (${view.tries.length})</h3>${view.tries.length ? `<table id="tries"><tbody>${tries}</tbody></table>${compareTicked}` : '<p><i>None yet.</i></p>'}
+${comparison}${view.listComparison ? renderTryList(view.listComparison, view.tries) : ''}${history}`;
   return page(`Scoreboard: ${view.file}`, body, view.nonce, { view: 'scoreboard' });
 }
 

@@ -1,19 +1,19 @@
 /**
  * The workbench panels beside the results panel: the scoreboard (`querylens.scoreboard`: every query
  * of the file ranked with `querylens/runFile`, recorded as a try, compared with earlier tries through
- * `querylens/compareTries`), the parameter sweep (`querylens.sweep`: `querylens/sweep`, the best
+ * `querylens/compareTries`: two at a time, or several ticked tries against a baseline), the parameter sweep (`querylens.sweep`: `querylens/sweep`, the best
  * setting applied through its `configEdit`) and the index browser (`querylens.indexBrowser`:
  * `querylens/indexTerms`, `postings`, `document`, `analyze`). The server computes; these render.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient, WorkspaceEdit as LspWorkspaceEdit } from 'vscode-languageclient/node';
 import type { DocumentViews } from './document-view';
-import { fileTries, nextSort, scoreboard, settingsLabel, type FileTry, type QueryTry } from './history';
+import { fileTries, nextSort, pickBaseline, prunePick, scoreboard, settingsLabel, toggleTick, type FileTry, type QueryTry, type TryPick } from './history';
 import { parsePanelMessage, type PanelMessage } from './panel-messages';
 import { queryEditor } from './commands';
 import { errorText, nonce } from './results-panel';
 import type { TryStore } from './try-store';
-import { parseSweepGrid, renderBrowser, renderScoreboard, renderSweep, settingText, type BrowserContent, type CompareTriesResult, type SweepResult } from './workbench-html';
+import { parseSweepGrid, renderBrowser, renderScoreboard, renderSweep, settingText, type BrowserContent, type CompareTriesResult, type CompareTryListResult, type SweepResult, type TryListView } from './workbench-html';
 
 const RUN_FILE_REQUEST = 'querylens/runFile';
 const COMPARE_TRIES_REQUEST = 'querylens/compareTries';
@@ -64,6 +64,7 @@ export class WorkbenchPanels implements vscode.Disposable {
   private readonly browserPanel = new Panel('querylens.indexBrowser', (m) => this.onBrowserMessage(m));
   private scoreboardUri: string | null = null;
   private sort = { column: 'qid', descending: false };
+  private pick: TryPick = { ticked: [], baseline: null };
   private lastSweep: { result: SweepResult; file: string; grid: string } | null = null;
   private lastGrid = 'k1=0.6,0.9,1.2,1.5 b=0.3,0.5,0.75';
   private browserInputs: Record<string, string> = {};
@@ -88,6 +89,7 @@ export class WorkbenchPanels implements vscode.Disposable {
     const editor = queryEditor('score its queries');
     if (!editor) return;
     const uri = editor.document.uri.toString();
+    if (uri !== this.scoreboardUri) this.pick = { ticked: [], baseline: null };
     this.scoreboardUri = uri;
     let notice: string | null = null;
     try {
@@ -113,22 +115,44 @@ export class WorkbenchPanels implements vscode.Disposable {
     this.renderScoreboard(notice, null);
   }
 
-  private renderScoreboard(notice: string | null, comparison: Parameters<typeof renderScoreboard>[0]['comparison']): void {
+  private renderScoreboard(notice: string | null, comparison: Parameters<typeof renderScoreboard>[0]['comparison'], listComparison: TryListView | null = null): void {
     const uri = this.scoreboardUri;
     if (!uri) return;
     const all = this.tries.all();
     const tries = fileTries(all, uri);
+    this.pick = prunePick(this.pick, tries);
     const latest = tries[tries.length - 1];
     const board = latest ? scoreboard(latest, tries[tries.length - 2] ?? null, this.sort) : null;
     const queryTries = all.filter((t): t is QueryTry => t.kind === 'query' && t.uri === uri);
     const file = vscode.workspace.asRelativePath(vscode.Uri.parse(uri));
-    this.scoreboardPanel.show(`Scoreboard: ${file}`, renderScoreboard({ nonce: nonce(), file, board, tries, queryTries, comparison, notice }));
+    this.scoreboardPanel.show(`Scoreboard: ${file}`, renderScoreboard({ nonce: nonce(), file, board, tries, queryTries, comparison, pick: this.pick, listComparison, notice }));
   }
 
   private async onScoreboardMessage(m: PanelMessage): Promise<void> {
     if (m.type === 'sort') {
       this.sort = nextSort(this.sort, m.column);
       return this.renderScoreboard(null, null);
+    }
+    if (m.type === 'tickTry' || m.type === 'baselineTry') {
+      this.pick = m.type === 'tickTry' ? toggleTick(this.pick, m.id) : pickBaseline(this.pick, m.id);
+      return this.renderScoreboard(null, null);
+    }
+    if (m.type === 'compareTryList' && this.scoreboardUri) {
+      const all = fileTries(this.tries.all(), this.scoreboardUri);
+      const chosen = all.filter((t) => m.ids.includes(t.id));
+      const baselineIndex = chosen.findIndex((t) => t.id === m.baseline);
+      if (chosen.length < 2 || baselineIndex < 0) return this.renderScoreboard('Those tries are no longer kept: tick two or more of the tries listed.', null);
+      try {
+        const result = await this.client.sendRequest<CompareTryListResult>(COMPARE_TRIES_REQUEST, {
+          tries: chosen.map((t) => t.perQuery),
+          baselineIndex,
+          measures: Object.keys(chosen[baselineIndex]!.mean),
+        });
+        this.renderScoreboard(null, null, { tries: chosen, result });
+      } catch (err) {
+        this.renderScoreboard(`Cannot compare the tries: ${errorText(err)}`, null);
+      }
+      return;
     }
     if (m.type !== 'compareTries' || !this.scoreboardUri) return;
     const tries = fileTries(this.tries.all(), this.scoreboardUri);

@@ -108,20 +108,74 @@ export interface TryComparison {
   rows: TryComparisonRow[];
 }
 
-/** Two tries of a query file compared query by query, one paired test per measure, Holm across measures. */
-export function compareTries(baseline: PerQueryMetrics, treatment: PerQueryMetrics, measures: readonly string[], test: 't' | 'randomization' = 't'): TryComparison {
-  const qids = Object.keys(baseline)
-    .filter((q) => Object.hasOwn(treatment, q))
+/** One try's column of a several-try comparison, for one measure. */
+export interface TryListCell {
+  /** Mean over the queries every compared try evaluated with this measure (the pairs). */
+  mean: number;
+  /** Against the baseline; null in the baseline's own column. NaN where a test is undefined. */
+  meanDifference: number | null;
+  p: number | null;
+  /** Holm-adjusted across every (try × measure) comparison against the baseline. */
+  pHolm: number | null;
+}
+
+export interface TryListComparison {
+  test: 't' | 'randomization';
+  /** Index of the baseline among the tries. */
+  baseline: number;
+  /** Queries every try evaluated. */
+  queries: number;
+  /** Comparisons the Holm correction spans: (tries − 1) × measures, less the undefined ones. */
+  comparisons: number;
+  /** One row per measure; `cells[i]` is try i's column. */
+  rows: { measure: string; pairs: number; cells: TryListCell[] }[];
+}
+
+const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
+
+/**
+ * Two or more tries of a query file side by side: every try's mean per measure, and every try against
+ * the baseline with one paired test per measure. Each measure is paired over the queries that every try
+ * scored with it, so the columns of a row are means over the same queries. Holm's correction spans all
+ * the (try × measure) tests at once: with several tries the family is every claim the table makes.
+ */
+export function compareTryList(tries: readonly PerQueryMetrics[], measures: readonly string[], test: 't' | 'randomization' = 't', baseline = 0): TryListComparison {
+  if (tries.length < 2) throw new RangeError(`comparing tries needs at least two, got ${tries.length}`);
+  if (!Number.isInteger(baseline) || baseline < 0 || baseline >= tries.length) throw new RangeError(`the baseline must be one of the tries (0..${tries.length - 1}), got ${baseline}`);
+  const qids = Object.keys(tries[0]!)
+    .filter((q) => tries.every((t) => Object.hasOwn(t, q)))
     .sort();
-  const rows = measures.map((measure) => {
-    const pairs = qids.filter((q) => typeof baseline[q]![measure] === 'number' && typeof treatment[q]![measure] === 'number');
-    const a = pairs.map((q) => baseline[q]![measure]!);
-    const b = pairs.map((q) => treatment[q]![measure]!);
-    const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : NaN);
-    const result = test === 't' ? pairedTTest(a, b) : pairedRandomizationTest(a, b);
-    return { measure, baselineMean: mean(a), treatmentMean: mean(b), meanDifference: result.meanDifference, p: result.p, pHolm: NaN };
+  const tested: { row: number; column: number; p: number }[] = [];
+  const rows = measures.map((measure, row) => {
+    const pairs = qids.filter((q) => tries.every((t) => typeof t[q]![measure] === 'number'));
+    const values = tries.map((t) => pairs.map((q) => t[q]![measure]!));
+    const base = values[baseline]!;
+    const cells = values.map((v, column): TryListCell => {
+      if (column === baseline) return { mean: mean(v), meanDifference: null, p: null, pHolm: null };
+      const result = test === 't' ? pairedTTest(base, v) : pairedRandomizationTest(base, v);
+      tested.push({ row, column, p: result.p });
+      return { mean: mean(v), meanDifference: result.meanDifference, p: result.p, pHolm: NaN };
+    });
+    return { measure, pairs: pairs.length, cells };
   });
-  const adjusted = holmAdjust(rows.map((r) => r.p));
-  rows.forEach((r, i) => (r.pHolm = adjusted[i]!));
-  return { test, queries: qids.length, rows };
+  const adjusted = holmAdjust(tested.map((x) => x.p));
+  tested.forEach((x, i) => (rows[x.row]!.cells[x.column]!.pHolm = adjusted[i]!));
+  return { test, baseline, queries: qids.length, comparisons: adjusted.filter((p) => !Number.isNaN(p)).length, rows };
+}
+
+/** Two tries of a query file compared query by query, one paired test per measure, Holm across measures (compareTryList of the two). */
+export function compareTries(baseline: PerQueryMetrics, treatment: PerQueryMetrics, measures: readonly string[], test: 't' | 'randomization' = 't'): TryComparison {
+  const list = compareTryList([baseline, treatment], measures, test);
+  return {
+    test,
+    queries: list.queries,
+    rows: list.rows.map(({ measure, cells: [b, t] }) => ({
+      measure,
+      baselineMean: b!.mean,
+      treatmentMean: t!.mean,
+      meanDifference: t!.meanDifference!,
+      p: t!.p!,
+      pHolm: t!.pHolm!,
+    })),
+  };
 }

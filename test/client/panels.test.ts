@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { documentText, wordRanges, wrapText } from '../../client/src/document-text.ts';
-import { addTry, fileTries, nextSort, queryHistory, scoreboard, settingsLabel, type FileTry, type QueryTry } from '../../client/src/history.ts';
+import { addTry, fileTries, nextSort, pickBaseline, prunePick, queryHistory, scoreboard, settingsLabel, toggleTick, type FileTry, type QueryTry } from '../../client/src/history.ts';
 import { parsePanelMessage, parseResultsState, type ResultsState } from '../../client/src/panel-messages.ts';
 import { gradeLegend, gradeScale, renderExplanation, renderResults, type PreviewResult } from '../../client/src/results-html.ts';
 import { parseSweepGrid, renderBrowser, renderScoreboard, renderSweep, type SweepResult } from '../../client/src/workbench-html.ts';
@@ -40,6 +40,13 @@ describe('panel messages', () => {
     [{ type: 'explain', docno: '' }, null],
     [{ type: 'explain', docno: 'CR-12' }, { type: 'explain', docno: 'CR-12' }],
     [{ type: 'compareTries', baseline: 'a', treatment: 'a' }, null],
+    [{ type: 'tickTry', id: 't1' }, { type: 'tickTry', id: 't1' }],
+    [{ type: 'baselineTry', id: 3 }, null],
+    [{ type: 'compareTryList', ids: ['a', 'b', 'c'], baseline: 'b' }, { type: 'compareTryList', ids: ['a', 'b', 'c'], baseline: 'b' }],
+    [{ type: 'compareTryList', ids: ['a'], baseline: 'a' }, null],
+    [{ type: 'compareTryList', ids: ['a', 'a'], baseline: 'a' }, null],
+    [{ type: 'compareTryList', ids: ['a', 'b'], baseline: 'z' }, null],
+    [{ type: 'compareTryList', ids: 'a,b', baseline: 'a' }, null],
     [{ type: 'browse', view: 'postings', text: 'heat' }, { type: 'browse', view: 'postings', text: 'heat' }],
     [{ type: 'browse', view: 'shell', text: 'rm' }, null],
     [{ type: 'unknown' }, null],
@@ -164,6 +171,67 @@ describe('history and scoreboard', () => {
     expect(messages(html)).toEqual(expect.arrayContaining([{ type: 'sort', column: 'change:map' }, { type: 'compareTries', baseline: 't1', treatment: 't2' }]));
     expect(html).toContain('Try 2 against try 1: paired t-test over 2 queries, Holm-corrected across 1 measures');
     expect(html).toContain('<td>0.0100</td><td>0.0200 *</td>');
+  });
+});
+
+describe('several tries side by side', () => {
+  it('ticks tries, keeps the first ticked as baseline unless one is picked, and forgets tries no longer kept', () => {
+    let pick = toggleTick({ ticked: [], baseline: null }, 't1');
+    pick = toggleTick(pick, 't3');
+    expect(pick).toEqual({ ticked: ['t1', 't3'], baseline: 't1' });
+    pick = pickBaseline(pick, 't2');
+    expect(pick).toEqual({ ticked: ['t1', 't3', 't2'], baseline: 't2' });
+    expect(toggleTick(pick, 't1')).toEqual({ ticked: ['t3', 't2'], baseline: 't2' });
+    expect(toggleTick(pick, 't2')).toEqual({ ticked: ['t1', 't3'], baseline: 't1' });
+    expect(prunePick(pick, [{ id: 't3' }, { id: 't1' }])).toEqual({ ticked: ['t1', 't3'], baseline: 't1' });
+    expect(prunePick(pick, [])).toEqual({ ticked: [], baseline: null });
+  });
+
+  const t1 = fileTry('t1', { '1': { map: 0.1 } });
+  const t2 = fileTry('t2', { '1': { map: 0.2 } });
+  const t3 = fileTry('t3', { '1': { map: 0.3 } });
+  const view = (over: Partial<Parameters<typeof renderScoreboard>[0]>) =>
+    renderScoreboard({ nonce: 'n', file: 'q.indri', board: null, tries: [t1, t2, t3], queryTries: [], comparison: null, notice: null, ...over });
+
+  it('offers to compare once two tries are ticked, in the order of the tries, with the baseline picked', () => {
+    expect(view({ pick: { ticked: ['t2'], baseline: 't2' } })).toContain('<button disabled>Compare the ticked tries</button>');
+    const html = view({ pick: { ticked: ['t3', 't1', 't2'], baseline: 't2' } });
+    expect(messages(html)).toEqual(
+      expect.arrayContaining([{ type: 'tickTry', id: 't1' }, { type: 'baselineTry', id: 't1' }, { type: 'compareTryList', ids: ['t1', 't2', 't3'], baseline: 't2' }]),
+    );
+    expect(messages(html)).not.toContainEqual({ type: 'baselineTry', id: 't2' });
+    expect(html).toContain('☑</button> ★ baseline');
+    expect(html).toContain('Compare the 3 ticked tries');
+  });
+
+  it('shows a column per try, the baseline marked, the adjusted p-values and * where Holm keeps them significant', () => {
+    const html = view({
+      listComparison: {
+        tries: [t1, t2, t3],
+        result: {
+          test: 't',
+          baselineIndex: 1,
+          queries: 5,
+          comparisons: 2,
+          rows: [
+            {
+              measure: 'map',
+              pairs: 5,
+              cells: [
+                { mean: 0.1, meanDifference: -0.1, p: 0.01, pHolm: 0.02 },
+                { mean: 0.2, meanDifference: null, p: null, pHolm: null },
+                { mean: 0.3, meanDifference: 0.1, p: 0.04, pHolm: 0.08 },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(html).toContain('3 tries against try 2: paired t-test over 5 queries, Holm-corrected across 2 tests (tries × measures)');
+    expect(html).toContain('<th colspan="4">try 1</th><th class="best">★ try 2 (baseline)</th><th colspan="4">try 3</th>');
+    expect(html).toContain(
+      '<tr><td>MAP</td><td>5</td><td class="best">0.1000</td><td><span class="down">−0.1000</span></td><td>0.0100</td><td>0.0200 *</td><td class="best">0.2000</td><td>0.3000</td><td><span class="up">+0.1000</span></td><td>0.0400</td><td>0.0800</td></tr>',
+    );
   });
 });
 

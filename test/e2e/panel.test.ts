@@ -3,7 +3,8 @@
  * the Cranfield sample: a user opens a query's results from its lens, explains the top hit, pages
  * past the top 10, judges a hit in place (the workspace's qrels file gains or changes exactly one
  * line), opens the document, reloads the window and finds the panel as it was, opens the scoreboard,
- * sweeps k1 and applies the best setting to querylens.json, and looks a term's postings up. Screenshots go
+ * sweeps k1 and applies the best setting to querylens.json, looks a term's postings up, and compares
+ * three tries of the file side by side on the scoreboard. Screenshots go
  * to test-output/e2e-panel/ (ignored); `panel.png` shows the workbench.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -169,5 +170,45 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
     await browser.locator('#postings tbody tr').first().waitFor({ timeout: 30_000 });
     expect(await browser.locator('h3', { hasText: /^Postings of flow: df \d+, cf \d+/ }).count()).toBe(1);
     await page.screenshot({ path: join(OUT, 'index-browser.png') });
+  });
+
+  it('compares three ticked tries side by side against the baseline marked', async () => {
+    await gesture(() => paletteCommand(page, 'View: Close All Editors'));
+    // The first try is the scoreboard test's; two more (the second and third after the sweep's setting).
+    // Each try under another k1 (a run the same as the last try is not a new try). The edit of
+    // querylens.json reloads the engine: a scoreboard run meanwhile says so (no try recorded) and is run again.
+    for (let want = 2; want <= 3; want++) {
+      const config = JSON.parse(readFileSync(join(WORKSPACE, 'querylens.json'), 'utf8'));
+      writeFileSync(join(WORKSPACE, 'querylens.json'), JSON.stringify({ ...config, scorer: { ...config.scorer, k1: want === 2 ? 0.5 : 2.0 } }));
+      for (let attempt = 1; ; attempt++) {
+        await gesture(() => openFile(page, 'queries.indri'));
+        await page.locator('.monaco-editor .view-lines').first().click();
+        await gesture(() => paletteCommand(page, 'querylens: Scoreboard'));
+        const heading = onlyWebview().locator('h3', { hasText: /^Tries of this file/ });
+        await heading.waitFor({ timeout: 120_000 });
+        if ((await heading.innerText()) === `Tries of this file (${want})`) break;
+        if (attempt === 10) {
+          await page.screenshot({ path: join(OUT, 'scoreboard-three-tries-failed.png') });
+          throw new Error(`the scoreboard did not record try ${want}: ${await onlyWebview().locator('body').innerText()}`);
+        }
+        await page.waitForTimeout(3000);
+      }
+    }
+    const board = onlyWebview();
+    const tries = board.locator('#tries tbody tr');
+    expect(await tries.count()).toBe(3);
+    for (let i = 0; i < 3; i++) {
+      await board.locator('#tries tbody tr').nth(i).locator('button', { hasText: '☐' }).click();
+      await board.locator('#tries tbody tr').nth(i).locator('button', { hasText: '☑' }).waitFor({ timeout: 30_000 });
+    }
+    // The second try as the baseline.
+    await board.locator('#tries tbody tr').nth(1).locator('button', { hasText: /^baseline$/ }).click();
+    await board.locator('#tries tbody tr').nth(1).getByText('★ baseline').waitFor({ timeout: 30_000 });
+    await board.locator('button', { hasText: 'Compare the 3 ticked tries' }).click();
+    await board.locator('#try-list').waitFor({ timeout: 60_000 });
+    expect(await board.locator('#try-list thead tr').first().innerText()).toMatch(/try 1\s+★ try 2 \(baseline\)\s+try 3/);
+    expect(await board.locator('section h3', { hasText: /^3 tries against try 2: paired t-test over \d+ queries, Holm-corrected across \d+ tests/ }).count()).toBe(1);
+    expect(await board.locator('#try-list tbody tr').count()).toBe(5);
+    await page.screenshot({ path: join(OUT, 'scoreboard-three-tries.png') });
   });
 });

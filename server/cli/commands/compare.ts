@@ -1,4 +1,4 @@
-/** `querylens compare QRELS RUN…`: runs side by side, first = baseline, with a paired significance test. */
+/** `querylens compare QRELS RUN RUN…`: two or more runs side by side, first = baseline, a paired test per run and measure, Holm across all. */
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { DEFAULT_CLI_METRICS, loadQrelsAndRuns, parseLevelOption, parseMaxDocsOption, parseMetricsOption } from './eval.js';
@@ -15,7 +15,7 @@ interface CompareCliOptions {
 export function registerCompare(program: Command): void {
   program
     .command('compare')
-    .description('Compare runs against the first (baseline): means, relative change and paired significance (t-test or randomisation)')
+    .description('Compare two or more runs against the first (baseline): means, relative change, paired significance (t-test or randomisation) with Holm\'s correction across all the tests')
     .argument('<qrels>', 'qrels file')
     .argument('<runs...>', 'run files; the first is the baseline')
     .option('-m, --metrics <list>', 'comma-separated measures', DEFAULT_CLI_METRICS)
@@ -25,6 +25,7 @@ export function registerCompare(program: Command): void {
     .option('-M, --max-docs <n>', 'keep only the first n documents of each ranking (trec_eval -M)')
     .option('--json', 'print JSON instead of the table')
     .action(async (qrelsFile: string, runFiles: string[], opts: CompareCliOptions) => {
+      if (runFiles.length < 2) throw new CliError(`compare needs two or more run files (the first is the baseline), got ${runFiles.length}`);
       const test = opts.test === 'randomisation' ? 'randomization' : opts.test;
       if (test !== 't' && test !== 'randomization') throw new CliError(`unknown --test '${opts.test}': use t or randomization`);
       const measures = await parseMetricsOption(opts.metrics);

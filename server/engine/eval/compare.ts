@@ -3,12 +3,14 @@
  * test per measure. Paired tests need one value per query for every run, so every run is
  * scored on the same query set: the qrels queries that at least one run answered (all
  * qrels queries with `complete`), a run without results for one of them scoring 0 there,
- * as trec_eval -c does.
+ * as trec_eval -c does. With several tests (runs after the first × measures), Holm's correction
+ * spans all of them: the table's markers then hold for the whole family of claims at once.
  */
 import { evaluate, isCountMeasure, perQueryValues, resolveMeasureNames, type EvalResult } from './measures.js';
 import { compareBytewise } from './ranking.js';
 import { formatFixed } from './format.js';
 import {
+  holmAdjust,
   pairedRandomizationTest,
   pairedTTest,
   RANDOMIZATION_PERMUTATIONS,
@@ -37,7 +39,10 @@ export interface ComparisonCell {
   changePercent: number | null;
   /** p-value against the baseline; null for the baseline column. */
   p: number | null;
+  /** p < SIGNIFICANCE_LEVEL, unadjusted. */
   significant: boolean;
+  /** p Holm-adjusted across every (run × measure) test of the comparison; null for the baseline column. */
+  pHolm: number | null;
 }
 
 export interface Comparison {
@@ -52,6 +57,8 @@ export interface Comparison {
   cells: ComparisonCell[][];
   /** Per run, the qrels queries it has no results for (scored 0). */
   missing: string[][];
+  /** Tests the Holm correction spans (the defined p-values of all cells). */
+  comparisons: number;
 }
 
 /** Compares runs (the first is the baseline) on the chosen measures. */
@@ -76,7 +83,7 @@ export function compareRuns(runs: readonly Run[], qrels: Qrels, options: Compare
     return results.map((result, i): ComparisonCell => {
       const values = perQueryValues(result, m, queries);
       const runMean = mean(values);
-      if (i === 0) return { mean: runMean, changePercent: null, p: null, significant: false };
+      if (i === 0) return { mean: runMean, changePercent: null, p: null, significant: false, pHolm: null };
       const p =
         test === 't'
           ? pairedTTest(baseline, values).p
@@ -86,9 +93,13 @@ export function compareRuns(runs: readonly Run[], qrels: Qrels, options: Compare
         changePercent: baseMean === 0 ? null : ((runMean - baseMean) / baseMean) * 100,
         p,
         significant: p < SIGNIFICANCE_LEVEL,
+        pHolm: NaN,
       };
     });
   });
+  const tested = cells.flatMap((row) => row.slice(1));
+  const adjusted = holmAdjust(tested.map((cell) => cell.p!));
+  tested.forEach((cell, i) => (cell.pHolm = adjusted[i]!));
 
   const permutations = options.permutations ?? RANDOMIZATION_PERMUTATIONS;
   const testDescription =
@@ -105,6 +116,7 @@ export function compareRuns(runs: readonly Run[], qrels: Qrels, options: Compare
     queries,
     cells,
     missing: results.map((r) => queries.filter((q) => !r.perQuery.has(q))),
+    comparisons: adjusted.filter((p) => !Number.isNaN(p)).length,
   };
 }
 
@@ -118,21 +130,26 @@ function formatP(p: number | null): string {
   return p < 0.0001 ? 'p<0.0001' : `p=${formatFixed(p, 4)}`;
 }
 
-function formatCell(cell: ComparisonCell, baseline: boolean): string {
+/** With one test the adjusted p is the p; with several the cell shows both and † follows the adjusted one. */
+function formatCell(cell: ComparisonCell, baseline: boolean, several: boolean): string {
   const value = formatFixed(cell.mean, 4);
   if (baseline) return value;
   const change = cell.changePercent === null ? 'n/a' : `${cell.changePercent >= 0 ? '+' : ''}${cell.changePercent.toFixed(1)}%`;
-  return `${value}${cell.significant ? '†' : ''} (${change}, ${formatP(cell.p)})`;
+  const significant = several ? cell.pHolm !== null && cell.pHolm < SIGNIFICANCE_LEVEL : cell.significant;
+  return `${value}${significant ? '†' : ''} (${change}, ${formatP(cell.p)}${several ? `, Holm ${formatP(cell.pHolm)}` : ''})`;
 }
 
 /** The comparison as a text table: rows = measures, columns = runs, the baseline first. */
 export function formatComparison(c: Comparison): string {
   const header = ['measure', ...c.runIds.map((id, i) => (i === 0 ? `${id} (baseline)` : id))];
-  const rows = c.measures.map((m, mi) => [m, ...c.cells[mi].map((cell, ri) => formatCell(cell, ri === 0))]);
+  const several = c.comparisons > 1;
+  const rows = c.measures.map((m, mi) => [m, ...c.cells[mi].map((cell, ri) => formatCell(cell, ri === 0, several))]);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const line = (cols: string[]) => cols.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
   const out = [
-    `Significance: ${c.testDescription} against the baseline (first run), over ${c.queries.length} queries; † = p < ${SIGNIFICANCE_LEVEL}.`,
+    several
+      ? `Significance: ${c.testDescription} against the baseline (first run), over ${c.queries.length} queries; † = Holm-adjusted p < ${SIGNIFICANCE_LEVEL} across all ${c.comparisons} tests (runs × measures).`
+      : `Significance: ${c.testDescription} against the baseline (first run), over ${c.queries.length} queries; † = p < ${SIGNIFICANCE_LEVEL}.`,
     line(header),
     line(widths.map((w) => '-'.repeat(w))),
     ...rows.map(line),

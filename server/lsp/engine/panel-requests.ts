@@ -4,17 +4,18 @@
  * - `querylens/judge`: one judgement written into the configured qrels file (one line replaced or
  *   appended, atomically; server/service/judgements.ts), then used at once by previews, lenses and sweeps;
  * - `querylens/compareTries`: two tries' per-query metrics compared, one paired test per measure with
- *   Holm's correction across the measures.
+ *   Holm's correction across the measures; or two or more tries side by side, each against a baseline,
+ *   Holm across every (try × measure) test.
  * Restricted mode never registers them (no engine), so an untrusted workspace's qrels are never written.
  */
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
-import { compareTries, judgeInFile, JudgementRefused, type PerQueryMetrics } from '../../service/judgements.js';
+import { compareTries, compareTryList, judgeInFile, JudgementRefused, type PerQueryMetrics } from '../../service/judgements.js';
 import type { FeatureHost, FeatureModule } from '../features.js';
 import { UNJUDGED_CACHE } from './unjudged-diagnostics.js';
 import type { EngineContext } from './context.js';
 import { requireSession, step } from './requests.js';
 import { judgedQid } from './session.js';
-import { COMPARE_TRIES_REQUEST, JUDGE_REQUEST, type CompareTriesParams, type CompareTriesResult, type JudgeParams, type JudgeResult } from './workbench-protocol.js';
+import { COMPARE_TRIES_REQUEST, JUDGE_REQUEST, type CompareTriesParams, type CompareTriesResult, type CompareTryListResult, type JudgeParams, type JudgeResult } from './workbench-protocol.js';
 
 function invalidRequest(message: string): ResponseError<void> {
   return new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${message}`);
@@ -56,13 +57,38 @@ const isMetrics = (x: unknown): x is PerQueryMetrics =>
 
 const orNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-export function compareTriesRequest(params: CompareTriesParams): CompareTriesResult {
-  if (!isMetrics(params?.baseline) || !isMetrics(params?.treatment))
-    throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: baseline and treatment must map each qid to its measures (numbers)');
-  const test = params.test ?? 't';
-  if (test !== 't' && test !== 'randomization') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: test must be "t" or "randomization"');
+const invalidParams = (message: string) => new ResponseError(ErrorCodes.InvalidParams, `querylens: ${message}`);
+
+/** The two-try form (`baseline`, `treatment`) as before, or the several-try form (`tries`, `baselineIndex`). */
+export function compareTriesRequest(params: CompareTriesParams): CompareTriesResult | CompareTryListResult {
+  const test = params?.test ?? 't';
+  if (test !== 't' && test !== 'randomization') throw invalidParams('test must be "t" or "randomization"');
+  if (params?.tries !== undefined) {
+    if (params.baseline !== undefined || params.treatment !== undefined) throw invalidParams('give either tries or baseline and treatment, not both');
+    if (!Array.isArray(params.tries) || params.tries.length < 2) throw invalidParams('tries must be an array of two or more tries');
+    const bad = params.tries.findIndex((t) => !isMetrics(t));
+    if (bad >= 0) throw invalidParams(`tries[${bad}] must map each qid to its measures (numbers)`);
+    const baselineIndex = params.baselineIndex ?? 0;
+    if (!Number.isInteger(baselineIndex) || baselineIndex < 0 || baselineIndex >= params.tries.length)
+      throw invalidParams(`baselineIndex must be an index of tries (0..${params.tries.length - 1}), got ${JSON.stringify(baselineIndex)}`);
+    const measures = params.measures ?? Object.keys(Object.values(params.tries[baselineIndex]!)[0] ?? {});
+    if (!Array.isArray(measures) || !measures.every((m) => typeof m === 'string')) throw invalidParams('measures must be an array of names');
+    const result = compareTryList(params.tries, measures, test, baselineIndex);
+    return {
+      test,
+      baselineIndex,
+      queries: result.queries,
+      comparisons: result.comparisons,
+      rows: result.rows.map((r) => ({
+        measure: r.measure,
+        pairs: r.pairs,
+        cells: r.cells.map((c) => ({ mean: orNull(c.mean), meanDifference: c.meanDifference === null ? null : orNull(c.meanDifference), p: c.p === null ? null : orNull(c.p), pHolm: c.pHolm === null ? null : orNull(c.pHolm) })),
+      })),
+    };
+  }
+  if (!isMetrics(params?.baseline) || !isMetrics(params?.treatment)) throw invalidParams('baseline and treatment must map each qid to its measures (numbers)');
   const measures = params.measures ?? Object.keys(Object.values(params.baseline)[0] ?? {});
-  if (!Array.isArray(measures) || !measures.every((m) => typeof m === 'string')) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: measures must be an array of names');
+  if (!Array.isArray(measures) || !measures.every((m) => typeof m === 'string')) throw invalidParams('measures must be an array of names');
   const result = compareTries(params.baseline, params.treatment, measures, test);
   return {
     test,
@@ -84,7 +110,7 @@ export function panelRequestsModule(context: EngineContext): FeatureModule {
     register(connection: Connection, host: FeatureHost) {
       const disposables = [
         connection.onRequest(JUDGE_REQUEST, (params: JudgeParams, token) => judge(context, host, params, token)),
-        connection.onRequest(COMPARE_TRIES_REQUEST, (params: CompareTriesParams) => compareTriesRequest(params)),
+        connection.onRequest(COMPARE_TRIES_REQUEST, (params: CompareTriesParams): unknown => compareTriesRequest(params)),
       ];
       return { dispose: () => disposables.forEach((d) => d.dispose()) };
     },

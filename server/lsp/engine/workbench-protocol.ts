@@ -155,11 +155,19 @@ export interface JudgeResult {
   previous: number | null;
 }
 
+/**
+ * Two forms. Two tries: `baseline` and `treatment` → `CompareTriesResult`. Two or more: `tries` (and
+ * optionally `baselineIndex`) → `CompareTryListResult`. Give one form or the other, not both.
+ */
 export interface CompareTriesParams {
   /** Per-query metrics of each try (qid → measure → value), e.g. `querylens/runFile`'s `metrics.perQuery`. */
-  baseline: Record<string, Record<string, number>>;
-  treatment: Record<string, Record<string, number>>;
-  /** Measures to test (default: every measure of the first query of baseline). */
+  baseline?: Record<string, Record<string, number>>;
+  treatment?: Record<string, Record<string, number>>;
+  /** Two or more tries' per-query metrics, side by side in this order. */
+  tries?: Record<string, Record<string, number>>[];
+  /** With `tries`: the index of the try every other is tested against (default 0, the first). */
+  baselineIndex?: number;
+  /** Measures to test (default: every measure of the first query of the baseline). */
   measures?: string[];
   /** 't' (paired t-test, default) or 'randomization' (paired sign-flip test, fixed seed). */
   test?: 't' | 'randomization';
@@ -171,4 +179,20 @@ export interface CompareTriesResult {
   queries: number;
   /** One paired test per measure; `pHolm` is Holm-adjusted across the measures. p is null when undefined (fewer than two pairs). */
   rows: { measure: string; baselineMean: number | null; treatmentMean: number | null; meanDifference: number | null; p: number | null; pHolm: number | null }[];
+}
+
+export interface CompareTryListResult {
+  test: 't' | 'randomization';
+  /** The try every other one is tested against. */
+  baselineIndex: number;
+  /** Queries every try evaluated. */
+  queries: number;
+  /** Tests the Holm correction spans: (tries − 1) × measures, less those undefined (fewer than two pairs). */
+  comparisons: number;
+  /**
+   * One row per measure over the queries every try scored with it (`pairs`); `cells[i]` is try i: its
+   * mean and, except for the baseline (nulls), the difference from the baseline's mean, the two-sided
+   * paired p-value and `pHolm`, Holm-adjusted across every (try × measure) test. p is null when undefined.
+   */
+  rows: { measure: string; pairs: number; cells: { mean: number | null; meanDifference: number | null; p: number | null; pHolm: number | null }[] }[];
 }

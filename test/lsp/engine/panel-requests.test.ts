@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodeLens } from 'vscode-languageserver';
 import type { PreviewResult } from '../../../server/lsp/engine/protocol.js';
-import type { CompareTriesResult, JudgeResult } from '../../../server/lsp/engine/workbench-protocol.js';
+import type { CompareTriesResult, CompareTryListResult, JudgeResult } from '../../../server/lsp/engine/workbench-protocol.js';
+import { compareTryList } from '../../../server/service/judgements.js';
 import { freshUri, type TestClient } from '../harness.js';
 import { makeWorkspace, QRELS, startIn, type Workspace, failure } from './fixture.js';
 
@@ -109,5 +110,25 @@ describe('querylens/compareTries', () => {
     for (const row of r.rows) expect(row.pHolm!).toBeGreaterThanOrEqual(row.p!);
     expect(r.rows[0]!.meanDifference).toBeCloseTo(0.35 / 3, 12);
     expect((await failure(client.request('querylens/compareTries', { baseline: { '1': { map: 'x' } }, treatment }))).code).toBe(-32602);
+  });
+
+  it('compares three tries side by side against a chosen baseline, Holm across every (try × measure) test', async () => {
+    const a = { '1': { map: 0.1, P_10: 0.2 }, '2': { map: 0.3, P_10: 0.1 }, '3': { map: 0.2, P_10: 0.4 } };
+    const b = { '1': { map: 0.2, P_10: 0.2 }, '2': { map: 0.5, P_10: 0.3 }, '3': { map: 0.25, P_10: 0.4 } };
+    const c = { '1': { map: 0.1, P_10: 0.1 }, '2': { map: 0.2, P_10: 0.2 }, '3': { map: 0.4, P_10: 0.3 } };
+    const r = await client.request<CompareTryListResult>('querylens/compareTries', { tries: [a, b, c], baselineIndex: 1 });
+    expect(r).toMatchObject({ test: 't', baselineIndex: 1, queries: 3, comparisons: 4 });
+    expect(r.rows.map((x) => [x.measure, x.pairs])).toEqual([['map', 3], ['P_10', 3]]);
+    expect(r.rows[0]!.cells[1]).toEqual({ mean: expect.closeTo(0.95 / 3, 12), meanDifference: null, p: null, pHolm: null });
+    const expected = compareTryList([a, b, c], ['map', 'P_10'], 't', 1);
+    expect(r.rows.map((x) => x.cells.map((cell) => cell.pHolm))).toEqual(expected.rows.map((x) => x.cells.map((cell) => cell.pHolm)));
+    // The first try's map against the second: the same numbers as the two-try form with the roles as given.
+    const two = await client.request<CompareTriesResult>('querylens/compareTries', { baseline: b, treatment: a, measures: ['map'] });
+    expect(r.rows[0]!.cells[0]!.p).toBe(two.rows[0]!.p);
+    expect(r.rows[0]!.cells[0]!.meanDifference).toBe(two.rows[0]!.meanDifference);
+    for (const bad of [{ tries: [a] }, { tries: [a, b], baselineIndex: 2 }, { tries: [a, { '1': { map: 'x' } }] }, { tries: [a, b], baseline: a, treatment: b }]) {
+      expect((await failure(client.request('querylens/compareTries', bad))).code).toBe(-32602);
+    }
+    expect((await failure(client.request('querylens/compareTries', { tries: [a, b], baselineIndex: 5 }))).message).toMatch(/baselineIndex must be an index of tries \(0\.\.1\), got 5/);
   });
 });

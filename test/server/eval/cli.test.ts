@@ -1,6 +1,6 @@
 /** `querylens eval` and `querylens compare`, run as the user runs them (node bin/querylens.js). */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -100,12 +100,50 @@ describe('querylens compare', () => {
     expect(lines[0]).toContain('two-sided paired randomisation test (exact, all 4 sign assignments)');
     expect(lines[1]).toMatch(/^measure\s+a \(baseline\)\s+b$/);
     // b: q1 AP = (1 + 1 + 1)/3 = 1 (d2, d1, d5 at ranks 1-3); q2 AP = 1.
-    expect(lines.find((l) => l.startsWith('map'))).toMatch(/^map\s+0\.5278\s+1\.0000 \(\+89\.5%, p=0\.5000\)$/);
+    // Two measures make two tests: Holm doubles the smaller p (0.5 → 1).
+    expect(lines.find((l) => l.startsWith('map'))).toMatch(/^map\s+0\.5278\s+1\.0000 \(\+89\.5%, p=0\.5000, Holm p=1\.0000\)$/);
   });
 
-  it('rejects an unknown test', () => {
-    const r = ql('compare', join(dir, 'qrels'), join(dir, 'a.run'), '--test', 'wilcoxon');
+  it('keeps the table of one test as it was: p alone, † = p < 0.05', () => {
+    const r = ql('compare', join(dir, 'qrels'), join(dir, 'a.run'), join(dir, 'b.run'), '-m', 'map');
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(/two-sided paired t-test against the baseline \(first run\), over 2 queries; † = p < 0\.05\.$/);
+    expect(r.stdout).toMatch(/^map\s+0\.5278\s+1\.0000† \(\+89\.5%, p=0\.0374\)$/m);
+  });
+
+  it('compares three runs against the first, Holm across every (run × measure) test', () => {
+    // c: q1 d3 (not relevant) then d1, so AP = (1/2)/3 and RR = 1/2; q2 d10 first: AP = RR = 1.
+    writeFileSync(join(dir, 'c.run'), 'q1 Q0 d3 1 2 c\nq1 Q0 d1 2 1 c\nq2 Q0 d10 1 1 c\n');
+    const r = ql('compare', join(dir, 'qrels'), join(dir, 'a.run'), join(dir, 'b.run'), join(dir, 'c.run'), '-m', 'map,recip_rank', '--test', 'randomization');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toContain('† = Holm-adjusted p < 0.05 across all 4 tests (runs × measures)');
+    expect(lines[1]).toMatch(/^measure\s+a \(baseline\)\s+b\s+c$/);
+    // Exact sign-flip p over the 2 queries' differences from a: b map (0.444, 0.5) → 2/4; b RR (0, 0.5) → 4/4;
+    // c map (−0.389, 0.5) → 4/4; c RR (−0.5, 0.5) → 4/4. Holm with m = 4: 4 · 0.5 → 1, the rest 1.
+    expect(lines[3]).toMatch(/^map\s+0\.5278\s+1\.0000 \(\+89\.5%, p=0\.5000, Holm p=1\.0000\)\s+0\.5833 \(\+10\.5%, p=1\.0000, Holm p=1\.0000\)$/);
+    expect(lines[4]).toMatch(/^recip_rank\s+0\.7500\s+1\.0000 \(\+33\.3%, p=1\.0000, Holm p=1\.0000\)\s+0\.7500 \(\+0\.0%, p=1\.0000, Holm p=1\.0000\)$/);
+  });
+
+  it('marks with † only what survives Holm: two runs each at p = 0.0374 are not significant together', () => {
+    writeFileSync(join(dir, 'b2.run'), readFileSync(join(dir, 'b.run'), 'utf8'));
+    const r = ql('compare', join(dir, 'qrels'), join(dir, 'a.run'), join(dir, 'b.run'), join(dir, 'b2.run'), '-m', 'map');
+    expect(r.code).toBe(0);
+    // Holm: sorted 0.0374, 0.0374 → 2 · 0.0374 = 0.0748, then max(0.0748, 0.0374).
+    expect(r.stdout).toMatch(/^map\s+0\.5278\s+1\.0000 \(\+89\.5%, p=0\.0374, Holm p=0\.0748\)\s+1\.0000 \(\+89\.5%, p=0\.0374, Holm p=0\.0748\)$/m);
+    const json = JSON.parse(ql('compare', join(dir, 'qrels'), join(dir, 'a.run'), join(dir, 'b.run'), join(dir, 'b2.run'), '-m', 'map', '--json').stdout);
+    expect(json.comparisons).toBe(2);
+    expect(json.cells[0].map((c: { pHolm: number | null }) => c.pHolm)).toEqual([null, expect.closeTo(2 * json.cells[0][1].p, 12), expect.closeTo(2 * json.cells[0][1].p, 12)]);
+  });
+
+  it.each([
+    [['a.run', '--test', 'wilcoxon', 'b.run'], /^querylens: unknown --test 'wilcoxon': use t or randomization\n$/],
+    [['a.run'], /^querylens: compare needs two or more run files \(the first is the baseline\), got 1\n$/],
+    [['a.run', 'missing.run'], /^querylens: \S*missing\.run: cannot read run file: no such file\n$/],
+  ])('answers bad input with one line: %j', (args, message) => {
+    const r = ql('compare', join(dir, 'qrels'), ...args.map((a) => (a.endsWith('.run') ? join(dir, a) : a)));
     expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/unknown --test 'wilcoxon'/);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(message);
   });
 });
