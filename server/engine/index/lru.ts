@@ -11,3 +11,44 @@ export function cached<T>(cache: Map<number, T>, size: number, key: number, load
   cache.set(key, value);
   return value;
 }
+
+/**
+ * A least-recently-used cache bounded in entries and in bytes (`sizeOf` of each value): at a
+ * scale where one common term's decoded postings take hundreds of megabytes, a bound in entries
+ * alone would let a session hold gigabytes. A value larger than the whole budget is not kept.
+ */
+export class ByteBoundedCache<T> {
+  private readonly entries = new Map<number, { value: T; bytes: number }>();
+  private total = 0;
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+    private readonly sizeOf: (value: T) => number,
+  ) {}
+
+  get(key: number, load: () => T): T {
+    const hit = this.entries.get(key);
+    if (hit !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, hit);
+      return hit.value;
+    }
+    const value = load();
+    const bytes = this.sizeOf(value);
+    if (bytes > this.maxBytes) return value;
+    this.entries.set(key, { value, bytes });
+    this.total += bytes;
+    while (this.entries.size > this.maxEntries || this.total > this.maxBytes) {
+      const [oldest, entry] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      this.total -= entry.bytes;
+    }
+    return value;
+  }
+
+  /** Bytes held now (for tests). */
+  get bytes(): number {
+    return this.total;
+  }
+}

@@ -16,7 +16,7 @@ import type {
   TermStats,
 } from './reader.js';
 import type { BlockPostings } from './postings-codec.js';
-import { cached } from './lru.js';
+import { ByteBoundedCache } from './lru.js';
 
 /**
  * What an index holds, as the reader needs it. The document lengths and docno ranks are
@@ -52,17 +52,23 @@ export interface IndexSource {
   loadDocument(doc: number): StoredDocument;
 }
 
-/** Posting lists kept decoded; a bound so that a long session does not hold the whole index twice. */
+/** Posting lists kept decoded: a bound so that a long session does not hold the whole index twice. */
 const POSTINGS_CACHE_SIZE = 512;
+const POSTINGS_CACHE_BYTES = 256 << 20;
 /** Block postings kept (their encoded docs part; blocks are decoded as a query reaches them). */
 const BLOCK_POSTINGS_CACHE_SIZE = 256;
+const BLOCK_POSTINGS_CACHE_BYTES = 256 << 20;
+
+const postingListBytes = (p: PostingList) => p.docs.byteLength + p.tfs.byteLength + p.posStart.byteLength + p.positions.byteLength;
+/** The skip directory's four arrays, and about two bytes a posting for the encoded documents and tfs. */
+const blockPostingsBytes = (b: BlockPostings) => b.numBlocks * 16 + b.df * 2;
 
 export class SourceIndexReader implements IndexReader {
   readonly analyzer: Analyzer;
   readonly profile: string;
   readonly content: IndexContent;
-  private readonly postingsCache = new Map<number, PostingList>();
-  private readonly blocksCache = new Map<number, BlockPostings>();
+  private readonly postingsCache = new ByteBoundedCache<PostingList>(POSTINGS_CACHE_SIZE, POSTINGS_CACHE_BYTES, postingListBytes);
+  private readonly blocksCache = new ByteBoundedCache<BlockPostings>(BLOCK_POSTINGS_CACHE_SIZE, BLOCK_POSTINGS_CACHE_BYTES, blockPostingsBytes);
 
   constructor(private readonly source: IndexSource) {
     this.content = source.content ?? ORDINARY_CONTENT;
@@ -117,13 +123,13 @@ export class SourceIndexReader implements IndexReader {
   postings(term: string): PostingList | undefined {
     const id = this.source.termId(term);
     if (id === undefined) return undefined;
-    return cached(this.postingsCache, POSTINGS_CACHE_SIZE, id, () => this.source.loadPostings(id));
+    return this.postingsCache.get(id, () => this.source.loadPostings(id));
   }
 
   postingBlocks(term: string): BlockPostings | undefined {
     const id = this.source.termId(term);
     if (id === undefined) return undefined;
-    return cached(this.blocksCache, BLOCK_POSTINGS_CACHE_SIZE, id, () => this.source.loadBlockPostings(id));
+    return this.blocksCache.get(id, () => this.source.loadBlockPostings(id));
   }
 
   *vocabulary(prefix?: string): Iterable<string> {

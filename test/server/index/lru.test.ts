@@ -1,0 +1,45 @@
+/**
+ * The reader's caches are bounded in bytes as well as entries: a session that touches the
+ * postings of many common terms keeps at most the budget, oldest first out, and a list larger
+ * than the whole budget is returned without being kept.
+ */
+import { describe, expect, it } from 'vitest';
+import { ByteBoundedCache, cached } from '../../../server/engine/index/lru.js';
+
+describe('least-recently-used caches', () => {
+  it('evicts the oldest entries past the byte budget, and never keeps a value larger than it', () => {
+    let loads = 0;
+    const cache = new ByteBoundedCache<number[]>(100, 10, (v) => v.length);
+    const get = (key: number, size: number) => cache.get(key, () => (loads++, new Array<number>(size).fill(key)));
+    get(1, 4);
+    get(2, 4);
+    expect(cache.bytes).toBe(8);
+    get(1, 4); // 1 is now the most recent
+    get(3, 4); // 12 bytes: 2, the oldest, goes
+    expect(cache.bytes).toBe(8);
+    expect(loads).toBe(3);
+    get(1, 4);
+    expect(loads).toBe(3);
+    get(2, 4);
+    expect(loads).toBe(4);
+    get(9, 11); // larger than the budget: loaded, returned, not kept
+    expect(get(9, 11)).toHaveLength(11);
+    expect(loads).toBe(6);
+    expect(cache.bytes).toBeLessThanOrEqual(10);
+  });
+
+  it('evicts past the entry bound too', () => {
+    const cache = new ByteBoundedCache<string>(2, 1000, () => 1);
+    let loads = 0;
+    for (const k of [1, 2, 3, 1]) cache.get(k, () => (loads++, String(k)));
+    expect(loads).toBe(4);
+  });
+
+  it('cached keeps the most recently used', () => {
+    const m = new Map<number, string>();
+    let loads = 0;
+    for (const k of [1, 2, 1, 3, 1, 2]) cached(m, 2, k, () => (loads++, String(k)));
+    expect(loads).toBe(4);
+    expect([...m.keys()]).toEqual([1, 2]);
+  });
+});
