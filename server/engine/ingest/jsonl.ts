@@ -11,6 +11,16 @@ export async function* readJsonl(
   file: string,
   onRead?: (bytes: number) => void,
 ): AsyncGenerator<IngestDocument | IngestError> {
+  for await (const line of jsonLines(file, onRead)) {
+    yield line instanceof IngestError ? line : parseRecord(line.text, file, line.lineNo);
+  }
+}
+
+/**
+ * The non-blank lines of a JSON-lines file as strict UTF-8 text (a BOM on the first line
+ * dropped), or a located error for a line that is not UTF-8: what every JSONL reader shares.
+ */
+export async function* jsonLines(file: string, onRead?: (bytes: number) => void): AsyncGenerator<{ text: string; lineNo: number } | IngestError> {
   for await (const { line: raw, lineNo } of readByteLines(file, onRead)) {
     const bytes = Buffer.from(raw, 'latin1');
     const decoded = decodeUtf8Strict(bytes);
@@ -18,10 +28,9 @@ export async function* readJsonl(
       yield new IngestError(file, invalidUtf8Reason(bytes, decoded.invalidAt, 'the line'), lineNo);
       continue;
     }
-    const line = decoded.text;
-    const text = lineNo === 1 && line.charCodeAt(0) === 0xfeff ? line.slice(1) : line;
+    const text = lineNo === 1 && decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
     if (text.trim() === '') continue;
-    yield parseRecord(text, file, lineNo);
+    yield { text, lineNo };
   }
 }
 

@@ -12,7 +12,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { listFolder } from './folder.js';
-import { readByteLines } from './files.js';
+import { jsonLines } from './jsonl.js';
 import { IngestError, type IngestDocument } from './types.js';
 import { badDocumentId, decodeUtf8Strict, invalidUtf8Reason } from './utf8.js';
 
@@ -50,18 +50,15 @@ async function* readJsonVectorFile(file: string, onRead?: (bytes: number) => voi
       return;
     }
   }
-  for await (const { line: raw, lineNo } of readByteLines(file, onRead)) {
-    const bytes = Buffer.from(raw, 'latin1');
-    const decoded = decodeUtf8Strict(bytes);
-    if ('invalidAt' in decoded) {
-      yield new IngestError(file, invalidUtf8Reason(bytes, decoded.invalidAt, 'the line'), lineNo);
+  for await (const line of jsonLines(file, onRead)) {
+    if (line instanceof IngestError) {
+      yield line;
       continue;
     }
-    const line = lineNo === 1 && decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
-    if (line.trim() === '') continue;
+    const { lineNo } = line;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(line.text);
     } catch (err) {
       yield new IngestError(file, `invalid JSON (${(err as Error).message})`, lineNo);
       continue;
