@@ -944,8 +944,7 @@ function decodeSource(
   const table = openDocumentTable(docsFile, meta.numDocs, meta.fields.length, decoding);
   const numDocs = table.numDocs;
   const numTerms = lexicon.numTerms;
-  let totalTokens = 0;
-  for (let d = 0; d < numDocs; d++) totalTokens += table.docLengths[d]!;
+  const totalTokens = table.totalTokens;
   if (totalTokens !== meta.totalTokens) throw new DecodeError('document lengths do not add up to the token count');
   if (table.directBytes !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
   if (table.storeBytes !== storeFile.dataBytes) throw new DecodeError('document store size differs from document table');

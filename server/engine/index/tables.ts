@@ -160,6 +160,8 @@ export interface DocumentRecord {
 export interface DocumentTable {
   numDocs: number;
   docLengths: Int32Array;
+  /** The document lengths added up. */
+  totalTokens: number;
   docnoRanks: Uint32Array;
   /** Sizes of direct.bin's and store.bin's data, as the records add them up. */
   directBytes: number;
@@ -189,12 +191,15 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
     const lengths = u32Column(file.read(starts[2]!, count * 4));
     const ranks = u32Column(file.read(starts[3]!, count * 4));
     const directory = f64Column(file.read(starts[5]!, (numBlocks + 1) * 24));
+    // One pass over the columns at open: ranks in range, lengths that fit, and their sum.
+    let totalTokens = 0;
     for (let d = 0; d < count; d++) {
       if (ranks[d]! >= count) throw new DecodeError(`docno rank ${ranks[d]} past the last document`);
       if (lengths[d]! > 0x7fffffff) throw new DecodeError('a document length past 2^31');
+      totalTokens += lengths[d]!;
     }
     if (directory[0] !== 0 || directory[numBlocks * 3] !== starts[0]) throw new DecodeError('records do not end where the docnos start');
-    return { starts, perBlock, numBlocks, lengths, ranks, directory };
+    return { starts, perBlock, numBlocks, lengths, ranks, directory, totalTokens };
   });
   const { starts, perBlock, ranks, directory } = opened;
   const docLengths = new Int32Array(opened.lengths.buffer, opened.lengths.byteOffset, opened.lengths.length);
@@ -256,6 +261,7 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
   return {
     numDocs,
     docLengths,
+    totalTokens: opened.totalTokens,
     docnoRanks: ranks,
     directBytes: directory[opened.numBlocks * 3 + 1]!,
     storeBytes: directory[opened.numBlocks * 3 + 2]!,
