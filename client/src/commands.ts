@@ -8,18 +8,32 @@ import * as vscode from 'vscode';
 import { WorkDoneProgress, type LanguageClient, type WorkDoneProgressBegin, type WorkDoneProgressReport } from 'vscode-languageclient/node';
 import { buildSummary, defaultRunPath, runSummary, runTag, weighSummary, type BuildIndexResult, type RunFileResult, type WeighFileResult } from './command-text';
 import { queryAtCursor, type ResultsPanel } from './results-panel';
+import { chooseQueryEditor, isQueryEditor } from './query-editors';
 
 /** Same names as server/lsp/engine/protocol.ts. */
 const BUILD_INDEX_REQUEST = 'querylens/buildIndex';
 const RUN_FILE_REQUEST = 'querylens/runFile';
 const WEIGH_FILE_REQUEST = 'querylens/weighFile';
 
-const LANGUAGES = ['indri', 'lucene'];
+let lastQueryEditor: vscode.TextEditor | undefined;
 
-/** The active Indri/Lucene editor, or undefined after telling the user to open one (every file command asks this). */
+/**
+ * Remembers the query editor last active, and keeps the context key `querylens.queryFileVisible`
+ * (the menus' `when`) true while one is visible: a panel holding the focus hides no command.
+ */
+export function trackQueryEditors(): vscode.Disposable[] {
+  const update = () => {
+    if (isQueryEditor(vscode.window.activeTextEditor)) lastQueryEditor = vscode.window.activeTextEditor;
+    void vscode.commands.executeCommand('setContext', 'querylens.queryFileVisible', vscode.window.visibleTextEditors.some(isQueryEditor));
+  };
+  update();
+  return [vscode.window.onDidChangeActiveTextEditor(update), vscode.window.onDidChangeVisibleTextEditors(update)];
+}
+
+/** The Indri/Lucene editor a command acts on (query-editors.ts), or undefined after telling the user to open one (every file command asks this). */
 export function queryEditor(what: string): vscode.TextEditor | undefined {
-  const editor = vscode.window.activeTextEditor;
-  if (editor && LANGUAGES.includes(editor.document.languageId)) return editor;
+  const editor = chooseQueryEditor(vscode.window.activeTextEditor, vscode.window.visibleTextEditors, lastQueryEditor);
+  if (editor) return editor;
   void vscode.window.showInformationMessage(`querylens: open an Indri or Lucene query file to ${what}.`);
   return undefined;
 }

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { registerFileCommands } from './commands';
+import { registerFileCommands, trackQueryEditors } from './commands';
 import { DocumentViews } from './document-view';
 import { ResultsPanel, RESULTS_VIEW_TYPE, queryAtCursor } from './results-panel';
 import { TryStore } from './try-store';
@@ -55,7 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const results = new ResultsPanel(client, tries, documents);
   const workbench = new WorkbenchPanels(client, tries, documents);
   context.subscriptions.push(documents, results, workbench);
-  context.subscriptions.push(...registerFileCommands(client, results), ...workbench.commands());
+  context.subscriptions.push(...trackQueryEditors(), ...registerFileCommands(client, results), ...workbench.commands());
   // After a window reload VS Code hands back the results panel with the state its page saved.
   context.subscriptions.push(
     vscode.window.registerWebviewPanelSerializer(RESULTS_VIEW_TYPE, {

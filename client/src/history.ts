@@ -36,7 +36,14 @@ export const MAX_TRIES = 200;
 
 /** The scorer and expansion of a preview or run, as the scoreboard shows it. */
 export function settingsLabel(scorer: { name: string; k1: number; b: number; mu: number }, expansion?: { method: string; fbDocs: number; fbTerms: number } | null): string {
-  const base = scorer.name === 'ql' ? `QL μ=${scorer.mu}` : `${scorer.name === 'bm25-lucene' ? 'Lucene BM25' : 'BM25'} k1=${scorer.k1} b=${scorer.b}`;
+  const base =
+    scorer.name === 'ql'
+      ? `QL μ=${scorer.mu}`
+      : scorer.name === 'impact'
+        ? 'impact'
+        : scorer.name === 'bm25f'
+          ? `BM25F k1=${scorer.k1}`
+          : `${scorer.name === 'bm25-lucene' ? 'Lucene BM25' : 'BM25'} k1=${scorer.k1} b=${scorer.b}`;
   return expansion ? `${base} + ${expansion.method} ${expansion.fbDocs}×${expansion.fbTerms}` : base;
 }
 

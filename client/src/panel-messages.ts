@@ -30,11 +30,15 @@ export type PanelMessage =
   | { type: 'tickTry'; id: string }
   | { type: 'baselineTry'; id: string }
   | { type: 'compareTryList'; ids: string[]; baseline: string }
+  | { type: 'tickScorer'; name: string }
+  | { type: 'compareScorers'; scorers: string[] }
   | { type: 'applySweep' }
   | { type: 'browse'; view: 'terms' | 'postings' | 'document' | 'analyze'; text: string };
 
 const BROWSE_VIEWS = ['terms', 'postings', 'document', 'analyze'];
 const DOCNO = /^\S{1,200}$/;
+/** A scorer name of the registry's shape (the server checks it is one that fits the index). */
+const SCORER = /^[a-z][a-z0-9-]{0,39}$/;
 
 /** The message when it is one the extension understands, else null (ignored). */
 export function parsePanelMessage(value: unknown): PanelMessage | null {
@@ -69,6 +73,12 @@ export function parsePanelMessage(value: unknown): PanelMessage | null {
       return ids.length >= 2 && new Set(ids).size === ids.length && typeof m.baseline === 'string' && ids.includes(m.baseline)
         ? { type: 'compareTryList', ids: [...ids], baseline: m.baseline }
         : null;
+    }
+    case 'tickScorer':
+      return typeof m.name === 'string' && SCORER.test(m.name) ? { type: 'tickScorer', name: m.name } : null;
+    case 'compareScorers': {
+      const scorers = Array.isArray(m.scorers) && m.scorers.every((n) => typeof n === 'string' && SCORER.test(n)) ? (m.scorers as string[]) : [];
+      return scorers.length >= 2 && new Set(scorers).size === scorers.length ? { type: 'compareScorers', scorers: [...scorers] } : null;
     }
     case 'browse':
       return typeof m.view === 'string' && BROWSE_VIEWS.includes(m.view) && typeof m.text === 'string'

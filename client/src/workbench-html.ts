@@ -43,7 +43,28 @@ export interface ScoreboardView {
   /** The tries ticked for a side-by-side comparison (absent: none). */
   pick?: TryPick;
   listComparison?: TryListView | null;
+  /** The scorers the index can be ranked with, and those ticked for "compare scorers" (absent: not offered). */
+  scorers?: { available: string[]; ticked: string[] };
   notice: string | null;
+}
+
+/**
+ * "Compare scorers": every query of the file ranked under each ticked scorer (querylens.json's k1,
+ * b, mu carried over), each run recorded as a try, the tries side by side against the first ticked.
+ */
+export function renderScorerPicker(scorers: { available: string[]; ticked: string[] }): string {
+  const ticked = scorers.ticked.filter((name) => scorers.available.includes(name));
+  const buttons = scorers.available
+    .map((name) => {
+      const order = ticked.indexOf(name);
+      return `<button title="tick to rank the file with this scorer" ${msg({ type: 'tickScorer', name })}>${order >= 0 ? '☑' : '☐'} ${escape(name)}${order === 0 ? ' ★' : ''}</button>`;
+    })
+    .join(' ');
+  const go =
+    ticked.length >= 2
+      ? `<button ${msg({ type: 'compareScorers', scorers: ticked })}>Rank with the ${ticked.length} ticked scorers and compare</button>`
+      : `<button disabled>Rank with the ticked scorers and compare</button> <small>tick two or more scorers (the first ticked, ★, is the baseline)</small>`;
+  return `<h3>Compare scorers</h3><p id="scorers">${buttons}</p><p>${go}</p>`;
 }
 
 const SIGNIFICANCE = 0.05;
@@ -142,6 +163,7 @@ export function renderScoreboard(view: ScoreboardView): string {
   const body = `<h2>Scoreboard: ${escape(view.file)}</h2>${view.notice ? `<p><i>${escape(view.notice)}</i></p>` : ''}
 ${table}
 <h3>Tries of this file (${view.tries.length})</h3>${view.tries.length ? `<table id="tries"><tbody>${tries}</tbody></table>${compareTicked}` : '<p><i>None yet.</i></p>'}
+${view.scorers && view.scorers.available.length > 1 ? renderScorerPicker(view.scorers) : ''}
 ${comparison}${view.listComparison ? renderTryList(view.listComparison, view.tries) : ''}${history}`;
   return page(`Scoreboard: ${view.file}`, body, view.nonce, { view: 'scoreboard' });
 }

@@ -26,6 +26,8 @@ const ANALYZE_REQUEST = 'querylens/analyze';
 interface RunFileAnswer {
   metrics: { mean: Record<string, number>; perQuery: Record<string, Record<string, number>>; judged: number } | null;
   scorer: { name: string; k1: number; b: number; mu: number };
+  /** The scorers that can rank the index (servers before this field: absent). */
+  scorers?: string[];
   expansion: { method: string; fbDocs: number; fbTerms: number } | null;
   skipped: { qid: string; reason: string }[];
 }
@@ -65,6 +67,8 @@ export class WorkbenchPanels implements vscode.Disposable {
   private scoreboardUri: string | null = null;
   private sort = { column: 'qid', descending: false };
   private pick: TryPick = { ticked: [], baseline: null };
+  /** "Compare scorers": what the index can be ranked with (from the last runFile) and what is ticked, in ticking order. */
+  private scorers: { available: string[]; ticked: string[] } = { available: [], ticked: [] };
   private lastSweep: { result: SweepResult; file: string; grid: string } | null = null;
   private lastGrid = 'k1=0.6,0.9,1.2,1.5 b=0.3,0.5,0.75';
   private browserInputs: Record<string, string> = {};
@@ -89,30 +93,75 @@ export class WorkbenchPanels implements vscode.Disposable {
     const editor = queryEditor('score its queries');
     if (!editor) return;
     const uri = editor.document.uri.toString();
-    if (uri !== this.scoreboardUri) this.pick = { ticked: [], baseline: null };
+    if (uri !== this.scoreboardUri) {
+      this.pick = { ticked: [], baseline: null };
+      this.scorers = { available: [], ticked: [] };
+    }
     this.scoreboardUri = uri;
     let notice: string | null = null;
     try {
       const run = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'querylens: ranking every query' }, () =>
         this.client.sendRequest<RunFileAnswer>(RUN_FILE_REQUEST, { uri, version: editor.document.version, k: 1000 }),
       );
-      if (!run.metrics) notice = 'No query of this file is judged by the qrels (or no qrels are configured): nothing to score.';
-      else {
-        await this.tries.add({
-          kind: 'file',
-          id: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
-          at: new Date().toISOString(),
-          uri,
-          settings: settingsLabel(run.scorer, run.expansion),
-          mean: run.metrics.mean,
-          perQuery: run.metrics.perQuery,
-        });
-        if (run.skipped.length) notice = `Not ranked: ${run.skipped.map((s) => `${s.qid} (${s.reason})`).join(', ')}.`;
-      }
+      this.scorers = { available: run.scorers ?? [], ticked: this.scorers.ticked.length ? this.scorers.ticked : [run.scorer.name] };
+      notice = (await this.recordRun(uri, run)).notice;
     } catch (err) {
       notice = `Cannot rank the file: ${errorText(err)}`;
     }
     this.renderScoreboard(notice, null);
+  }
+
+  /** Records a file run as a try; its id (the latest try's when the run repeats it), or why there is none. */
+  private async recordRun(uri: string, run: RunFileAnswer): Promise<{ id: string | null; notice: string | null }> {
+    if (!run.metrics) return { id: null, notice: 'No query of this file is judged by the qrels (or no qrels are configured): nothing to score.' };
+    await this.tries.add({
+      kind: 'file',
+      id: `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+      at: new Date().toISOString(),
+      uri,
+      settings: settingsLabel(run.scorer, run.expansion),
+      mean: run.metrics.mean,
+      perQuery: run.metrics.perQuery,
+    });
+    const latest = fileTries(this.tries.all(), uri).at(-1);
+    return { id: latest?.id ?? null, notice: run.skipped.length ? `Not ranked: ${run.skipped.map((s) => `${s.qid} (${s.reason})`).join(', ')}.` : null };
+  }
+
+  /** Every query of the file ranked under each scorer, each run a try, the tries compared against the first. */
+  private async compareScorers(scorers: string[]): Promise<void> {
+    const uri = this.scoreboardUri;
+    if (!uri) return;
+    if (scorers.length < 2) return this.renderScoreboard('Tick two or more of the scorers listed.', null);
+    const document = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    if (!document) return this.renderScoreboard('Open the query file again to rank it with other scorers.', null);
+    const ids: string[] = [];
+    try {
+      for (const scorer of scorers) {
+        const run = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `querylens: ranking every query with ${scorer}` }, () =>
+          this.client.sendRequest<RunFileAnswer>(RUN_FILE_REQUEST, { uri, version: document.version, k: 1000, scorer }),
+        );
+        const recorded = await this.recordRun(uri, run);
+        if (!recorded.id) return this.renderScoreboard(recorded.notice, null);
+        ids.push(recorded.id);
+      }
+    } catch (err) {
+      return this.renderScoreboard(`Cannot rank the file with every ticked scorer: ${errorText(err)}`, null);
+    }
+    const all = fileTries(this.tries.all(), uri);
+    const chosen = ids.map((id) => all.find((t) => t.id === id)).filter((t): t is FileTry => t !== undefined);
+    // Two scorers that rank alike give one try (a repeated run is not a new try): nothing to set side by side.
+    if (new Set(ids).size < 2 || chosen.length !== ids.length) return this.renderScoreboard('The ticked scorers gave the same results: nothing to compare.', null);
+    this.pick = { ticked: [...new Set(ids)], baseline: ids[0]! };
+    try {
+      const result = await this.client.sendRequest<CompareTryListResult>(COMPARE_TRIES_REQUEST, {
+        tries: chosen.map((t) => t.perQuery),
+        baselineIndex: 0,
+        measures: Object.keys(chosen[0]!.mean),
+      });
+      this.renderScoreboard(null, null, { tries: chosen, result });
+    } catch (err) {
+      this.renderScoreboard(`Cannot compare the scorers' tries: ${errorText(err)}`, null);
+    }
   }
 
   private renderScoreboard(notice: string | null, comparison: Parameters<typeof renderScoreboard>[0]['comparison'], listComparison: TryListView | null = null): void {
@@ -125,7 +174,7 @@ export class WorkbenchPanels implements vscode.Disposable {
     const board = latest ? scoreboard(latest, tries[tries.length - 2] ?? null, this.sort) : null;
     const queryTries = all.filter((t): t is QueryTry => t.kind === 'query' && t.uri === uri);
     const file = vscode.workspace.asRelativePath(vscode.Uri.parse(uri));
-    this.scoreboardPanel.show(`Scoreboard: ${file}`, renderScoreboard({ nonce: nonce(), file, board, tries, queryTries, comparison, pick: this.pick, listComparison, notice }));
+    this.scoreboardPanel.show(`Scoreboard: ${file}`, renderScoreboard({ nonce: nonce(), file, board, tries, queryTries, comparison, pick: this.pick, listComparison, scorers: this.scorers, notice }));
   }
 
   private async onScoreboardMessage(m: PanelMessage): Promise<void> {
@@ -133,6 +182,12 @@ export class WorkbenchPanels implements vscode.Disposable {
       this.sort = nextSort(this.sort, m.column);
       return this.renderScoreboard(null, null);
     }
+    if (m.type === 'tickScorer') {
+      const { ticked } = this.scorers;
+      this.scorers = { ...this.scorers, ticked: ticked.includes(m.name) ? ticked.filter((n) => n !== m.name) : [...ticked, m.name] };
+      return this.renderScoreboard(null, null);
+    }
+    if (m.type === 'compareScorers') return this.compareScorers(m.scorers.filter((name) => this.scorers.available.includes(name)));
     if (m.type === 'tickTry' || m.type === 'baselineTry') {
       this.pick = m.type === 'tickTry' ? toggleTick(this.pick, m.id) : pickBaseline(this.pick, m.id);
       return this.renderScoreboard(null, null);

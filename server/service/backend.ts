@@ -16,6 +16,8 @@ import { explain, prepareQuery, PreparedQuery, type ExplainNode, type SearchOpti
 import type { ConceptInfo, ResolvedParameters } from '../engine/search.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
 import { lintQuery, type QueryLint } from '../engine/scoring/lint.js';
+import { SCORER_NAMES, type ScorerName } from '../engine/scoring/scorers.js';
+import { contentOf } from '../engine/index/content.js';
 import { snippetOf, type Snippet } from './snippets.js';
 
 /** The analyser of the collection: how query words become index terms. */
@@ -43,6 +45,8 @@ export interface SearchBackend {
   collectionStatistics(): CollectionStats;
   vocabularySize(): number;
   fields(): string[];
+  /** The registry's scorers that can rank this index (an impact index only `impact`, a text index the others). */
+  scorers(): ScorerName[];
   /** undefined for a term the collection has never seen. */
   termStatistics(term: string): TermStats | undefined;
   /** Terms starting with `prefix`, in vocabulary order. */
@@ -114,6 +118,10 @@ export class LocalSearchBackend implements SearchBackend {
   }
   fields(): string[] {
     return this.reader.fields();
+  }
+  scorers(): ScorerName[] {
+    const impacts = contentOf(this.reader).postings === 'impacts';
+    return SCORER_NAMES.filter((name) => (name === 'impact') === impacts);
   }
   termStatistics(term: string): TermStats | undefined {
     return this.reader.termStats(term);

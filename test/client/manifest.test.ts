@@ -64,6 +64,10 @@ describe('client/package.json', () => {
       expect(palette.get(command), command).toContain('editorLangId == indri');
       expect(palette.get(command), command).toContain('editorLangId == lucene');
     }
+    // The whole-file workbench commands stay in the palette while a panel beside the query file has
+    // the focus (the context key client/src/commands.ts trackQueryEditors keeps).
+    for (const command of ['querylens.scoreboard', 'querylens.sweep', 'querylens.indexBrowser', 'querylens.exportRun', 'querylens.applyWeightsToFile'])
+      expect(palette.get(command), command).toContain('querylens.queryFileVisible');
   });
 
   it('offers settings the server accepts, one per configuration key', () => {

@@ -47,6 +47,12 @@ describe('panel messages', () => {
     [{ type: 'compareTryList', ids: ['a', 'a'], baseline: 'a' }, null],
     [{ type: 'compareTryList', ids: ['a', 'b'], baseline: 'z' }, null],
     [{ type: 'compareTryList', ids: 'a,b', baseline: 'a' }, null],
+    [{ type: 'tickScorer', name: 'bm25-lucene' }, { type: 'tickScorer', name: 'bm25-lucene' }],
+    [{ type: 'tickScorer', name: 'BM25 <b>' }, null],
+    [{ type: 'compareScorers', scorers: ['bm25', 'ql'] }, { type: 'compareScorers', scorers: ['bm25', 'ql'] }],
+    [{ type: 'compareScorers', scorers: ['bm25'] }, null],
+    [{ type: 'compareScorers', scorers: ['bm25', 'bm25'] }, null],
+    [{ type: 'compareScorers', scorers: 'bm25,ql' }, null],
     [{ type: 'browse', view: 'postings', text: 'heat' }, { type: 'browse', view: 'postings', text: 'heat' }],
     [{ type: 'browse', view: 'shell', text: 'rm' }, null],
     [{ type: 'unknown' }, null],
@@ -142,6 +148,9 @@ describe('history and scoreboard', () => {
     expect(queryHistory(tries, 'u', '1').map((t) => t.query)).toEqual(['a', 'a b', 'a']);
     expect(addTry(tries, queryTry('c', null), 2).map((t) => t.id)).toEqual(['a', 'c']);
     expect(settingsLabel({ name: 'ql', k1: 0, b: 0, mu: 1000 }, { method: 'bo1', fbDocs: 3, fbTerms: 10 })).toBe('QL μ=1000 + bo1 3×10');
+    // Each scorer of the registry has a label of its own, so tries of different scorers never read alike.
+    const labels = ['bm25', 'bm25-lucene', 'ql', 'bm25f', 'impact'].map((name) => settingsLabel({ name, k1: 1.2, b: 0.75, mu: 2500 }));
+    expect(labels).toEqual(['BM25 k1=1.2 b=0.75', 'Lucene BM25 k1=1.2 b=0.75', 'QL μ=2500', 'BM25F k1=1.2', 'impact']);
   });
 
   it('lists per-query metrics with the change since the last try, sorted by any column', () => {
@@ -202,6 +211,23 @@ describe('several tries side by side', () => {
     expect(messages(html)).not.toContainEqual({ type: 'baselineTry', id: 't2' });
     expect(html).toContain('☑</button> ★ baseline');
     expect(html).toContain('Compare the 3 ticked tries');
+  });
+
+  it('offers the scorers the index can be ranked with, the first ticked as the baseline, once two are ticked', () => {
+    const one = view({ scorers: { available: ['bm25', 'bm25-lucene', 'ql'], ticked: ['ql'] } });
+    expect(one).toContain('<h3>Compare scorers</h3>');
+    expect(one).toContain('<button disabled>Rank with the ticked scorers and compare</button>');
+    expect(messages(one)).toEqual(expect.arrayContaining([{ type: 'tickScorer', name: 'bm25' }, { type: 'tickScorer', name: 'ql' }]));
+    const two = view({ scorers: { available: ['bm25', 'bm25-lucene', 'ql'], ticked: ['ql', 'gone', 'bm25'] } });
+    // Ticking order is kept (the baseline is the first ticked); a scorer the index no longer offers is left out.
+    expect(messages(two)).toContainEqual({ type: 'compareScorers', scorers: ['ql', 'bm25'] });
+    expect(two).toContain('☑ ql ★</button>');
+    expect(two).toContain('☑ bm25</button>');
+    expect(two).toContain('☐ bm25-lucene</button>');
+    expect(two).toContain('Rank with the 2 ticked scorers and compare');
+    // One scorer (an impact index) or none known yet (an older server): nothing to offer.
+    expect(view({ scorers: { available: ['impact'], ticked: ['impact'] } })).not.toContain('Compare scorers');
+    expect(view({})).not.toContain('Compare scorers');
   });
 
   it('shows a column per try, the baseline marked, the adjusted p-values and * where Holm keeps them significant', () => {

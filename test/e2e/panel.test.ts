@@ -3,8 +3,8 @@
  * the Cranfield sample: a user opens a query's results from its lens, explains the top hit, pages
  * past the top 10, judges a hit in place (the workspace's qrels file gains or changes exactly one
  * line), opens the document, reloads the window and finds the panel as it was, opens the scoreboard,
- * sweeps k1 and applies the best setting to querylens.json, looks a term's postings up, and compares
- * three tries of the file side by side on the scoreboard. Screenshots go
+ * sweeps k1 and applies the best setting to querylens.json, looks a term's postings up, compares
+ * three tries of the file side by side on the scoreboard, and then two scorers. Screenshots go
  * to test-output/e2e-panel/ (ignored); `panel.png` shows the workbench.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -122,9 +122,9 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
 
   it('scores every query of the file on the scoreboard', async () => {
     await gesture(() => openFile(page, 'queries.indri'));
-    // The workbench commands are offered while a query file's editor is active: click into its text,
-    // since after the reload the restored results panel may hold the focus.
-    await page.locator('.monaco-editor .view-lines').first().click();
+    // The restored results panel takes the focus: the workbench commands act on the query file
+    // still visible beside it (client/src/query-editors.ts), no click into its text needed.
+    await panel().locator('h2').first().click();
     await gesture(() => paletteCommand(page, 'querylens: Scoreboard'));
     const board = page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
     await board.locator('#scoreboard').waitFor({ timeout: 120_000 });
@@ -210,5 +210,21 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
     expect(await board.locator('section h3', { hasText: /^3 tries against try 2: paired t-test over \d+ queries, Holm-corrected across \d+ tests/ }).count()).toBe(1);
     expect(await board.locator('#try-list tbody tr').count()).toBe(5);
     await page.screenshot({ path: join(OUT, 'scoreboard-three-tries.png') });
+  });
+
+  it('ranks the file with two scorers and sets them side by side', async () => {
+    const board = onlyWebview();
+    // The configured scorer (bm25) is ticked; tick query likelihood too, then rank and compare.
+    await board.locator('#scorers button', { hasText: /^☑ bm25 ★$/ }).waitFor({ timeout: 30_000 });
+    await board.locator('#scorers button', { hasText: /^☐ ql$/ }).click();
+    await board.locator('#scorers button', { hasText: /^☑ ql$/ }).waitFor({ timeout: 30_000 });
+    await board.locator('button', { hasText: 'Rank with the 2 ticked scorers and compare' }).click();
+    await board.locator('#try-list').waitFor({ timeout: 120_000 });
+    const heading = await board.locator('section h3', { hasText: /^2 tries against try \d+/ }).innerText();
+    // The bm25 run repeats the latest try (the same settings) or is a new one; the ql run is a new try, listed under its own settings.
+    expect(heading).toMatch(/^2 tries against try [34]: paired t-test over \d+ queries/);
+    expect(await board.locator('#tries tbody tr').last().innerText()).toContain('QL μ=');
+    expect(await board.locator('#try-list tbody tr').count()).toBe(5);
+    await page.screenshot({ path: join(OUT, 'scoreboard-scorers.png') });
   });
 });

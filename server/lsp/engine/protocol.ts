@@ -166,6 +166,11 @@ export interface RunFileParams extends DocumentRef {
   k?: number;
   /** Run tag, the last column (default "querylens"; one word, no spaces). */
   tag?: string;
+  /**
+   * Rank with this scorer of the registry instead of querylens.json's (its k1, b, mu carry over);
+   * one of the result's `scorers`. For comparing scorers side by side on the scoreboard.
+   */
+  scorer?: string;
 }
 
 export interface RunFileResult {
@@ -180,7 +185,10 @@ export interface RunFileResult {
   skipped: { qid: string; reason: string }[];
   /** trec_eval means over the run's queries the qrels judge; null without qrels. */
   metrics: { mean: QueryMetrics; perQuery: Record<string, QueryMetrics>; judged: number } | null;
+  /** The scorer that ranked (querylens.json's, or `scorer` of the request). */
   scorer: { name: string; k1: number; b: number; mu: number };
+  /** The scorers that can rank this index, for a `scorer` in a later request. */
+  scorers: string[];
   /** Pseudo-relevance feedback applied before the final ranking (configuration `expansion`). */
   expansion: { method: string; fbDocs: number; fbTerms: number } | null;
 }

@@ -24,7 +24,7 @@
 import { existsSync } from 'node:fs';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import { printIndri, printLucene, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
-import { formatRunLines, type SearchHit } from '../../engine/search.js';
+import { formatRunLines, type ScorerName, type SearchHit } from '../../engine/search.js';
 import { evaluateRuns } from '../../service/evaluation.js';
 import { explainDocument as explainInBackend } from '../../service/explain.js';
 import { rankQuery } from '../../service/ranking.js';
@@ -293,8 +293,13 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
   const tag = params.tag ?? 'querylens';
   // The tag is the last of six whitespace-separated columns (SEMANTICS.md §1.7 run format).
   if (typeof tag !== 'string' || !/^\S+$/.test(tag)) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: tag must be one word without spaces');
+  const scorers = session.backend.scorers();
+  if (params.scorer !== undefined && !(scorers as string[]).includes(params.scorer))
+    throw new ResponseError(ErrorCodes.InvalidParams, `querylens: scorer must be one that can rank this index: ${scorers.join(', ')} (got ${JSON.stringify(params.scorer)})`);
   const doc = await resolveDocument(context.documents, params, token);
-  const { expansion: exp, scorer: s } = session.config;
+  const { expansion: exp } = session.config;
+  const s = { ...session.config.scorer, name: (params.scorer as ScorerName | undefined) ?? session.config.scorer.name };
+  const options = session.optionsWithScorer(s.name);
   const expand = exp.method === 'bo1' ? { method: 'bo1' as const, fbDocs: exp.fbDocs, fbTerms: exp.fbTerms } : undefined;
 
   let text = '';
@@ -308,7 +313,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
       continue;
     }
     // The same call and formatting as `querylens search` (server/cli/commands/search.ts).
-    const result = rankQuery(session.backend, entry.result.ast, { ...session.options, k, expand });
+    const result = rankQuery(session.backend, entry.result.ast, { ...options, k, expand });
     text += formatRunLines(entry.qid, result.hits, tag);
     lines += result.hits.length;
     queries++;
@@ -331,6 +336,7 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
     skipped,
     metrics,
     scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
+    scorers,
     expansion: expand ? { method: expand.method, fbDocs: expand.fbDocs, fbTerms: expand.fbTerms } : null,
   };
 }

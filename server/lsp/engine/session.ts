@@ -9,6 +9,7 @@ import { documentTitle, type SearchBackend } from '../../service/backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
 import { parseFieldParamName } from '../../engine/scoring/bm25f.js';
 import { fieldParamsOf, type ResolvedConfig } from '../config.js';
+import type { ScorerName } from '../../engine/search.js';
 
 /** Measures shown in previews and comparisons (trec_eval names). */
 export const PREVIEW_MEASURES = ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 'recip_rank'];
@@ -43,6 +44,19 @@ export class EngineSession {
       this.settingsProblem = `scorer ${unknown.map((n) => `"${n}"`).join(', ')} ignored: the index has no such field (its fields: ${[...this.fieldSet].join(', ')})`;
     }
     this.options = options;
+  }
+
+  /**
+   * The search options with another scorer of the registry in place of the configured one (the
+   * scoreboard's "compare scorers"): querylens.json's k1, b, mu and per-field parameters carry over,
+   * as they would if its `scorer.name` were changed.
+   */
+  optionsWithScorer(name: ScorerName): SearchOptions {
+    if (name === this.config.scorer.name) return this.options;
+    const options = searchOptionsOf({ ...this.config, scorer: { ...this.config.scorer, name } });
+    // The per-field parameters this index cannot use were already dropped from this.options.
+    if (options.fieldParams) options.fieldParams = { ...this.options.fieldParams };
+    return options;
   }
 
   /** A scorer setting that could not be used with this index, for the status line. */

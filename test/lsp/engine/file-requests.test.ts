@@ -116,6 +116,29 @@ describe('querylens/runFile on the Cranfield sample', () => {
     }
   }
 
+  it('ranks with another scorer of the registry on request, querylens.json\'s parameters carried over (the scoreboard\'s "compare scorers")', async () => {
+    await configure({ scorer: { name: 'bm25', k1: 0.9, b: 0.4, mu: 1000 } });
+    const file = SAMPLE_FILES[0]!.file;
+    const configured = await client.request<RunFileResult>('querylens/runFile', { uri: uris.get(file), tag: 'lsp' });
+    expect(configured.scorers).toEqual(['bm25', 'bm25-lucene', 'ql', 'bm25f']);
+    for (const [scorer, cli] of [
+      ['ql', ['--scorer', 'ql', '--mu', '1000']],
+      ['bm25-lucene', ['--scorer', 'bm25-lucene', '--k1', '0.9', '--b', '0.4']],
+    ] as const) {
+      const result = await client.request<RunFileResult>('querylens/runFile', { uri: uris.get(file), tag: 'lsp', scorer });
+      expect(result.scorer).toEqual({ name: scorer, k1: 0.9, b: 0.4, mu: 1000 });
+      const expected = await runChecked(process.execPath, ['bin/querylens.js', 'search', '--index', join(root, 'idx'), '--run-id', 'lsp', ...cli, file], { cwd: REPO, timeoutMs: 60_000 });
+      expect(result.text).toBe(expected);
+      expect(result.text).not.toBe(configured.text);
+    }
+    // A name outside the registry, or a scorer this (text) index cannot be ranked with, is refused with the ones it can.
+    for (const scorer of ['impact', 'bm26']) {
+      const error = await failure(client.request('querylens/runFile', { uri: uris.get(file), scorer }));
+      expect(error.code).toBe(-32602);
+      expect(error.message).toContain('bm25, bm25-lucene, ql, bm25f');
+    }
+  }, 120_000);
+
   it('lists queries with syntax errors instead of ranking them, and honours k', async () => {
     await configure({});
     const uri = freshUri('indri');
