@@ -122,9 +122,9 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
 
   it('scores every query of the file on the scoreboard', async () => {
     await gesture(() => openFile(page, 'queries.indri'));
-    // The restored results panel takes the focus: the workbench commands act on the query file
-    // still visible beside it (client/src/query-editors.ts), no click into its text needed.
-    await panel().locator('h2').first().click();
+    // The workbench commands are offered while a query file's editor is active: click into its text,
+    // since after the reload the restored results panel may hold the focus.
+    await page.locator('.monaco-editor .view-lines').first().click();
     await gesture(() => paletteCommand(page, 'querylens: Scoreboard'));
     const board = page.frameLocator('iframe.webview').last().frameLocator('iframe#active-frame');
     await board.locator('#scoreboard').waitFor({ timeout: 120_000 });
@@ -196,7 +196,8 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
     }
     const board = onlyWebview();
     const tries = board.locator('#tries tbody tr');
-    expect(await tries.count()).toBe(3);
+    // A scoreboard run of an earlier attempt may still re-render the page: wait for the table.
+    await expect.poll(() => tries.count(), { timeout: 30_000 }).toBe(3);
     for (let i = 0; i < 3; i++) {
       await board.locator('#tries tbody tr').nth(i).locator('button', { hasText: '☐' }).click();
       await board.locator('#tries tbody tr').nth(i).locator('button', { hasText: '☑' }).waitFor({ timeout: 30_000 });
@@ -226,5 +227,12 @@ describe.skipIf(!hasChromium)('the results panel workbench in VS Code (code-serv
     expect(await board.locator('#tries tbody tr').last().innerText()).toContain('QL μ=');
     expect(await board.locator('#try-list tbody tr').count()).toBe(5);
     await page.screenshot({ path: join(OUT, 'scoreboard-scorers.png') });
+
+    // The scoreboard has the focus now (no text editor is active): the command still finds the
+    // query file beside it (client/src/query-editors.ts) and ranks it again, the comparison closed.
+    await board.locator('h2').first().click();
+    await gesture(() => paletteCommand(page, 'querylens: Scoreboard'));
+    await board.locator('#try-list').waitFor({ state: 'detached', timeout: 120_000 });
+    expect(await board.locator('#scoreboard').count()).toBe(1);
   });
 });
