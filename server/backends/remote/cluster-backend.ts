@@ -57,8 +57,11 @@ export interface ClusterTermStatistics {
   field: string;
   /** doc_count, sum_ttf of the field as the collection statistics querylens uses (numDocs, totalTokens, avgDocLength). */
   collection: CollectionStats;
-  /** Per term (as the cluster's analyser made it): df = doc_freq, cf = ttf; tf in the analysed text or document. */
-  terms: Map<string, TermStats & { tf: number }>;
+  /**
+   * Per term (as the cluster's analyser made it): df = doc_freq, cf = ttf; tf in the analysed text or
+   * document; its positions there when they were asked for (`positions: true`), else empty.
+   */
+  terms: Map<string, TermStats & { tf: number; positions: number[] }>;
   /**
    * The cluster computes these on one shard (the one the document routes to), not the whole index:
    * with several shards they differ from the statistics the cluster's own `query_then_fetch` scoring uses
@@ -86,8 +89,10 @@ interface ClusterRequests {
   /** `searchType` is the URL parameter `search_type` (absent: the cluster's default, query_then_fetch). */
   search(body: object, searchType?: 'dfs_query_then_fetch'): Promise<unknown>;
   explain(id: string, query: DslQuery): Promise<unknown>;
-  termvectors(request: { id?: string; doc?: Record<string, string>; fields: string[] }): Promise<unknown>;
+  termvectors(request: { id?: string; doc?: Record<string, string>; fields: string[]; positions?: boolean }): Promise<unknown>;
   get(id: string): Promise<unknown>;
+  /** `_count` of the documents the query matches (every shard, exact). */
+  count(query: DslQuery): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -101,7 +106,7 @@ function readCa(config: ClusterConfig): string | undefined {
 }
 
 /** What querylens asks `_termvectors` for: term and field statistics, no positions, offsets or payloads. */
-const TERMVECTOR_FLAGS = { term_statistics: true, field_statistics: true, positions: false, offsets: false, payloads: false } as const;
+const TERMVECTOR_FLAGS = { term_statistics: true, field_statistics: true, offsets: false, payloads: false } as const;
 
 function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentials, options: ClusterBackendOptions): ClusterRequests {
   if (credentials.kind === 'api-key') throw new ClusterConfigError('OpenSearch takes a user and password, not an API key');
@@ -118,17 +123,19 @@ function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentia
   return {
     search: async (body, searchType) => (await client.search({ index, body, ...(searchType ? { search_type: searchType } : {}) })).body,
     explain: async (id, query) => (await client.explain({ index, id, body: { query: query as never } })).body,
-    termvectors: async ({ id, doc, fields }) =>
+    termvectors: async ({ id, doc, fields, positions }) =>
       (
         await client.termvectors({
           index,
           ...(id !== undefined ? { id } : {}),
           fields,
           ...TERMVECTOR_FLAGS,
+          positions: positions === true,
           ...(doc ? { body: { doc } } : {}),
         })
       ).body,
     get: async (id) => (await client.get({ index, id })).body,
+    count: async (query) => (await client.count({ index, body: { query: query as never } })).body,
     close: () => client.close(),
   };
 }
@@ -148,15 +155,17 @@ function elasticsearchRequests(config: ClusterConfig, credentials: ClusterCreden
   return {
     search: (body, searchType) => client.search({ index, ...body, ...(searchType ? { search_type: searchType } : {}) }),
     explain: (id, query) => client.explain({ index, id, query: query as never }),
-    termvectors: ({ id, doc, fields }) =>
+    termvectors: ({ id, doc, fields, positions }) =>
       client.termvectors({
         index,
         ...(id !== undefined ? { id } : {}),
         fields,
         ...TERMVECTOR_FLAGS,
+        positions: positions === true,
         ...(doc ? { doc } : {}),
       }),
     get: (id) => client.get({ index, id }),
+    count: (query) => client.count({ index, query: query as never }),
     close: () => client.close(),
   };
 }
@@ -278,15 +287,23 @@ export class ClusterBackend {
    * Term and field statistics of `field` for the words of `text`, analysed by the cluster (an artificial
    * document of `_termvectors`, so nothing is indexed): the df/cf the cluster's similarity reads.
    */
-  async termStatistics(text: string, field = this.config.fields[0]!): Promise<ClusterTermStatistics> {
-    const body = await this.call<unknown>(() => this.requests.termvectors({ doc: { [field]: text }, fields: [field] }));
+  async termStatistics(text: string, field = this.config.fields[0]!, options: { positions?: boolean } = {}): Promise<ClusterTermStatistics> {
+    const body = await this.call<unknown>(() => this.requests.termvectors({ doc: { [field]: text }, fields: [field], positions: options.positions }));
     return this.readTermVectors(body, field, undefined);
   }
 
   /** A stored document's term vector of `field` (tf per term) with each term's df/cf and the field's statistics. */
-  async documentTermStatistics(docno: string, field = this.config.fields[0]!): Promise<ClusterTermStatistics> {
-    const body = await this.call<unknown>(() => this.requests.termvectors({ id: docno, fields: [field] }), docno);
+  async documentTermStatistics(docno: string, field = this.config.fields[0]!, options: { positions?: boolean } = {}): Promise<ClusterTermStatistics> {
+    const body = await this.call<unknown>(() => this.requests.termvectors({ id: docno, fields: [field], positions: options.positions }), docno);
     return this.readTermVectors(body, field, docno);
+  }
+
+  /** How many documents of the index match the query (`_count`: every shard, exact). */
+  async count(query: DslQuery): Promise<number> {
+    const body = asRecord(await this.call<unknown>(() => this.requests.count(query)));
+    checkComplete(body as { _shards?: { total?: number; failed?: number; failures?: unknown[] } }, this.ctx);
+    if (typeof body.count !== 'number') throw new ClusterError('invalid-response', `${this.location}: the _count response has no count; check that "url" points at the cluster`);
+    return body.count;
   }
 
   private readTermVectors(raw: unknown, field: string, docno: string | undefined): ClusterTermStatistics {
@@ -296,11 +313,13 @@ export class ClusterBackend {
     const fieldStats = asRecord(vector.field_statistics);
     const docCount = Number(fieldStats.doc_count ?? 0);
     const sumTtf = Number(fieldStats.sum_ttf ?? 0);
-    const terms = new Map<string, TermStats & { tf: number }>();
+    const terms = new Map<string, TermStats & { tf: number; positions: number[] }>();
     for (const [term, s] of Object.entries(asRecord(vector.terms))) {
       const stats = asRecord(s);
+      const tokens = Array.isArray(stats.tokens) ? stats.tokens : [];
+      const positions = tokens.map((t) => asRecord(t).position).filter((p): p is number => typeof p === 'number');
       // The cluster leaves doc_freq and ttf out for a term no document has.
-      terms.set(term, { df: Number(stats.doc_freq ?? 0), cf: Number(stats.ttf ?? 0), tf: Number(stats.term_freq ?? 0) });
+      terms.set(term, { df: Number(stats.doc_freq ?? 0), cf: Number(stats.ttf ?? 0), tf: Number(stats.term_freq ?? 0), positions });
     }
     return {
       field,
