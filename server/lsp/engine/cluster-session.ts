@@ -78,10 +78,17 @@ export class ClusterSession {
    * The query expanded by Bo1 on the cluster (`expansion`), ranked to depth k: the query the Bo1
    * action writes (the user's words, a cluster term for each added one), with the weights unrounded.
    */
-  async expandedRanking(dialect: string, text: string, ast: QueryAst, k: number): Promise<{ expansion: ClusterExpansion; ast: QueryAst; result: ClusterSearchResult }> {
-    const expansion = await this.expansion(dialect, text, ast);
+  async expandedRanking(
+    dialect: string,
+    text: string,
+    ast: QueryAst,
+    k: number,
+    parameters: { fbDocs: number; fbTerms: number } = this.config.expansion,
+  ): Promise<{ expansion: ClusterExpansion; ast: QueryAst; result: ClusterSearchResult }> {
+    const expansion = await this.expansion(dialect, text, ast, parameters);
     const expanded = expandedAst(expansion, clusterExpansionWords(expansion, ast));
-    const result = await this.cached('bo1-ranking', `${dialect}\0${text}\0${k}`, () => this.search(expanded, k));
+    const key = `${dialect}\0${text}\0${k}\0${parameters.fbDocs}\0${parameters.fbTerms}`;
+    const result = await this.cached('bo1-ranking', key, () => this.search(expanded, k));
     return { expansion, ast: expanded, result };
   }
 
@@ -104,10 +111,13 @@ export class ClusterSession {
     return this.cached('terms', `${field}\0${text}`, () => this.backend.termStatistics(text, field));
   }
 
-  /** Bo1 of the query from its top `expansion.fbDocs` on the cluster (cluster-expansion.ts), cached by dialect + text. */
-  expansion(dialect: string, text: string, ast: QueryAst): Promise<ClusterExpansion> {
-    return this.cached('bo1', `${dialect}\0${text}`, async () => {
-      const { fbDocs, fbTerms } = this.config.expansion;
+  /**
+   * Bo1 of the query from its top fbDocs on the cluster (cluster-expansion.ts), cached by dialect + text and the
+   * parameters (querylens.json `expansion` unless a sweep gives others).
+   */
+  expansion(dialect: string, text: string, ast: QueryAst, parameters: { fbDocs: number; fbTerms: number } = this.config.expansion): Promise<ClusterExpansion> {
+    const { fbDocs, fbTerms } = parameters;
+    return this.cached('bo1', `${dialect}\0${text}\0${fbDocs}\0${fbTerms}`, async () => {
       const ranking = await this.ranking(dialect, text, ast);
       return expandOnCluster(this.backend, ast, ranking.hits.slice(0, fbDocs).map((h) => h.docno), { fbTerms });
     });
