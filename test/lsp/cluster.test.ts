@@ -26,8 +26,12 @@ import {
   searches,
   start,
   status,
+  until,
   withTermVectors,
 } from './cluster-harness.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Reply } from '../support/mock-cluster.js';
 
 closeSessionsAfterEach();
@@ -215,6 +219,24 @@ describe('configuration problems', () => {
     expect(status(s).configProblems.map((p) => [p.line, p.column])).toEqual([[3, 13]]);
     expect(s.requests).toEqual([]);
     expect(await lenses(s)).toEqual([]);
+  });
+
+  it('a bad backend section is an error diagnostic on querylens.json at its place, cleared once the file is corrected', async () => {
+    const text = '{\n  "backend": {\n    "type": "solr",\n    "url": "http://localhost:9200",\n    "index": "docs"\n  }\n}\n';
+    const s = await start(healthy(), { configText: text });
+    const configUri = pathToFileURL(join(s.root, 'querylens.json')).href;
+    const published = await until(() => s.diagnostics.get(configUri)?.at(-1), 'diagnostics on querylens.json');
+    expect(published.diagnostics).toHaveLength(1);
+    const d = published.diagnostics[0]!;
+    expect(d.code).toBe('config/backend');
+    expect(d.severity).toBe(1);
+    expect(d.range).toEqual({ start: { line: 2, character: 12 }, end: { line: 2, character: 18 } });
+    expect(d.message).toMatch(/^The "backend" section cannot be used: "type" must be "opensearch" or "elasticsearch", not "solr"/);
+    // Corrected: the next reload clears it and ranks on the cluster.
+    writeFileSync(join(s.root, 'querylens.json'), JSON.stringify({ backend: { type: 'opensearch', url: 'http://localhost:9200', index: 'docs', fields: ['text'], maxRetries: 0 } }));
+    await s.client.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: configUri, type: 2 }] });
+    await until(() => s.diagnostics.get(configUri)!.at(-1)!.diagnostics.length === 0, 'the cleared diagnostics');
+    await until(() => status(s).index.state === 'ready', 'the cluster status');
   });
 
   it('a "caFile" outside the workspace is refused, located, before any request', async () => {
