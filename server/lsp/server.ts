@@ -13,7 +13,7 @@
  * or messages.
  */
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CancellationToken,
   CodeActionKind,
@@ -51,6 +51,7 @@ import {
   type ConfigProblem,
   type ResolvedConfig,
 } from './config.js';
+import { configFileDiagnostics } from './config-diagnostics.js';
 import { convertDocument, otherDialect, type ConvertResult, type ConvertTarget } from './convert.js';
 import { grammarDiagnosticsModule } from './diagnostics.js';
 import { LANGUAGE_IDS, QueryDocuments, entryAt, isLanguageId, isTooLarge, tooLargeMessage, type QueryDocument } from './documents.js';
@@ -332,6 +333,19 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
     }
   }
 
+  /** querylens.json's URI while diagnostics are shown on it (cleared when its problems are gone). */
+  let configDiagnosticsUri: string | null = null;
+  async function publishConfigDiagnostics(file: { uri: string; text: string } | null, problems: readonly ConfigProblem[], backendProblem: ConfigProblem | null): Promise<void> {
+    const diagnostics = file ? configFileDiagnostics(file.text, problems, backendProblem) : [];
+    const uri = file?.uri ?? null;
+    if (configDiagnosticsUri && (configDiagnosticsUri !== uri || diagnostics.length === 0)) await connection.sendDiagnostics({ uri: configDiagnosticsUri, diagnostics: [] });
+    configDiagnosticsUri = null;
+    if (uri && diagnostics.length) {
+      await connection.sendDiagnostics({ uri, diagnostics });
+      configDiagnosticsUri = uri;
+    }
+  }
+
   // One reload at a time, in order: a settings change and a querylens.json change arriving
   // together must not let an older engine status overwrite a newer one.
   let reloading: Promise<void> = Promise.resolve();
@@ -366,6 +380,7 @@ export function startLanguageServer(options: ServerOptions = {}, connection: Con
           : [];
       const problems = [...file.problems, ...confined.problems, ...settings.problems, ...backendProblem];
       for (const p of problems) showOnce(MessageType.Warning, `querylens: ${p.source}: ${p.message}`);
+      await publishConfigDiagnostics(file.text !== undefined && root ? { uri: pathToFileURL(join(root, CONFIG_FILE_NAME)).href, text: file.text } : null, problems, backendProblem[0] ?? null);
       const engineStatus = await engine.configure(config);
       explain('index', engineStatus.index);
       explain('model', engineStatus.model);

@@ -7,139 +7,34 @@
  *
  * Checked: the status, the preview lens (metrics by querylens's trec_eval code), the results panel
  * search (`querylens/preview`), explain, hover statistics from `_termvectors`, the translation and
- * per-shard diagnostics, dfsQueryThenFetch on the requests, the Bo1 action's "not available" state,
- * and every cluster error (401, 404 index, 429, timeout, shard failures) as an explained state.
+ * per-shard diagnostics, dfsQueryThenFetch on the requests, the Bo1 action, and every cluster error
+ * (401, 404 index, 429, timeout, shard failures) as an explained state. Compare, run file and
+ * weighing on a cluster: cluster-requests.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import {
-  createConnection,
-  createMessageConnection,
-  ProposedFeatures,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type MessageConnection,
-} from 'vscode-languageserver/node';
-import type { CodeAction, CodeLens, Diagnostic, Hover, MarkupContent, PublishDiagnosticsParams } from 'vscode-languageserver';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { CodeAction, Hover, MarkupContent } from 'vscode-languageserver';
+import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../server/engine/eval/index.js';
-import { LocalEngineProvider } from '../../server/lsp/engine/provider.js';
 import type { ExplainResult, PreviewResult } from '../../server/lsp/engine/protocol.js';
-import { startLanguageServer, type ServerStatus } from '../../server/lsp/server.js';
-import type { ClusterKind } from '../../server/backends/search-request.js';
-import { replay, type RecordedRequest, type Replay, type Reply } from '../support/mock-cluster.js';
+import {
+  closeSessionsAfterEach,
+  diagnostics,
+  healthy,
+  lenses,
+  lineOf,
+  QUERIES,
+  rejection,
+  searches,
+  start,
+  status,
+  until,
+  withTermVectors,
+} from './cluster-harness.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Reply } from '../support/mock-cluster.js';
 
-const QUERIES = '1\t#combine( boundary layer #1( hypersonic flow ) )\n2\tskin friction\n';
-const QRELS = '1 0 184 1\n1 0 29 0\n1 0 77 2\n';
-
-/** The cluster's answers by request: the probe (size 0), search, explain, term vectors, document. */
-function healthy(overrides: { probe?: Reply; search?: Reply } = {}): (r: RecordedRequest) => Reply {
-  return (r) => {
-    if (r.path.endsWith('/_search')) {
-      const probe = (r.body as { size?: number } | undefined)?.size === 0;
-      return probe ? (overrides.probe ?? { status: 200, fixture: 'count-1-shard.json' }) : (overrides.search ?? { status: 200, fixture: 'search.json' });
-    }
-    if (r.path.includes('/_explain/')) return { status: 200, fixture: 'explain.json' };
-    if (r.path.includes('/_termvectors')) return { status: 200, fixture: 'termvectors-artificial.json' };
-    if (r.path.includes('/_doc/')) return { status: 200, fixture: 'get.json' };
-    return { status: 404, fixture: 'error-404-index.json' };
-  };
-}
-
-interface Session {
-  client: MessageConnection;
-  requests: RecordedRequest[];
-  statuses: ServerStatus[];
-  messages: { type: number; message: string }[];
-  diagnostics: Map<string, PublishDiagnosticsParams[]>;
-  uri: string;
-  root: string;
-  engine: LocalEngineProvider;
-  mock: Replay;
-}
-
-const running: Session[] = [];
-afterEach(async () => {
-  for (const s of running.splice(0)) {
-    s.client.dispose();
-    await s.engine.dispose();
-    rmSync(s.root, { recursive: true, force: true });
-  }
-});
-
-async function until<T>(predicate: () => T | undefined | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = predicate();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-/** A workspace with querylens.json (`backend` plus qrels), the server on it, and the query file open. */
-async function start(
-  answer: (r: RecordedRequest) => Reply,
-  options: { kind?: ClusterKind; backend?: Record<string, unknown>; env?: NodeJS.ProcessEnv; configText?: string; initializationOptions?: unknown } = {},
-): Promise<Session> {
-  const kind = options.kind ?? 'opensearch';
-  const root = mkdtempSync(join(tmpdir(), 'querylens-cluster-lsp-'));
-  const backend = { type: kind, url: 'http://localhost:9200', index: 'docs', fields: ['title', 'text'], maxRetries: 0, ...options.backend };
-  writeFileSync(join(root, 'querylens.json'), options.configText ?? JSON.stringify({ qrels: 'qrels.txt', backend }, null, 2));
-  writeFileSync(join(root, 'qrels.txt'), QRELS);
-  writeFileSync(join(root, 'q.indri'), QUERIES);
-  const mock = replay(kind, answer);
-  const toServer = new PassThrough();
-  const fromServer = new PassThrough();
-  const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(fromServer));
-  const engine = new LocalEngineProvider(serverConnection, { cluster: { Connection: mock.Connection, env: options.env ?? {} } });
-  startLanguageServer({ engine }, serverConnection);
-  const client = createMessageConnection(new StreamMessageReader(fromServer), new StreamMessageWriter(toServer));
-  const session: Session = { client, requests: mock.requests, statuses: [], messages: [], diagnostics: new Map(), uri: pathToFileURL(join(root, 'q.indri')).href, root, engine, mock };
-  running.push(session);
-  client.onNotification('querylens/status', (p: ServerStatus) => session.statuses.push(p));
-  client.onNotification('window/showMessage', (p: { type: number; message: string }) => session.messages.push(p));
-  client.onNotification('textDocument/publishDiagnostics', (p: PublishDiagnosticsParams) => {
-    session.diagnostics.set(p.uri, [...(session.diagnostics.get(p.uri) ?? []), p]);
-  });
-  client.onRequest('window/workDoneProgress/create', () => null);
-  client.onRequest('client/registerCapability', () => null);
-  client.listen();
-  const rootUri = pathToFileURL(root).href;
-  await client.sendRequest('initialize', { processId: null, rootUri, workspaceFolders: [{ uri: rootUri, name: 'ws' }], capabilities: {}, initializationOptions: options.initializationOptions });
-  await client.sendNotification('initialized', {});
-  await until(() => session.statuses.length > 0, 'the status notification');
-  await client.sendNotification('textDocument/didOpen', { textDocument: { uri: session.uri, languageId: 'indri', version: 1, text: QUERIES } });
-  return session;
-}
-
-const status = (s: Session) => s.statuses.at(-1)!;
-const lenses = (s: Session) => s.client.sendRequest('textDocument/codeLens', { textDocument: { uri: s.uri } }) as Promise<CodeLens[]>;
-const searches = (s: Session) => s.requests.filter((r) => r.path.endsWith('/_search') && (r.body as { size?: number }).size !== 0);
-
-async function diagnostics(s: Session): Promise<Diagnostic[]> {
-  // The last publication after the status (the server republishes every document once configured).
-  const published = await until(() => s.diagnostics.get(s.uri)?.at(-1), 'diagnostics');
-  await new Promise((r) => setTimeout(r, 100));
-  return s.diagnostics.get(s.uri)!.at(-1)!.diagnostics ?? published.diagnostics;
-}
-
-function lineOf(text: string, line: number, start: number, end: number): string {
-  return text.split('\n')[line]!.slice(start, end);
-}
-
-async function rejection(p: Promise<unknown>): Promise<{ code: number; message: string; data?: unknown }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: number; message: string; data?: unknown };
-  }
-  throw new Error('expected the request to fail');
-}
-
+closeSessionsAfterEach();
 describe.each(['opensearch', 'elasticsearch'] as const)('the editor on %s', (kind) => {
   it('says in the status that it ranks on the cluster (probe: documents and shards), not on a local index', async () => {
     const s = await start(healthy(), { kind });
@@ -326,6 +221,24 @@ describe('configuration problems', () => {
     expect(await lenses(s)).toEqual([]);
   });
 
+  it('a bad backend section is an error diagnostic on querylens.json at its place, cleared once the file is corrected', async () => {
+    const text = '{\n  "backend": {\n    "type": "solr",\n    "url": "http://localhost:9200",\n    "index": "docs"\n  }\n}\n';
+    const s = await start(healthy(), { configText: text });
+    const configUri = pathToFileURL(join(s.root, 'querylens.json')).href;
+    const published = await until(() => s.diagnostics.get(configUri)?.at(-1), 'diagnostics on querylens.json');
+    expect(published.diagnostics).toHaveLength(1);
+    const d = published.diagnostics[0]!;
+    expect(d.code).toBe('config/backend');
+    expect(d.severity).toBe(1);
+    expect(d.range).toEqual({ start: { line: 2, character: 12 }, end: { line: 2, character: 18 } });
+    expect(d.message).toMatch(/^The "backend" section cannot be used: "type" must be "opensearch" or "elasticsearch", not "solr"/);
+    // Corrected: the next reload clears it and ranks on the cluster.
+    writeFileSync(join(s.root, 'querylens.json'), JSON.stringify({ backend: { type: 'opensearch', url: 'http://localhost:9200', index: 'docs', fields: ['text'], maxRetries: 0 } }));
+    await s.client.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: configUri, type: 2 }] });
+    await until(() => s.diagnostics.get(configUri)!.at(-1)!.diagnostics.length === 0, 'the cleared diagnostics');
+    await until(() => status(s).index.state === 'ready', 'the cluster status');
+  });
+
   it('a "caFile" outside the workspace is refused, located, before any request', async () => {
     const s = await start(healthy(), { backend: { caFile: '../../etc/ca.pem' } });
     expect(status(s).index.state).toBe('error');
@@ -353,41 +266,6 @@ describe('configuration problems', () => {
     expect(String(s.requests[0]!.headers.authorization)).toBe(`Basic ${Buffer.from('reader:pw').toString('base64')}`);
   });
 });
-
-/** A `_termvectors` response of `field` with `terms` (term → [tf, df, ttf]). */
-function termVectors(field: string, terms: Record<string, [number, number, number]>, docCount = 1400, sumTtf = 181024): Reply {
-  const body = {
-    found: true,
-    term_vectors: {
-      [field]: {
-        field_statistics: { sum_doc_freq: 92345, doc_count: docCount, sum_ttf: sumTtf },
-        terms: Object.fromEntries(Object.entries(terms).map(([t, [tf, df, ttf]]) => [t, { term_freq: tf, doc_freq: df, ttf }])),
-      },
-    },
-  };
-  return { status: 200, text: JSON.stringify(body) };
-}
-
-/** What a cluster read the words and the feedback documents 184, 29, 1002 (the top 3 of search.json) as. */
-function withTermVectors(fallback: (r: RecordedRequest) => Reply): (r: RecordedRequest) => Reply {
-  const docs: Record<string, Record<string, [number, number, number]>> = {
-    '184': { skin: [1, 10, 20], lamin: [2, 50, 100] },
-    '29': { skin: [2, 10, 20], friction: [1, 30, 40], lamin: [1, 50, 100] },
-    '1002': { lamin: [1, 50, 100], plate: [3, 5, 9] },
-  };
-  return (r) => {
-    if (!r.path.startsWith('/docs/_termvectors')) return fallback(r);
-    const params = { ...Object.fromEntries(new URLSearchParams(r.querystring)), ...(r.body as object) } as { fields?: string | string[]; doc?: Record<string, string> };
-    const field = String(params.fields);
-    const id = r.path.split('/')[3];
-    if (id === undefined) {
-      const word = Object.values(params.doc ?? {})[0]!;
-      return termVectors(field, { [word.toLowerCase()]: [1, 0, 0] });
-    }
-    // Only the text field holds these words; the title field's vector is empty.
-    return field === 'text' ? termVectors('text', docs[id]!) : { status: 200, text: JSON.stringify({ found: true, term_vectors: {} }) };
-  };
-}
 
 describe('Bo1 expansion on a cluster', () => {
   it('expands from the cluster\'s top 3 with term statistics from _termvectors, weights as SEMANTICS.md §4.5', async () => {
@@ -429,14 +307,5 @@ describe('Bo1 expansion on a cluster', () => {
     const bo1 = actions.find((a) => a.title.startsWith('Add Bo1'))!;
     expect(bo1.disabled?.reason).toMatch(/^Bo1 expansion needs the cluster: .*429.*\(cluster\/too-many-requests\)$/);
     expect(bo1.edit).toBeUndefined();
-  });
-});
-
-describe('requests not yet on a cluster', () => {
-  it('compare says it is not available on a cluster backend yet', async () => {
-    const s = await start(healthy());
-    const e = await rejection(s.client.sendRequest('querylens/compare', { uri: s.uri, qid: '1' }));
-    expect(e.message).toMatch(/not available on a cluster backend yet \(this workspace ranks on opensearch http:\/\/localhost:9200\/docs\)/);
-    expect(e.data).toEqual({ backend: 'cluster' });
   });
 });

@@ -102,3 +102,127 @@ export function replay(kind: ClusterKind, answer: (request: RecordedRequest) => 
   }
   return state;
 }
+
+/** A small collection a mock cluster answers statistics requests from (docno → field → text). */
+export type MockCorpus = Record<string, Record<string, string>>;
+
+/**
+ * The cluster's analysis in these mocks: lower-cased letter/digit runs; a stopword is dropped but keeps
+ * its position (Lucene's StopFilter leaves a gap), so "layer of boundary" puts boundary at position 2.
+ */
+const MOCK_STOPWORDS = new Set(['a', 'at', 'in', 'of', 'on', 'the']);
+export function mockAnalyse(text: string): { term: string; position: number; start: number; end: number }[] {
+  return [...text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)]
+    .map((m, position) => ({ term: m[0], position, start: m.index!, end: m.index! + m[0].length }))
+    .filter((t) => !MOCK_STOPWORDS.has(t.term));
+}
+
+function json(status: number, body: unknown): Reply {
+  return { status, text: JSON.stringify(body) };
+}
+
+/** A `size: 0` probe's answer: `numDocs` documents on `shards` shards. */
+export function probeReply(numDocs: number, shards = 1): Reply {
+  return json(200, { took: 1, timed_out: false, _shards: { total: shards, successful: shards, skipped: 0, failed: 0 }, hits: { total: { value: numDocs, relation: 'eq' }, max_score: null, hits: [] } });
+}
+
+/** A search answer with these hits (docno, score, `_source`), best first. */
+export function searchReply(hits: { docno: string; score: number; source?: Record<string, unknown> }[], shards = 1): Reply {
+  return json(200, {
+    took: 2,
+    timed_out: false,
+    _shards: { total: shards, successful: shards, skipped: 0, failed: 0 },
+    hits: { total: { value: hits.length, relation: 'eq' }, max_score: hits[0]?.score ?? null, hits: hits.map((h) => ({ _index: 'docs', _id: h.docno, _score: h.score, _source: h.source ?? {} })) },
+  });
+}
+
+/** Whether the analysed `phrase` occurs in the analysed text at consecutive positions (gaps as the text has them). */
+function holdsPhrase(text: string, phrase: string): boolean {
+  const p = mockAnalyse(phrase);
+  if (!p.length) return false;
+  const t = mockAnalyse(text);
+  const at = new Map(t.map((x) => [`${x.position}\0${x.term}`, true]));
+  return t.some((start) => start.term === p[0]!.term && p.every((q) => at.has(`${start.position + q.position - p[0]!.position}\0${q.term}`)));
+}
+
+/**
+ * A cluster whose `_termvectors` (artificial documents and stored ones, with positions when asked),
+ * `_count` (bool of `match_phrase` clauses), `get` and probe answer from `corpus`, computed as the
+ * cluster would on one shard holding it all; every other request goes to `fallback`.
+ */
+export function corpusCluster(corpus: MockCorpus, fallback: (r: RecordedRequest) => Reply, options: { shards?: number; numDocs?: number } = {}): (r: RecordedRequest) => Reply {
+  const docs = Object.entries(corpus);
+  const fieldStats = (field: string) => {
+    const withField = docs.filter(([, f]) => f[field] !== undefined);
+    return { sum_doc_freq: 0, doc_count: withField.length, sum_ttf: withField.reduce((n, [, f]) => n + mockAnalyse(f[field]!).length, 0) };
+  };
+  const termStats = (field: string, term: string) => {
+    let df = 0;
+    let ttf = 0;
+    for (const [, f] of docs) {
+      const n = mockAnalyse(f[field] ?? '').filter((t) => t.term === term).length;
+      if (n) df++;
+      ttf += n;
+    }
+    return df ? { doc_freq: df, ttf } : {};
+  };
+  const vector = (field: string, text: string, positions: boolean, offsets: boolean) => {
+    const terms: Record<string, { term_freq: number; tokens?: { position?: number; start_offset?: number; end_offset?: number }[]; doc_freq?: number; ttf?: number }> = {};
+    for (const t of mockAnalyse(text)) {
+      const e = (terms[t.term] ??= { term_freq: 0, ...termStats(field, t.term), ...(positions || offsets ? { tokens: [] } : {}) });
+      e.term_freq++;
+      e.tokens?.push({ ...(positions ? { position: t.position } : {}), ...(offsets ? { start_offset: t.start, end_offset: t.end } : {}) });
+    }
+    return { field_statistics: fieldStats(field), terms };
+  };
+  return (r) => {
+    const body = (r.body ?? {}) as Record<string, unknown>;
+    if (r.path.endsWith('/_search') && body.size === 0) return probeReply(options.numDocs ?? docs.length, options.shards ?? 1);
+    if (r.path.startsWith('/docs/_termvectors')) {
+      const params = { ...Object.fromEntries(new URLSearchParams(r.querystring)), ...body } as { fields?: string | string[]; doc?: Record<string, string>; positions?: string | boolean; offsets?: string | boolean };
+      const field = String(params.fields);
+      const positions = params.positions === true || params.positions === 'true';
+      const offsets = params.offsets === true || params.offsets === 'true';
+      const id = r.path.split('/')[3];
+      if (id === undefined) return json(200, { _index: 'docs', found: true, term_vectors: { [field]: vector(field, Object.values(params.doc ?? {})[0] ?? '', positions, offsets) } });
+      const stored = corpus[decodeURIComponent(id)];
+      if (!stored) return json(200, { _index: 'docs', _id: id, found: false });
+      return json(200, { _index: 'docs', _id: id, found: true, term_vectors: stored[field] === undefined ? {} : { [field]: vector(field, stored[field]!, positions, offsets) } });
+    }
+    if (r.path === '/docs/_count') {
+      // A bool of match_phrase clauses (one must match), a term query or a match query of one field.
+      const query = (body.query ?? {}) as {
+        bool?: { should?: { match_phrase: Record<string, { query: string }> }[] };
+        term?: Record<string, { value: string }>;
+        match?: Record<string, { query: string }>;
+      };
+      const holds = (f: Record<string, string>): boolean => {
+        if (query.term) {
+          const [field, { value }] = Object.entries(query.term)[0]!;
+          return mockAnalyse(f[field] ?? '').some((t) => t.term === value);
+        }
+        if (query.match) {
+          const [field, { query: text }] = Object.entries(query.match)[0]!;
+          const words = new Set(mockAnalyse(text).map((t) => t.term));
+          return mockAnalyse(f[field] ?? '').some((t) => words.has(t.term));
+        }
+        return (query.bool?.should ?? []).some((c) => {
+          const [field, { query: text }] = Object.entries(c.match_phrase)[0]!;
+          return f[field] !== undefined && holdsPhrase(f[field]!, text);
+        });
+      };
+      return json(200, { count: docs.filter(([, f]) => holds(f)).length, _shards: { total: options.shards ?? 1, successful: options.shards ?? 1, skipped: 0, failed: 0 } });
+    }
+    if (r.path === '/docs/_terms_enum') {
+      const { field, string: prefix = '', size = 10 } = body as { field: string; string?: string; size?: number };
+      const terms = [...new Set(docs.flatMap(([, f]) => mockAnalyse(f[field] ?? '').map((t) => t.term)))].filter((t) => t.startsWith(prefix)).sort();
+      return json(200, { _shards: { total: 1, successful: 1, failed: 0 }, terms: terms.slice(0, size), complete: true });
+    }
+    if (r.path.startsWith('/docs/_doc/')) {
+      const id = decodeURIComponent(r.path.split('/')[3]!);
+      const stored = corpus[id];
+      return stored ? json(200, { _index: 'docs', _id: id, found: true, _source: stored }) : json(404, { _index: 'docs', _id: id, found: false });
+    }
+    return fallback(r);
+  };
+}

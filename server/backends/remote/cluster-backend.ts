@@ -57,8 +57,12 @@ export interface ClusterTermStatistics {
   field: string;
   /** doc_count, sum_ttf of the field as the collection statistics querylens uses (numDocs, totalTokens, avgDocLength). */
   collection: CollectionStats;
-  /** Per term (as the cluster's analyser made it): df = doc_freq, cf = ttf; tf in the analysed text or document. */
-  terms: Map<string, TermStats & { tf: number }>;
+  /**
+   * Per term (as the cluster's analyser made it): df = doc_freq, cf = ttf; tf in the analysed text or
+   * document; its positions and character offsets there when they were asked for (`positions`, `offsets`),
+   * else empty.
+   */
+  terms: Map<string, TermStats & { tf: number; positions: number[]; offsets?: [number, number][] }>;
   /**
    * The cluster computes these on one shard (the one the document routes to), not the whole index:
    * with several shards they differ from the statistics the cluster's own `query_then_fetch` scoring uses
@@ -86,8 +90,12 @@ interface ClusterRequests {
   /** `searchType` is the URL parameter `search_type` (absent: the cluster's default, query_then_fetch). */
   search(body: object, searchType?: 'dfs_query_then_fetch'): Promise<unknown>;
   explain(id: string, query: DslQuery): Promise<unknown>;
-  termvectors(request: { id?: string; doc?: Record<string, string>; fields: string[] }): Promise<unknown>;
+  termvectors(request: { id?: string; doc?: Record<string, string>; fields: string[]; positions?: boolean; offsets?: boolean }): Promise<unknown>;
   get(id: string): Promise<unknown>;
+  /** `_count` of the documents the query matches (every shard, exact). */
+  count(query: DslQuery): Promise<unknown>;
+  /** Elasticsearch's `_terms_enum` (terms of a field starting with a prefix, no statistics); OpenSearch has none. */
+  termsEnum?(field: string, prefix: string, size: number): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -101,7 +109,7 @@ function readCa(config: ClusterConfig): string | undefined {
 }
 
 /** What querylens asks `_termvectors` for: term and field statistics, no positions, offsets or payloads. */
-const TERMVECTOR_FLAGS = { term_statistics: true, field_statistics: true, positions: false, offsets: false, payloads: false } as const;
+const TERMVECTOR_FLAGS = { term_statistics: true, field_statistics: true, payloads: false } as const;
 
 function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentials, options: ClusterBackendOptions): ClusterRequests {
   if (credentials.kind === 'api-key') throw new ClusterConfigError('OpenSearch takes a user and password, not an API key');
@@ -118,17 +126,20 @@ function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentia
   return {
     search: async (body, searchType) => (await client.search({ index, body, ...(searchType ? { search_type: searchType } : {}) })).body,
     explain: async (id, query) => (await client.explain({ index, id, body: { query: query as never } })).body,
-    termvectors: async ({ id, doc, fields }) =>
+    termvectors: async ({ id, doc, fields, positions, offsets }) =>
       (
         await client.termvectors({
           index,
           ...(id !== undefined ? { id } : {}),
           fields,
           ...TERMVECTOR_FLAGS,
+          positions: positions === true,
+          offsets: offsets === true,
           ...(doc ? { body: { doc } } : {}),
         })
       ).body,
     get: async (id) => (await client.get({ index, id })).body,
+    count: async (query) => (await client.count({ index, body: { query: query as never } })).body,
     close: () => client.close(),
   };
 }
@@ -148,15 +159,19 @@ function elasticsearchRequests(config: ClusterConfig, credentials: ClusterCreden
   return {
     search: (body, searchType) => client.search({ index, ...body, ...(searchType ? { search_type: searchType } : {}) }),
     explain: (id, query) => client.explain({ index, id, query: query as never }),
-    termvectors: ({ id, doc, fields }) =>
+    termvectors: ({ id, doc, fields, positions, offsets }) =>
       client.termvectors({
         index,
         ...(id !== undefined ? { id } : {}),
         fields,
         ...TERMVECTOR_FLAGS,
+        positions: positions === true,
+        offsets: offsets === true,
         ...(doc ? { doc } : {}),
       }),
     get: (id) => client.get({ index, id }),
+    count: (query) => client.count({ index, query: query as never }),
+    termsEnum: (field, prefix, size) => client.termsEnum({ index, field, string: prefix, size }),
     close: () => client.close(),
   };
 }
@@ -278,15 +293,23 @@ export class ClusterBackend {
    * Term and field statistics of `field` for the words of `text`, analysed by the cluster (an artificial
    * document of `_termvectors`, so nothing is indexed): the df/cf the cluster's similarity reads.
    */
-  async termStatistics(text: string, field = this.config.fields[0]!): Promise<ClusterTermStatistics> {
-    const body = await this.call<unknown>(() => this.requests.termvectors({ doc: { [field]: text }, fields: [field] }));
+  async termStatistics(text: string, field = this.config.fields[0]!, options: { positions?: boolean; offsets?: boolean } = {}): Promise<ClusterTermStatistics> {
+    const body = await this.call<unknown>(() => this.requests.termvectors({ doc: { [field]: text }, fields: [field], positions: options.positions, offsets: options.offsets }));
     return this.readTermVectors(body, field, undefined);
   }
 
   /** A stored document's term vector of `field` (tf per term) with each term's df/cf and the field's statistics. */
-  async documentTermStatistics(docno: string, field = this.config.fields[0]!): Promise<ClusterTermStatistics> {
-    const body = await this.call<unknown>(() => this.requests.termvectors({ id: docno, fields: [field] }), docno);
+  async documentTermStatistics(docno: string, field = this.config.fields[0]!, options: { positions?: boolean } = {}): Promise<ClusterTermStatistics> {
+    const body = await this.call<unknown>(() => this.requests.termvectors({ id: docno, fields: [field], positions: options.positions }), docno);
     return this.readTermVectors(body, field, docno);
+  }
+
+  /** How many documents of the index match the query (`_count`: every shard, exact). */
+  async count(query: DslQuery): Promise<number> {
+    const body = asRecord(await this.call<unknown>(() => this.requests.count(query)));
+    checkComplete(body as { _shards?: { total?: number; failed?: number; failures?: unknown[] } }, this.ctx);
+    if (typeof body.count !== 'number') throw new ClusterError('invalid-response', `${this.location}: the _count response has no count; check that "url" points at the cluster`);
+    return body.count;
   }
 
   private readTermVectors(raw: unknown, field: string, docno: string | undefined): ClusterTermStatistics {
@@ -296,11 +319,14 @@ export class ClusterBackend {
     const fieldStats = asRecord(vector.field_statistics);
     const docCount = Number(fieldStats.doc_count ?? 0);
     const sumTtf = Number(fieldStats.sum_ttf ?? 0);
-    const terms = new Map<string, TermStats & { tf: number }>();
+    const terms = new Map<string, TermStats & { tf: number; positions: number[]; offsets?: [number, number][] }>();
     for (const [term, s] of Object.entries(asRecord(vector.terms))) {
       const stats = asRecord(s);
+      const tokens = Array.isArray(stats.tokens) ? stats.tokens : [];
+      const positions = tokens.map((t) => asRecord(t).position).filter((p): p is number => typeof p === 'number');
       // The cluster leaves doc_freq and ttf out for a term no document has.
-      terms.set(term, { df: Number(stats.doc_freq ?? 0), cf: Number(stats.ttf ?? 0), tf: Number(stats.term_freq ?? 0) });
+      const offsets = tokens.map((t) => asRecord(t)).filter((t) => typeof t.start_offset === 'number' && typeof t.end_offset === 'number').map((t): [number, number] => [t.start_offset as number, t.end_offset as number]);
+      terms.set(term, { df: Number(stats.doc_freq ?? 0), cf: Number(stats.ttf ?? 0), tf: Number(stats.term_freq ?? 0), positions, ...(offsets.length ? { offsets } : {}) });
     }
     return {
       field,
@@ -308,6 +334,23 @@ export class ClusterBackend {
       terms,
       scope: 'one-shard',
     };
+  }
+
+  /** Whether the cluster can list a field's terms (Elasticsearch's `_terms_enum`; OpenSearch has no such API). */
+  get listsTerms(): boolean {
+    return this.requests.termsEnum !== undefined;
+  }
+
+  /**
+   * The indexed terms of `field` that start with `prefix`, as `_terms_enum` lists them (in term order, at most
+   * `size`; no statistics). `complete` is false when the cluster stopped early (a shard's time limit).
+   */
+  async termsEnum(prefix: string, size: number, field = this.config.fields[0]!): Promise<{ field: string; terms: string[]; complete: boolean }> {
+    const list = this.requests.termsEnum;
+    if (!list) throw new ClusterError('invalid-response', `${this.location}: OpenSearch has no API that lists an index's terms`);
+    const body = asRecord(await this.call<unknown>(() => list(field, prefix, size)));
+    if (!Array.isArray(body.terms)) throw new ClusterError('invalid-response', `${this.location}: the _terms_enum response has no terms list`);
+    return { field, terms: body.terms.filter((t): t is string => typeof t === 'string'), complete: body.complete !== false };
   }
 
   /** A stored document (`get`): docno = `_id`, title from the title field, the other text fields of `_source`. */

@@ -180,7 +180,8 @@ function queryWords(ast: QueryAst): Set<string> {
   return out;
 }
 
-function clusterFailure(err: unknown): never {
+/** Rethrows a cluster failure as the request's error: its one line, `data.cluster` = its code. */
+export function clusterFailure(err: unknown): never {
   if (err instanceof ResponseError) throw err;
   const e = err as { code?: unknown };
   if (typeof e?.code === 'string' && e.code.startsWith('cluster/'))

@@ -9,12 +9,17 @@
  * A new `ClusterSession` is made for every (re)configuration; the previous one's client is closed.
  */
 import type { Qrels } from '../../engine/eval/index.js';
-import type { QueryAst, QueryDiagnostic } from '../../../grammar/index.js';
+import { walk, type QueryAst, type QueryDiagnostic } from '../../../grammar/index.js';
 import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
 import { expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
 import type { ResolvedConfig } from '../config.js';
 import { PREVIEW_MEASURES } from './session.js';
+import { expandedAst, type ExpansionWord } from './ranking.js';
+import type { CollectionSource } from './weights.js';
+import type { WeightModel } from '../../model/runtime.js';
+import { createAnalyzer } from '../../engine/analysis/index.js';
+import { clusterNgramStatistics, type ClusterNgramStatistics } from '../../backends/remote/cluster-statistics.js';
 
 /** Ranking depth of a query on the cluster: the depth metrics are computed at (trec_eval's usual cut). */
 export const CLUSTER_DEPTH = 1000;
@@ -59,6 +64,34 @@ export class ClusterSession {
     return full ?? this.cached('top-ten', key, () => this.search(ast, 10));
   }
 
+  /**
+   * The query's top k: the cached CLUSTER_DEPTH ranking cut to k when k is at most that, else a search
+   * of its own (not cached: a deeper run is asked for once, by runFile).
+   */
+  async rankingAt(dialect: string, text: string, ast: QueryAst, k: number): Promise<ClusterSearchResult> {
+    if (k > CLUSTER_DEPTH) return this.search(ast, k);
+    const full = await this.ranking(dialect, text, ast);
+    return { ...full, hits: full.hits.slice(0, k) };
+  }
+
+  /**
+   * The query expanded by Bo1 on the cluster (`expansion`), ranked to depth k: the query the Bo1
+   * action writes (the user's words, a cluster term for each added one), with the weights unrounded.
+   */
+  async expandedRanking(
+    dialect: string,
+    text: string,
+    ast: QueryAst,
+    k: number,
+    parameters: { fbDocs: number; fbTerms: number } = this.config.expansion,
+  ): Promise<{ expansion: ClusterExpansion; ast: QueryAst; result: ClusterSearchResult }> {
+    const expansion = await this.expansion(dialect, text, ast, parameters);
+    const expanded = expandedAst(expansion, clusterExpansionWords(expansion, ast));
+    const key = `${dialect}\0${text}\0${k}\0${parameters.fbDocs}\0${parameters.fbTerms}`;
+    const result = await this.cached('bo1-ranking', key, () => this.search(expanded, k));
+    return { expansion, ast: expanded, result };
+  }
+
   private async search(ast: QueryAst, k: number): Promise<ClusterSearchResult> {
     const result = await this.backend.search(ast, { k, scorer: this.config.scorer.name });
     if (result.shards !== null && this.summary) this.summary = { ...this.summary, shards: result.shards };
@@ -78,13 +111,34 @@ export class ClusterSession {
     return this.cached('terms', `${field}\0${text}`, () => this.backend.termStatistics(text, field));
   }
 
-  /** Bo1 of the query from its top `expansion.fbDocs` on the cluster (cluster-expansion.ts), cached by dialect + text. */
-  expansion(dialect: string, text: string, ast: QueryAst): Promise<ClusterExpansion> {
-    return this.cached('bo1', `${dialect}\0${text}`, async () => {
-      const { fbDocs, fbTerms } = this.config.expansion;
+  /**
+   * Bo1 of the query from its top fbDocs on the cluster (cluster-expansion.ts), cached by dialect + text and the
+   * parameters (querylens.json `expansion` unless a sweep gives others).
+   */
+  expansion(dialect: string, text: string, ast: QueryAst, parameters: { fbDocs: number; fbTerms: number } = this.config.expansion): Promise<ClusterExpansion> {
+    const { fbDocs, fbTerms } = parameters;
+    return this.cached('bo1', `${dialect}\0${text}\0${fbDocs}\0${fbTerms}`, async () => {
       const ranking = await this.ranking(dialect, text, ast);
       return expandOnCluster(this.backend, ast, ranking.hits.slice(0, fbDocs).map((h) => h.docno), { fbTerms });
     });
+  }
+
+  /**
+   * What a collection-aware model reads of `text` (cluster-statistics.ts), for the n-grams of `model`'s own
+   * segmentation, cached per text and model analyser.
+   */
+  ngramStatistics(text: string, model: WeightModel): Promise<ClusterNgramStatistics> {
+    const profile = model.config.profile;
+    const bigrams = model.name === 'phrase' ? true : (model.config.models[model.name]?.bigrams ?? true);
+    return this.cached('ngram-statistics', `${profile}\0${bigrams}\0${text}`, async () => {
+      const summary = this.summary ?? (this.summary = await this.backend.probe());
+      return clusterNgramStatistics(this.backend, text, { analyzer: createAnalyzer(profile), bigrams, summary });
+    });
+  }
+
+  /** The cluster as the weighing's CollectionSource (weights.ts). */
+  collection(): CollectionSource {
+    return { key: this, width: this.config.formatting.width, ngramStatistics: async (text, model) => (await this.ngramStatistics(text, model)).ngrams };
   }
 
   /** Whether scores use each shard's own statistics: more than one shard, searched without dfs_query_then_fetch. */
@@ -106,4 +160,20 @@ export class ClusterSession {
   close(): Promise<void> {
     return this.backend.close();
   }
+}
+
+/**
+ * How the terms of a cluster expansion are written: the user's own word for a term one of the query's
+ * words analyses to, else the cluster's term itself, unquoted (the query DSL cannot ask for an analysed
+ * term, so the cluster analyses it again).
+ */
+export function clusterExpansionWords(expansion: ClusterExpansion, original: QueryAst): Map<string, ExpansionWord> {
+  const words = new Map<string, ExpansionWord>();
+  walk(original.root, (node) => {
+    if (node.kind !== 'term' || node.fields?.length || node.context?.length) return;
+    const stems = expansion.analysed.get(node.text) ?? [];
+    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
+  });
+  for (const t of expansion.terms) if (!words.has(t.term)) words.set(t.term, { text: t.term, raw: false });
+  return words;
 }

@@ -17,11 +17,10 @@ import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import { layoutInDocument } from '../formatting.js';
-import { bo1Expansion, expandedQueryText, expansionWords, printExpansion, runnable, type ExpansionWord } from './ranking.js';
+import { bo1Expansion, expandedQueryText, expansionWords, printExpansion, runnable } from './ranking.js';
 import type { EngineSession } from './session.js';
-import type { ClusterSession } from './cluster-session.js';
+import { clusterExpansionWords, type ClusterSession } from './cluster-session.js';
 import type { ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
-import { walk } from '../../../grammar/index.js';
 
 export const BO1_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.bo1`;
 /** Terms named in the title; the rest are summarised by "…". */
@@ -80,13 +79,7 @@ async function bo1OnCluster(cluster: ClusterSession, request: CodeActionRequest,
   if (token.isCancellationRequested) return [];
   const added = expansion.terms.filter((t) => !t.isOriginal);
   if (added.length === 0) return [];
-  const words = new Map<string, ExpansionWord>();
-  walk(entry.result.ast.root, (node) => {
-    if (node.kind !== 'term' || node.fields?.length || node.context?.length) return;
-    const stems = expansion.analysed.get(node.text) ?? [];
-    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
-  });
-  for (const t of added) if (!words.has(t.term)) words.set(t.term, { text: t.term, raw: false });
+  const words = clusterExpansionWords(expansion, entry.result.ast);
   const listed = added.slice(0, TITLE_TERMS).map((t) => `${t.term} ${t.weight.toFixed(2)}`);
   const title = `Add Bo1 expansion terms: ${listed.join(', ')}${added.length > TITLE_TERMS ? ', …' : ''}`;
   const text = printExpansion(expansion, entry.dialect, words);

@@ -69,6 +69,8 @@ class BuildCancelled extends Error {}
 export interface ProviderOptions {
   /** Passed to every ClusterBackend the provider makes (tests: a connection replaying recorded responses, an environment). */
   cluster?: ClusterBackendOptions;
+  /** Loads the configured model in place of the worker-thread loader (tests: a model that records what it is given). */
+  loadModel?: typeof loadWeightModelOffThread;
 }
 
 interface Build {
@@ -211,7 +213,7 @@ export class LocalEngineProvider implements EngineProvider {
     const progress = await this.progress(`querylens: loading the ${name} model`, false);
     try {
       // In a worker thread: inference must not block the request thread (worker-model.ts).
-      const result = await loadWeightModelOffThread(dir, { model: name, device: config.device });
+      const result = await (this.options.loadModel ?? loadWeightModelOffThread)(dir, { model: name, device: config.device });
       if (!result.ok) {
         return {
           state: result.error.kind === 'missing-model' ? 'missing' : 'error',

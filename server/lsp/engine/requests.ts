@@ -60,11 +60,13 @@ import {
 } from './protocol.js';
 import type { EngineContext } from './context.js';
 import { clusterExplain, clusterPreview } from './cluster-features.js';
+import { clusterCompare, clusterRunFile } from './cluster-requests.js';
 import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
 import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
 import { judgedTopic, relevantNotShown } from './not-shown.js';
-import { weightsRewrite, type WeightsRewrite } from './weights-action.js';
-import { weighableQuery, weighCached, weighedQueryAst } from './weights.js';
+import { clusterFailureReason, weightsRewrite, type WeightsRewrite } from './weights-action.js';
+import { indexCollection, weighableQuery, weighCached, weighedQueryAst } from './weights.js';
+import { collectionOf } from './collection.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
 const DEPTH = 1000;
@@ -76,7 +78,7 @@ export function requireSession(context: EngineContext): EngineSession {
   if (cluster) {
     throw new ResponseError(
       ErrorCodes.InvalidRequest,
-      `querylens: this request is not available on a cluster backend yet (this workspace ranks on ${cluster.backend.location}); the preview lens, the results panel, explain, hover statistics, the translation diagnostics and the Bo1 action are. Remove "backend" from querylens.json to use the local index`,
+      `querylens: this request is not available on a cluster backend yet (this workspace ranks on ${cluster.backend.location}); the preview lens, the results panel, explain, compare, run file, weighing, hover statistics, the translation diagnostics and the Bo1 action are. Remove "backend" from querylens.json to use the local index`,
       { backend: 'cluster' },
     );
   }
@@ -191,10 +193,13 @@ function delta(a: QueryMetrics | null, b: QueryMetrics | null): QueryMetrics | n
 }
 
 export async function compare(context: EngineContext, params: CompareParams, token: CancellationToken): Promise<CompareResult> {
-  const session = requireSession(context);
+  const cluster = context.cluster();
+  const session = cluster ? null : requireSession(context);
   const k = checkK(params.k, 10);
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
   const ast = requireRunnable(entry);
+  if (cluster) return clusterCompare(cluster, entry, ast, doc.version, k, context.model(), () => step(context.documents, doc, token));
+  if (!session) throw new Error('unreachable: requireSession returned a session');
   const original = runQueryAst(session, ast, DEPTH);
   await step(context.documents, doc, token);
   const expansion = bo1Expansion(session, ast);
@@ -214,7 +219,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   else if (!weighable!.ok) notes.push(`No weighted variant: ${weighable!.refusal.message}.`);
   else {
     const { query } = weighable!;
-    const weightedAst = weighedQueryAst(ast, query, await weighCached(loaded, query.plan.text, undefined, session));
+    const weightedAst = weighedQueryAst(ast, query, await weighCached(loaded, query.plan.text, undefined, indexCollection(session)));
     await step(context.documents, doc, token);
     if (weightedAst.root) {
       const weighted = runQueryAst(session, weightedAst, DEPTH);
@@ -287,12 +292,21 @@ export function notRunnableReason(entry: QueryEntry): string {
 }
 
 export async function runFile(context: EngineContext, params: RunFileParams, token: CancellationToken): Promise<RunFileResult> {
-  const session = requireSession(context);
+  const cluster = context.cluster();
+  const session = cluster ? null : requireSession(context);
   const k = params.k === undefined ? DEPTH : params.k;
   if (!Number.isInteger(k) || k < 1 || k > MAX_RUN_DEPTH) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: k must be an integer in 1..${MAX_RUN_DEPTH}`);
   const tag = params.tag ?? 'querylens';
   // The tag is the last of six whitespace-separated columns (SEMANTICS.md §1.7 run format).
   if (typeof tag !== 'string' || !/^\S+$/.test(tag)) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: tag must be one word without spaces');
+  if (cluster) {
+    // The cluster index's own similarity ranks: no other scorer can be asked of it from here.
+    if (params.scorer !== undefined)
+      throw new ResponseError(ErrorCodes.InvalidParams, `querylens: scorer cannot be chosen on a cluster backend: the index's similarity on ${cluster.backend.location} ranks every query`);
+    const doc = await resolveDocument(context.documents, params, token);
+    return clusterRunFile(cluster, { doc, k, tag, step: () => step(context.documents, doc, token), notRunnableReason });
+  }
+  if (!session) throw new Error('unreachable: requireSession returned a session');
   const scorers = session.backend.scorers();
   if (params.scorer !== undefined && !(scorers as string[]).includes(params.scorer))
     throw new ResponseError(ErrorCodes.InvalidParams, `querylens: scorer must be one that can rank this index: ${scorers.join(', ')} (got ${JSON.stringify(params.scorer)})`);
@@ -369,7 +383,7 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
     if (!isVerbatim(doc, entry)) return { entry, reason: 'the query is not written verbatim in the file (escaped characters), so it cannot be rewritten in place' };
     // The single-query code action at the query's start: the file edit is, per query, exactly that action's edit.
     const at = rangeInFile(doc, entry, 0, 0).start;
-    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale, context.session());
+    const action = weightsRewrite(loaded, { doc, range: { start: at, end: at }, context: { diagnostics: [] }, clientCapabilities: { resourceOperations: false } }, isStale, collectionOf(context));
     return { entry, action };
   });
   const settled = await Promise.allSettled(planned.map((p) => p.action ?? Promise.resolve(null)));
@@ -386,7 +400,11 @@ export async function weighFile(context: EngineContext, host: FeatureHost, param
     }
     const result = settled[i]!;
     if (result.status === 'rejected') {
-      notWeighed.push({ qid: entry.qid, reason: `the model failed on it: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}` });
+      const cluster = clusterFailureReason(result.reason);
+      notWeighed.push({
+        qid: entry.qid,
+        reason: cluster ? `the cluster's statistics the model reads are unavailable: ${cluster}` : `the model failed on it: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`,
+      });
       return;
     }
     const outcome = result.value;

@@ -16,6 +16,7 @@ import { runnable } from './ranking.js';
 import { modelLabel } from './weights-action.js';
 import type { BatcherStats } from '../../model/batcher.js';
 import type { WeightModelStats } from '../../model/runtime.js';
+import { collectionOf } from './collection.js';
 import { batcherOf, weighableQuery, weighCached, weighedWordWeights } from './weights.js';
 
 /**
@@ -46,7 +47,7 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
   // A request made stale by an edit or a $/cancelRequest is dropped before inference and answers
   // ContentModified / RequestCancelled (issue 4 §1), never hints placed on an older text.
   const isStale = () => token.isCancellationRequested || context.documents.isStale(doc);
-  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.plan.text, isStale, context.session())));
+  const settled = await Promise.allSettled(wanted.map(({ query }) => weighCached(loaded, query.plan.text, isStale, collectionOf(context))));
   context.documents.checkFresh(doc, token);
   const hints: InlayHint[] = [];
   wanted.forEach(({ entry, query }, k) => {

@@ -22,10 +22,10 @@ import { entryAt, isVerbatim, rangeInFile } from '../documents.js';
 import { layoutInDocument } from '../formatting.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
-import type { EngineSession } from './session.js';
+import { collectionOf } from './collection.js';
 import { WeightModelError } from '../../model/runtime.js';
 import { runnable } from './ranking.js';
-import { weighableQuery, weighCached, weighedItems, weighedQueryText, weighedWordWeights, type LoadedModel } from './weights.js';
+import { weighableQuery, weighCached, weighedItems, weighedQueryText, weighedWordWeights, type CollectionSource, type LoadedModel } from './weights.js';
 
 export const WEIGHTS_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.weights`;
 const TITLE_WORDS = 6;
@@ -49,8 +49,8 @@ export function modelLabel(loaded: LoadedModel): string {
 export type WeightsRewrite = { action: CodeAction } | { unchanged: string; refusal?: WeighRefusal } | null;
 
 /** `isStale` (request cancelled, document edited) lets the model batcher drop the request before inference. */
-export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, session?: EngineSession | null): Promise<CodeAction | null> {
-  const rewrite = await weightsRewrite(loaded, request, isStale, session);
+export async function weightsAction(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, collection?: CollectionSource | null): Promise<CodeAction | null> {
+  const rewrite = await weightsRewrite(loaded, request, isStale, collection);
   if (!rewrite) return null;
   if ('action' in rewrite) return rewrite.action;
   // Nothing to apply: say why, visibly, rather than offer nothing.
@@ -58,11 +58,11 @@ export async function weightsAction(loaded: LoadedModel, request: CodeActionRequ
 }
 
 /**
- * `session`: the loaded index, whose statistics a collection-aware model reads, and whose configured formatter width
+ * `collection`: the loaded index or the cluster, whose statistics a collection-aware model reads, and whose configured formatter width
  * (querylens.json `formatting.width`) the rewrite is laid out to, one item per line past it where the file allows it.
  */
-export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, session?: EngineSession | null): Promise<WeightsRewrite> {
-  const width = session?.config.formatting.width ?? DEFAULT_WIDTH;
+export async function weightsRewrite(loaded: LoadedModel, request: CodeActionRequest, isStale?: () => boolean, collection?: CollectionSource | null): Promise<WeightsRewrite> {
+  const width = collection?.width ?? DEFAULT_WIDTH;
   const { doc, range, context } = request;
   if (!wants(context.only, WEIGHTS_ACTION_KIND)) return null;
   const located = entryAt(doc, range.start);
@@ -71,7 +71,7 @@ export async function weightsRewrite(loaded: LoadedModel, request: CodeActionReq
   const weighable = weighableQuery(entry.result.ast, entry.text);
   if (!weighable.ok) return { unchanged: weighable.refusal.message, refusal: weighable.refusal };
   const query = weighable.query;
-  const weights = await weighCached(loaded, query.plan.text, isStale, session);
+  const weights = await weighCached(loaded, query.plan.text, isStale, collection);
   const weighed = weighedQueryText(entry.result.ast, query, weights);
   const newText = weighed === null ? null : layoutInDocument(doc, entry, weighed, width);
   if (newText === null) return null;
@@ -113,7 +113,7 @@ export function weightsActionModule(context: EngineContext): FeatureModule {
       const isStale = () => token.isCancellationRequested || context.documents.isStale(request.doc);
       let action: CodeAction | null;
       try {
-        action = await weightsAction(loaded, request, isStale, context.session());
+        action = await weightsAction(loaded, request, isStale, collectionOf(context));
       } catch (err) {
         // Dropped as stale: the edit made the action (its range and weights) meaningless.
         if (err instanceof StaleRequestError) return [];
@@ -121,12 +121,23 @@ export function weightsActionModule(context: EngineContext): FeatureModule {
         if (err instanceof WeightModelError && err.kind === 'needs-statistics' && wants(request.context.only, WEIGHTS_ACTION_KIND)) {
           return [{ title: `Apply ${modelLabel(loaded)} weights`, kind: WEIGHTS_ACTION_KIND, disabled: { reason: err.message } }];
         }
+        // The cluster's statistics could not be read (a collection-aware model on a cluster): say what failed.
+        const reason = clusterFailureReason(err);
+        if (reason && wants(request.context.only, WEIGHTS_ACTION_KIND)) {
+          return [{ title: `Apply ${modelLabel(loaded)} weights`, kind: WEIGHTS_ACTION_KIND, disabled: { reason: `${modelLabel(loaded)} weighs by the cluster's statistics: ${reason}` } }];
+        }
         throw err;
       }
       // An edit while the model ran: the action would rewrite text that is no longer there.
       return action && !isStale() ? [action] : [];
     },
   };
+}
+
+/** A cluster request's failure (a ClusterError: `cluster/…` code) as "message (code)"; null for anything else. */
+export function clusterFailureReason(err: unknown): string | null {
+  const e = err as { message?: string; code?: unknown };
+  return typeof e?.code === 'string' && e.code.startsWith('cluster/') ? `${e.message} (${e.code})` : null;
 }
 
 /** The innermost window or phrase around each term of a query. */

@@ -280,25 +280,30 @@ export function batcherOf(model: WeightModel): WeighBatcher {
  * run). `isStale` (the request's cancellation and document version) lets the batcher drop the
  * request before inference; a stale request rejects with StaleRequestError.
  */
-export function weighCached(loaded: LoadedModel, text: string, isStale?: () => boolean, session?: EngineSession | null): Promise<NgramWeights> {
-  // A collection-aware model weighs by the statistics of the loaded index: its answers are remembered per
-  // index session (a rebuilt or other index is a new session), and without an index it cannot answer.
+export function weighCached(loaded: LoadedModel, text: string, isStale?: () => boolean, collection?: CollectionSource | null): Promise<NgramWeights> {
+  // A collection-aware model weighs by the statistics of the collection the query runs on (the loaded index or
+  // the cluster): its answers are remembered per session of that collection (a rebuilt or other index, a
+  // reconfigured cluster, is a new session), and without one it cannot answer.
   let cache = loaded.cache;
-  let statistics: NgramStatistics[] | undefined;
-  if (loaded.model.readsStatistics) {
-    if (!session) {
+  const model = loaded.model;
+  if (model.readsStatistics) {
+    if (!collection) {
       return Promise.reject(
-        new WeightModelError('needs-statistics', `The ${loaded.model.name} model weighs a query by the statistics of the collection it runs on: load an index (querylens.json "index") to see its weights.`),
+        new WeightModelError(
+          'needs-statistics',
+          `The ${model.name} model weighs a query by the statistics of the collection it runs on: load an index (querylens.json "index") or name a cluster ("backend") to see its weights.`,
+        ),
       );
     }
-    let perSession = statisticsCaches.get(session);
-    if (!perSession) statisticsCaches.set(session, (perSession = new Map()));
+    let perSession = statisticsCaches.get(collection.key);
+    if (!perSession) statisticsCaches.set(collection.key, (perSession = new Map()));
     cache = perSession;
-    if (!cache.has(text)) statistics = session.backend.ngramStatistics(text);
   }
   const cached = cache.get(text);
   if (cached) return cached;
-  const p = batcherOf(loaded.model).weigh(text, isStale, statistics);
+  const p = model.readsStatistics
+    ? collection!.ngramStatistics(text, model).then((statistics) => batcherOf(model).weigh(text, isStale, statistics))
+    : batcherOf(model).weigh(text, isStale, undefined);
   // Only answers are remembered: a failed or dropped request is asked again next time.
   void p.then(
     () => cache.set(text, p),
@@ -307,5 +312,24 @@ export function weighCached(loaded: LoadedModel, text: string, isStale?: () => b
   return p;
 }
 
-/** A collection-aware model's answers, per index session. */
-const statisticsCaches = new WeakMap<EngineSession, Map<string, Promise<NgramWeights>>>();
+/**
+ * The collection a query runs on, as the weighing needs it: where a collection-aware model's statistics
+ * come from (the local index's `SearchBackend.ngramStatistics`, or the cluster's, cluster-session.ts), what
+ * its answers are remembered per, and the formatter width its rewrites are laid out to.
+ */
+export interface CollectionSource {
+  /** The session the answers are remembered per. */
+  readonly key: object;
+  /** querylens.json `formatting.width`. */
+  readonly width: number;
+  /** One record per n-gram of the model's segmentation of `text`. */
+  ngramStatistics(text: string, model: WeightModel): Promise<NgramStatistics[]>;
+}
+
+/** The local index session as a CollectionSource. */
+export function indexCollection(session: EngineSession): CollectionSource {
+  return { key: session, width: session.config.formatting.width, ngramStatistics: async (text) => session.backend.ngramStatistics(text) };
+}
+
+/** A collection-aware model's answers, per collection session. */
+const statisticsCaches = new WeakMap<object, Map<string, Promise<NgramWeights>>>();

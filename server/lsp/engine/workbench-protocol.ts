@@ -32,6 +32,7 @@ export interface SweepParams extends DocumentRef {
 
 export interface SweepSettingResult {
   scorer: 'bm25' | 'ql';
+  /** Absent on a cluster, whose index's similarity settings score every setting. */
   k1?: number;
   b?: number;
   mu?: number;
@@ -62,6 +63,8 @@ export interface SweepResult {
    */
   configEdit: { changes: Record<string, TextEditLike[]> } | null;
   configEditRefused: string | null;
+  /** On a cluster: what the sweep varied and what scored it (the cluster's own similarity). */
+  note?: string;
 }
 
 export interface IndexTermsParams {
@@ -75,8 +78,10 @@ export interface IndexTermsResult {
   numDocs: number;
   /** Vocabulary terms with the prefix (all terms without one). */
   matching: number;
-  /** Most frequent first by df, then cf, then the term. */
-  terms: { term: string; df: number; cf: number }[];
+  /** Most frequent first by df, then cf, then the term (on a cluster: in term order, see `note`). */
+  terms: { term: string; df: number; cf: number | null }[];
+  /** On a cluster: what the list is and where its numbers come from. */
+  note?: string;
 }
 
 export interface PostingsParams {
@@ -111,17 +116,19 @@ export interface DocumentParams {
 
 export interface DocumentResult {
   docno: string;
-  /** Internal document number (index order). */
-  doc: number;
+  /** Internal document number (index order); null on a cluster, which has none to show. */
+  doc: number | null;
   title: string;
   fields: Record<string, string>;
   /** Indexed tokens after stopping. */
   length: number;
   /** Indexed fields with their token extents [begin, end). */
   extents: Record<string, [number, number][]>;
-  /** Term vector, most frequent first: analysed term, tf, positions. */
-  terms: { term: string; tf: number; positions: number[] }[];
+  /** Term vector, most frequent first: analysed term, tf, positions (on a cluster, per search field: `field`). */
+  terms: { term: string; tf: number; positions: number[]; field?: string }[];
   distinctTerms: number;
+  /** On a cluster: where the fields and the term vector come from. */
+  note?: string;
 }
 
 export interface AnalyzeParams {

@@ -3,7 +3,7 @@
  * docs/LSP_EXTENSIONS.md): `querylens/sweep` (a document's queries over a parameter grid, each
  * setting evaluated with the qrels, and the edit that writes the best one into querylens.json) and
  * the index browser (`querylens/indexTerms`, `querylens/postings`, `querylens/document`,
- * `querylens/analyze`). They delegate to server/engine/sweep.ts and server/engine/index/browse.ts,
+ * `querylens/analyze`); on a cluster, clusterSweep below (fbDocs/fbTerms) and cluster-browser.ts. They delegate to server/engine/sweep.ts and server/engine/index/browse.ts,
  * what `querylens sweep`, `terms`, `postings`, `doc` and `analyze` print. Like the other engine
  * requests: no index loaded is InvalidRequest with the reason (analyze answers without one, saying
  * so), bad parameters are InvalidParams, and the sweep is stale-checked and cancellable between settings.
@@ -17,13 +17,18 @@ import { resolveMeasureNames, UnknownMeasureError } from '../../engine/eval/inde
 import { analyzeInIndex, analyzeWithoutIndex, BrowseError, documentOf, NotLocalIndexError, postingsOf, sweepQueries, topTerms } from '../../service/workbench.js';
 import { checkSweepValues, gridSettings, SweepGridError, SWEEP_PARAMETERS, type SweepGrid, type SweepQuery, type SweepSetting } from '../../engine/sweep.js';
 import { CONFIG_FILE_NAME } from '../config.js';
-import { ConfigEditRefused, lineColumnAt, setConfigValues, sweepSettingValues } from '../config-edit.js';
+import { ConfigEditRefused, lineColumnAt, setConfigValues, sweepSettingValues, type ConfigValue } from '../config-edit.js';
 import type { FeatureModule } from '../features.js';
 import type { EngineContext } from './context.js';
 import type { TextEditLike } from './protocol.js';
 import { runnable } from './ranking.js';
 import { notRunnableReason, requireSession, resolveDocument, step } from './requests.js';
 import { PREVIEW_MEASURES } from './session.js';
+import type { QueryEntry } from '../../../grammar/index.js';
+import { evaluateRuns } from '../../service/evaluation.js';
+import { clusterFailure } from './cluster-features.js';
+import { CLUSTER_DEPTH, type ClusterSession } from './cluster-session.js';
+import { clusterAnalyze, clusterDocument, clusterIndexTerms, clusterPostings } from './cluster-browser.js';
 import {
   ANALYZE_REQUEST,
   DOCUMENT_REQUEST,
@@ -73,13 +78,13 @@ function browse<T>(fn: () => T): T {
 }
 
 /** The WorkspaceEdit that writes the setting into `<root>/querylens.json`, or why there is none. */
-function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepResult, 'configEdit' | 'configEditRefused'> {
+function configEditFor(root: string | null, setting: SweepSetting, values: ConfigValue[] = sweepSettingValues(setting)): Pick<SweepResult, 'configEdit' | 'configEditRefused'> {
   if (!root) return { configEdit: null, configEditRefused: 'no workspace folder, so no querylens.json to write' };
   const path = join(root, CONFIG_FILE_NAME);
   if (!existsSync(path)) return { configEdit: null, configEditRefused: `there is no ${CONFIG_FILE_NAME} in ${root}` };
   const text = readFileSync(path, 'utf8');
   try {
-    const { edits } = setConfigValues(text, sweepSettingValues(setting));
+    const { edits } = setConfigValues(text, values);
     const position = (offset: number) => {
       const { line, column } = lineColumnAt(text, offset);
       return { line: line - 1, character: column - 1 };
@@ -92,26 +97,24 @@ function configEditFor(root: string | null, setting: SweepSetting): Pick<SweepRe
   }
 }
 
-export async function sweep(context: EngineContext, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
-  const session = requireSession(context);
-  const backend = session.backend;
-  const doc = await resolveDocument(context.documents, params, token);
-  const { scorer: configured, expansion } = session.config;
-  const scorer = params.scorer ?? (params.mu ? 'ql' : params.k1 || params.b ? 'bm25' : configured.name);
-  if (scorer !== 'bm25' && scorer !== 'ql') throw invalidParams(`scorer must be "bm25" or "ql"`);
-  let measures: string[];
-  let by: string;
+/** The sweep's measures and the one that picks the best setting (InvalidParams for an unknown name). */
+function sweepMeasures(params: SweepParams): { measures: string[]; by: string } {
   try {
-    measures = resolveMeasureNames(params.measures ?? PREVIEW_MEASURES);
-    by = resolveMeasureNames([params.by ?? measures[0]!])[0]!;
+    const measures = resolveMeasureNames(params.measures ?? PREVIEW_MEASURES);
+    return { measures, by: resolveMeasureNames([params.by ?? measures[0]!])[0]! };
   } catch (err) {
     if (err instanceof UnknownMeasureError) throw invalidParams(err.message);
     throw err;
   }
-  const qrels = session.qrels;
-  if (!qrels) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no qrels are configured, so a sweep has nothing to evaluate with; set "qrels" in querylens.json');
+}
+
+function noQrels(): ResponseError<void> {
+  return new ResponseError(ErrorCodes.InvalidRequest, 'querylens: no qrels are configured, so a sweep has nothing to evaluate with; set "qrels" in querylens.json');
+}
+
+/** The grid's values as given (InvalidParams for a value that is not a list of numbers in range). */
+function sweepValues(params: SweepParams): SweepGrid['values'] {
   const values: SweepGrid['values'] = {};
-  let settings: SweepSetting[];
   try {
     for (const name of SWEEP_PARAMETERS) {
       const given = params[name];
@@ -119,6 +122,108 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
       if (!Array.isArray(given)) throw new SweepGridError(`${name} must be an array of numbers`);
       values[name] = checkSweepValues(name, given);
     }
+  } catch (err) {
+    if (err instanceof SweepGridError) throw invalidParams(err.message);
+    throw err;
+  }
+  return values;
+}
+
+/**
+ * A sweep on a cluster: fbDocs and fbTerms (Bo1 on the cluster, then the expanded query ranked there, each
+ * setting evaluated by querylens). k1, b and mu are the index's similarity settings on a cluster: sweeping
+ * them would mean closing the index, changing its settings and reopening it for every setting, which
+ * querylens never does to a user's cluster, so such a sweep is refused with that reason and what to do.
+ */
+async function clusterSweep(context: EngineContext, cluster: ClusterSession, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
+  const similarity = (['k1', 'b', 'mu'] as const).filter((p) => params[p] !== undefined);
+  if (similarity.length || params.scorer !== undefined) {
+    const named = similarity.length ? similarity.join(' and ') : `the scorer ("${String(params.scorer)}")`;
+    throw new ResponseError(
+      ErrorCodes.InvalidRequest,
+      `querylens: cannot sweep ${named} on ${cluster.backend.location}: on a cluster they are the index's similarity settings, and changing them means closing the index, ` +
+        "updating its settings and reopening it for every setting, which querylens never does to a user's cluster. Sweep fbDocs and fbTerms here, " +
+        'or sweep k1 and b on a local index of the same documents (remove "backend" from querylens.json, set "corpus" and "index")',
+      { backend: 'cluster', refused: similarity.length ? similarity : ['scorer'] },
+    );
+  }
+  const doc = await resolveDocument(context.documents, params, token);
+  const { measures, by } = sweepMeasures(params);
+  if (!cluster.qrels) throw noQrels();
+  const qrels = cluster.qrels;
+  const values = sweepValues(params);
+  if (!values.fbDocs && !values.fbTerms) throw invalidParams('nothing to sweep on a cluster: give values for fbDocs or fbTerms (k1, b and mu are the index\'s own similarity settings there)');
+  const { scorer: configured, expansion } = cluster.config;
+  let settings: SweepSetting[];
+  try {
+    // The grid's size and range checks as a local sweep's; the similarity is the cluster's, so no k1/b is reported.
+    settings = gridSettings({ scorer: 'bm25', values, base: { k1: configured.k1, b: configured.b, mu: configured.mu, fbDocs: expansion.fbDocs, fbTerms: expansion.fbTerms, bo1: true } }).map((s) => ({
+      scorer: configured.name === 'ql' ? 'ql' : 'bm25',
+      bo1: s.bo1,
+    }));
+  } catch (err) {
+    if (err instanceof SweepGridError) throw invalidParams(err.message);
+    throw err;
+  }
+  const skipped: SweepResult['skipped'] = [];
+  const judged: QueryEntry[] = [];
+  for (const entry of doc.source.entries) {
+    if (!runnable(entry)) skipped.push({ qid: entry.qid, reason: notRunnableReason(entry) });
+    else if (!entry.implicitQid && qrels.has(entry.qid)) judged.push(entry);
+  }
+  if (judged.length === 0) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: the qrels judge none of the queries with a written id, so no setting can be evaluated');
+  const rows: SweepResult['rows'] = [];
+  try {
+    for (const setting of settings) {
+      const run = new Map<string, { docno: string; score: number }[]>();
+      for (const entry of judged) {
+        const { result } = await cluster.expandedRanking(entry.dialect, entry.text, entry.result.ast, CLUSTER_DEPTH, setting.bo1!);
+        if (result.hits.length) run.set(entry.qid, [...(run.get(entry.qid) ?? []), ...result.hits.map((h) => ({ docno: h.docno, score: h.score }))]);
+        await step(context.documents, doc, token);
+      }
+      const [evaluated] = evaluateRuns([{ runId: 'sweep', queries: run }], qrels, { measures });
+      rows.push({ setting, mean: evaluated!.mean, queries: evaluated!.queries.length });
+    }
+  } catch (err) {
+    clusterFailure(err);
+  }
+  let best = 0;
+  rows.forEach((r, i) => {
+    if ((r.mean[by] ?? -Infinity) > (rows[best]!.mean[by] ?? -Infinity)) best = i;
+  });
+  const bestSetting = rows[best]!.setting.bo1!;
+  const write: ConfigValue[] = [
+    { path: ['expansion', 'method'], value: 'bo1' },
+    { path: ['expansion', 'fbDocs'], value: bestSetting.fbDocs },
+    { path: ['expansion', 'fbTerms'], value: bestSetting.fbTerms },
+  ];
+  return {
+    version: doc.version,
+    measures,
+    by,
+    rows,
+    best,
+    skipped,
+    note: `Ranked on ${cluster.backend.location}, whose own similarity scores every setting; only Bo1's fbDocs and fbTerms vary (feedback documents and term statistics from the cluster).`,
+    ...configEditFor(cluster.config.root, rows[best]!.setting as SweepSetting, write),
+  };
+}
+
+export async function sweep(context: EngineContext, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
+  const cluster = context.cluster();
+  if (cluster) return clusterSweep(context, cluster, params, token);
+  const session = requireSession(context);
+  const backend = session.backend;
+  const doc = await resolveDocument(context.documents, params, token);
+  const { scorer: configured, expansion } = session.config;
+  const scorer = params.scorer ?? (params.mu ? 'ql' : params.k1 || params.b ? 'bm25' : configured.name);
+  if (scorer !== 'bm25' && scorer !== 'ql') throw invalidParams(`scorer must be "bm25" or "ql"`);
+  const { measures, by } = sweepMeasures(params);
+  const qrels = session.qrels;
+  if (!qrels) throw noQrels();
+  const values = sweepValues(params);
+  let settings: SweepSetting[];
+  try {
     settings = gridSettings({
       scorer,
       values,
@@ -152,17 +257,21 @@ export async function sweep(context: EngineContext, params: SweepParams, token: 
   };
 }
 
-export function indexTerms(context: EngineContext, params: IndexTermsParams | null): IndexTermsResult {
-  const backend = requireSession(context).backend;
+export function indexTerms(context: EngineContext, params: IndexTermsParams | null): IndexTermsResult | Promise<IndexTermsResult> {
   const prefix = params?.prefix;
   if (prefix !== undefined && typeof prefix !== 'string') throw invalidParams('prefix must be a string');
+  const cluster = context.cluster();
+  if (cluster) return clusterIndexTerms(cluster, count(params?.top, 25, 'top'), prefix);
+  const backend = requireSession(context).backend;
   const result = browse(() => local(() => topTerms(backend, { top: count(params?.top, 25, 'top'), prefix })));
   return { numDocs: backend.collectionStatistics().numDocs, ...result };
 }
 
-export function postings(context: EngineContext, params: PostingsParams): PostingsResult {
-  const backend = requireSession(context).backend;
+export function postings(context: EngineContext, params: PostingsParams): PostingsResult | Promise<PostingsResult> {
   if (typeof params?.term !== 'string') throw invalidParams('term must be a string');
+  const cluster = context.cluster();
+  if (cluster) return clusterPostings(cluster, params.term);
+  const backend = requireSession(context).backend;
   const { analyzer, profile } = backend;
   const terms = analyzer.analyzeTerm(params.term, { raw: params.raw === true });
   if (terms.length === 0)
@@ -173,17 +282,21 @@ export function postings(context: EngineContext, params: PostingsParams): Postin
   return found ? { ...found, found: true } : { term, found: false, df: 0, cf: 0, postings: [], cut: false };
 }
 
-export function documentRequest(context: EngineContext, params: DocumentParams): DocumentResult {
-  const backend = requireSession(context).backend;
+export function documentRequest(context: EngineContext, params: DocumentParams): DocumentResult | Promise<DocumentResult> {
   if (typeof params?.docno !== 'string') throw invalidParams('docno must be a string');
+  const cluster = context.cluster();
+  if (cluster) return clusterDocument(cluster, params.docno, count(params.maxTerms, 50, 'maxTerms'));
+  const backend = requireSession(context).backend;
   const view = browse(() => local(() => documentOf(backend, params.docno, { maxTerms: count(params.maxTerms, 50, 'maxTerms') })));
   if (!view) throw invalidParams(`no document "${params.docno}" in the index`);
   return view;
 }
 
 /** Without an index the terrier analyser still answers (the default profile), and says that no statistics are shown. */
-export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeResult {
+export function analyze(context: EngineContext, params: AnalyzeParams): AnalyzeResult | Promise<AnalyzeResult> {
   if (typeof params?.text !== 'string') throw invalidParams('text must be a string');
+  const cluster = context.cluster();
+  if (cluster) return clusterAnalyze(cluster, params.text);
   const session = context.session();
   if (session) {
     const backend = session.backend;

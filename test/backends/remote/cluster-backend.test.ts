@@ -120,10 +120,29 @@ describe.each(KINDS)('%s backend over a replayed connection', (kind) => {
     expect(flags.doc).toEqual({ text: 'boundary layers zyzzyva' });
     expect([String(flags.term_statistics), String(flags.field_statistics), String(flags.fields)]).toEqual(['true', 'true', 'text']);
     expect(stats.collection).toEqual({ numDocs: 1400, totalTokens: 181024, avgDocLength: 181024 / 1400 });
-    expect(stats.terms.get('boundari')).toEqual({ df: 312, cf: 771, tf: 1 });
+    expect(stats.terms.get('boundari')).toEqual({ df: 312, cf: 771, tf: 1, positions: [] });
     // A term no document has: the cluster leaves doc_freq out.
-    expect(stats.terms.get('zyzzyva')).toEqual({ df: 0, cf: 0, tf: 1 });
+    expect(stats.terms.get('zyzzyva')).toEqual({ df: 0, cf: 0, tf: 1, positions: [] });
     expect(stats.scope).toBe('one-shard');
+  });
+
+  it('count: `_count` of a query over every shard; positions of a term vector when asked for', async () => {
+    const tv = { found: true, term_vectors: { text: { field_statistics: { doc_count: 3, sum_ttf: 9, sum_doc_freq: 8 }, terms: { layer: { term_freq: 2, doc_freq: 2, ttf: 3, tokens: [{ position: 1 }, { position: 7 }] } } } } };
+    const { backend: b, requests } = backend(kind, (r) =>
+      r.path === '/docs/_count' ? { status: 200, text: '{"count":17,"_shards":{"total":1,"successful":1,"skipped":0,"failed":0}}' } : { status: 200, text: JSON.stringify(tv) },
+    );
+    const query = { bool: { should: [{ match_phrase: { text: { query: 'boundary layer' } } }] } };
+    expect(await b.count(query)).toBe(17);
+    expect(requests[0]!.body).toEqual({ query });
+    const stats = await b.documentTermStatistics('184', 'text', { positions: true });
+    expect(stats.terms.get('layer')).toEqual({ df: 2, cf: 3, tf: 2, positions: [1, 7] });
+    const flags = { ...Object.fromEntries(new URLSearchParams(requests[1]!.querystring)), ...(requests[1]!.body as object) } as Record<string, unknown>;
+    expect(String(flags.positions)).toBe('true');
+  });
+
+  it('count: a shard failure in a `_count` response is an error, not a short count', async () => {
+    const { backend: b } = backend(kind, () => ({ status: 200, text: '{"count":3,"_shards":{"total":5,"successful":4,"skipped":0,"failed":1,"failures":[{"shard":2,"index":"docs","reason":{"type":"x","reason":"boom"}}]}}' }));
+    await expect(b.count({ match_all: {} } as never)).rejects.toMatchObject({ code: 'cluster/shard-failures' });
   });
 
   it("term statistics of a stored document's term vector", async () => {
@@ -133,7 +152,7 @@ describe.each(KINDS)('%s backend over a replayed connection', (kind) => {
     expect(stats.field).toBe('title');
     expect(stats.terms.get('boundari')).toBeUndefined(); // the fixture has the text field only
     const text = await b.documentTermStatistics('184', 'text');
-    expect(text.terms.get('boundari')).toEqual({ df: 312, cf: 771, tf: 2 });
+    expect(text.terms.get('boundari')).toEqual({ df: 312, cf: 771, tf: 2, positions: [] });
   });
 
   it('a term vector of a missing document is a document-missing error', async () => {
