@@ -184,8 +184,9 @@ export function maxScoreSearch(
     let acc = rest;
     while (weak < present && below(acc + inRangeBound[weak]!, threshold)) acc += inRangeBound[weak++]!;
     if (weak === 0) return doc;
-    // (Rounding aside, not every list present is weak: the range's whole bound was not below.)
-    if (weak === present) return END_OF_POSTINGS;
+    // Rounding aside, not every list present is weak (the range's whole bound was not below); if all
+    // are, no document of the range can enter.
+    if (weak === present) return rangeEnd + 1;
     let next = END_OF_POSTINGS;
     for (let j = weak; j < present; j++) next = Math.min(next, cursors[inRange[j]!]!.doc);
     return next;
