@@ -218,6 +218,7 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
   const reader = openIndex(out);
   const openMs = performance.now() - t0;
   const rssAfterOpenMB = process.memoryUsage().rss / MB;
+  process.stderr.write(`  opened in ${openMs.toFixed(0)} ms, RSS ${rssAfterOpenMB.toFixed(0)} MB\n`);
   const texts = readFileSync(queriesFile, 'utf8')
     .split('\n')
     .filter((l) => l.includes('\t'))
@@ -251,6 +252,10 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
       mean: total / times.length,
       perSecond: (times.length / total) * 1000,
     });
+    // Each row as it ends (on stderr, which the bench passes through): a long run that has to be
+    // stopped still leaves its first rows.
+    const l = latencies.at(-1)!;
+    process.stderr.write(`  ${l.name}: p50 ${l.p50.toFixed(2)} ms, p95 ${l.p95.toFixed(2)} ms, ${l.perSecond.toFixed(1)} q/s; peak RSS so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
   }
   return { openMs, rssAfterOpenMB, latencies, peakRssMB: process.resourceUsage().maxRSS / 1024 };
 }
