@@ -10,8 +10,10 @@
  * distinct terms the passages actually use. It is written as JSONL, in chunks, under
  * `.cache/scale/` (ignored by git) and reused by later runs; it is never held in memory whole.
  *
- * Run: `npm run bench -- scale [--docs N] [--queries N] [--per-row N] [--budget MB] [--build-only] [--keep-index]`
- * (`--per-row`: queries timed per row, 200 by default).
+ * Run: `npm run bench -- scale [--docs N] [--queries N] [--per-row N] [--rows TEXT] [--budget MB] [--build-only | --serve-only] [--keep-index]`
+ * (`--per-row`: queries timed per row, 200 by default; `--rows bm25`: only the rows whose name
+ * contains the text; `--serve-only`: query the index a `--keep-index` run left, without building
+ * or deleting it).
  * Prints a table; no assertions.
  */
 import { execFileSync } from 'node:child_process';
@@ -211,11 +213,12 @@ interface ServeFigures {
   peakRssMB: number;
 }
 
-function childServe(out: string, queriesFile: string, perRow: number): ServeFigures {
+function childServe(out: string, queriesFile: string, perRow: number, rowFilter: string | undefined): ServeFigures {
   const t0 = performance.now();
   const reader = openIndex(out);
   const openMs = performance.now() - t0;
   const rssAfterOpenMB = process.memoryUsage().rss / MB;
+  process.stderr.write(`  opened in ${openMs.toFixed(0)} ms, RSS ${rssAfterOpenMB.toFixed(0)} MB\n`);
   const texts = readFileSync(queriesFile, 'utf8')
     .split('\n')
     .filter((l) => l.includes('\t'))
@@ -229,7 +232,7 @@ function childServe(out: string, queriesFile: string, perRow: number): ServeFigu
     { name: 'ql #combine(… #1 …) top 1000', scorer: 'ql', k: 1000, query: (w) => `#combine(${w.join(' ')} #1(${w[0]} ${w[1]}))`, limit: perRow },
   ];
   const latencies: Latency[] = [];
-  for (const row of rows) {
+  for (const row of rows.filter((r) => rowFilter === undefined || r.name.includes(rowFilter))) {
     const asts = texts.slice(0, row.limit).map((w) => parseIndri(row.query(w)).ast);
     for (const ast of asts.slice(0, 20)) search(reader, ast, { scorer: row.scorer, k: row.k });
     const times: number[] = [];
@@ -249,6 +252,10 @@ function childServe(out: string, queriesFile: string, perRow: number): ServeFigu
       mean: total / times.length,
       perSecond: (times.length / total) * 1000,
     });
+    // Each row as it ends (on stderr, which the bench passes through): a long run that has to be
+    // stopped still leaves its first rows.
+    const l = latencies.at(-1)!;
+    process.stderr.write(`  ${l.name}: p50 ${l.p50.toFixed(2)} ms, p95 ${l.p95.toFixed(2)} ms, ${l.perSecond.toFixed(1)} q/s; peak RSS so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
   }
   return { openMs, rssAfterOpenMB, latencies, peakRssMB: process.resourceUsage().maxRSS / 1024 };
 }
@@ -267,15 +274,16 @@ if (child === 'build') {
   const budget = option('--budget');
   console.log(JSON.stringify(await childBuild(option('--corpus')!, option('--out')!, budget ? Number(budget) : undefined)));
 } else if (child === 'serve') {
-  console.log(JSON.stringify(childServe(option('--out')!, option('--queries')!, Number(option('--per-row')))));
+  console.log(JSON.stringify(childServe(option('--out')!, option('--queries')!, Number(option('--per-row')), option('--rows'))));
 } else {
   const docs = Number(option('--docs') ?? MS_MARCO_PASSAGES);
   const numQueries = Number(option('--queries') ?? 2000);
   const perRow = Math.min(numQueries, Number(option('--per-row') ?? 200));
   const budget = option('--budget');
   if (!Number.isInteger(docs) || docs < 1 || !Number.isInteger(numQueries) || numQueries < 20) {
-    throw new Error('usage: npm run bench -- scale [--docs N] [--queries N ≥ 20] [--per-row N] [--budget MB] [--build-only] [--keep-index]');
+    throw new Error('usage: npm run bench -- scale [--docs N] [--queries N ≥ 20] [--per-row N] [--rows TEXT] [--budget MB] [--build-only | --serve-only] [--keep-index]');
   }
+  const serveOnly = process.argv.includes('--serve-only');
   const files = generate(docs, numQueries);
   const out = join(files.dir, 'index');
   const runChild = (args: string[]) => {
@@ -284,26 +292,32 @@ if (child === 'build') {
   };
   const f = (n: number, d = 1) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
   const GiB = 1024 * MB;
-  const build = runChild(['--child', 'build', '--corpus', files.corpus, '--out', out, ...(budget ? ['--budget', budget] : [])]) as BuildFigures;
-  console.log(`\nscale bench: ${f(build.docs, 0)} synthetic passages (MS MARCO shape), terrier profile${budget ? `, build budget ${budget} MB` : ''}`);
-  const table: [string, string][] = [
-    ['tokens (mean per passage)', `${f(build.tokens, 0)} (${f(build.tokens / build.docs)})`],
-    ['distinct analysed terms', f(build.terms, 0)],
-    ['postings', f(build.postings, 0)],
-    ['build time', `${f(build.seconds)} s`],
-    ['sorted runs merged', String(build.runs ?? '–')],
-    ['docs/s', f(build.docs / build.seconds, 0)],
-    ['bytes on disk (with store)', `${f(build.bytesOnDisk / GiB, 2)} GiB`],
-    ['bytes on disk (without store)', `${f((build.bytesOnDisk - build.storeBytes) / GiB, 2)} GiB`],
-    ['peak RSS of the build', `${f(build.peakRssMB, 0)} MB`],
-  ];
-  for (const [k, v] of table) console.log(`${k.padEnd(32)} ${v}`);
-  if (process.argv.includes('--build-only')) {
-    if (!process.argv.includes('--keep-index')) rmSync(out, { recursive: true, force: true });
-    process.exit(0);
+  if (serveOnly && !existsSync(out)) throw new Error(`--serve-only: no index at ${out} (build one with --keep-index first)`);
+  // With --serve-only the index is only read: it is neither rebuilt nor deleted.
+  const keepIndex = serveOnly || process.argv.includes('--keep-index');
+  if (!serveOnly) {
+    const build = runChild(['--child', 'build', '--corpus', files.corpus, '--out', out, ...(budget ? ['--budget', budget] : [])]) as BuildFigures;
+    console.log(`\nscale bench: ${f(build.docs, 0)} synthetic passages (MS MARCO shape), terrier profile${budget ? `, build budget ${budget} MB` : ''}`);
+    const table: [string, string][] = [
+      ['tokens (mean per passage)', `${f(build.tokens, 0)} (${f(build.tokens / build.docs)})`],
+      ['distinct analysed terms', f(build.terms, 0)],
+      ['postings', f(build.postings, 0)],
+      ['build time', `${f(build.seconds)} s`],
+      ['sorted runs merged', String(build.runs ?? '–')],
+      ['docs/s', f(build.docs / build.seconds, 0)],
+      ['bytes on disk (with store)', `${f(build.bytesOnDisk / GiB, 2)} GiB`],
+      ['bytes on disk (without store)', `${f((build.bytesOnDisk - build.storeBytes) / GiB, 2)} GiB`],
+      ['peak RSS of the build', `${f(build.peakRssMB, 0)} MB`],
+    ];
+    for (const [k, v] of table) console.log(`${k.padEnd(32)} ${v}`);
+    if (process.argv.includes('--build-only')) {
+      if (!keepIndex) rmSync(out, { recursive: true, force: true });
+      process.exit(0);
+    }
   }
-  const serve = runChild(['--child', 'serve', '--out', out, '--queries', files.queries, '--per-row', String(perRow)]) as ServeFigures;
-  if (!process.argv.includes('--keep-index')) rmSync(out, { recursive: true, force: true });
+  const rowFilter = option('--rows');
+  const serve = runChild(['--child', 'serve', '--out', out, '--queries', files.queries, '--per-row', String(perRow), ...(rowFilter ? ['--rows', rowFilter] : [])]) as ServeFigures;
+  if (!keepIndex) rmSync(out, { recursive: true, force: true });
   const served: [string, string][] = [
     ['open time', `${f(serve.openMs, 0)} ms`],
     ['RSS after open', `${f(serve.rssAfterOpenMB, 0)} MB`],

@@ -124,6 +124,8 @@ export interface BuildProgress {
    * postings into postings.bin and lexicon.bin) and `writing` (direct.bin and docs.bin).
    */
   phase?: BuildPhase;
+  /** In `merging` and `writing`: the share of that phase done, 0 to 1 (postings merged, documents written). */
+  phaseDone?: number;
 }
 
 export type BuildPhase = 'reading' | 'merging' | 'writing';
@@ -224,9 +226,10 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     // One more progress call after an event-loop turn: a cancel that arrived while the last
     // records were read (the language server's $/cancelRequest) is seen before the writing.
     // The merge then pauses the same way as each phase starts and every 65,536 terms or documents.
-    const pause = async (phase?: BuildPhase) => {
+    const pause = async (phase?: BuildPhase, phaseDone?: number) => {
       await new Promise((r) => setImmediate(r));
-      if (phase) last = { ...last, phase };
+      if (phase) last = { ...last, phase, phaseDone: 0 };
+      if (phaseDone !== undefined) last = { ...last, phaseDone };
       options.onProgress?.(last);
     };
     await pause();
@@ -495,9 +498,10 @@ async function writeIndexFiles(
   acc: AccumulatedRuns,
   storeEntry: FileManifestEntry,
   inputs: string[],
-  pause: (phase?: BuildPhase) => Promise<void>,
+  pause: (phase?: BuildPhase, phaseDone?: number) => Promise<void>,
 ): Promise<void> {
   const files: Record<string, FileManifestEntry> = { 'store.bin': storeEntry };
+  const phaseDone = (done: number) => pause(undefined, done);
   await pause('merging');
 
   const postings = new IndexFileStream(join(dir, 'postings.bin'), 'postings.bin', buildId);
@@ -549,7 +553,7 @@ async function writeIndexFiles(
       numTerms++;
       numPostings += df;
     },
-    pause,
+    phaseDone,
   );
   if (numTerms > 0) closeTermBlock(blockFirstTerm);
   files['postings.bin'] = postings.finish();
@@ -606,7 +610,7 @@ async function writeIndexFiles(
       directOffset += directBytes;
       storeOffset += doc.storeBytes;
     },
-    pause,
+    phaseDone,
   );
   files['direct.bin'] = direct.finish();
   const numBlocks = Math.ceil(acc.numDocs / DOCS_PER_BLOCK);

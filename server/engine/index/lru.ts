@@ -17,8 +17,8 @@ export function cached<T>(cache: Map<number, T>, size: number, key: number, load
  * scale where one common term's decoded postings take hundreds of megabytes, a bound in entries
  * alone would let a session hold gigabytes. A value larger than the whole budget is not kept.
  */
-export class ByteBoundedCache<T> {
-  private readonly entries = new Map<number, { value: T; bytes: number }>();
+export class ByteBoundedCache<T, K = number> {
+  private readonly entries = new Map<K, { value: T; bytes: number }>();
   private total = 0;
 
   constructor(
@@ -27,7 +27,7 @@ export class ByteBoundedCache<T> {
     private readonly sizeOf: (value: T) => number,
   ) {}
 
-  get(key: number, load: () => T): T {
+  get(key: K, load: () => T): T {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
       this.entries.delete(key);

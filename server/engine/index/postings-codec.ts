@@ -400,12 +400,18 @@ export const END_OF_POSTINGS = 0x7fffffff;
 /**
  * A position in one term's postings for document-at-a-time evaluation: `doc` and `tf` of the
  * current posting (doc = END_OF_POSTINGS after the last), decoding one block at a time.
+ *
+ * `skipTo` moves without decoding (block-max pruning skips whole regions of documents): until
+ * `decode()`, or any other move, `doc` is only a lower bound of the current posting's document
+ * and `tf` is not read.
  */
 export class PostingCursor {
   doc = -1;
   tf = 0;
   /** The block the cursor is in (numBlocks when exhausted). */
   block = -1;
+  /** False after `skipTo` moved into a block that is not decoded yet. */
+  decoded = true;
   private i = 0;
   private n = 0;
   private readonly docs = new Int32Array(BLOCK_SIZE);
@@ -417,6 +423,7 @@ export class PostingCursor {
 
   /** Moves to the next posting. */
   next(): void {
+    if (!this.decoded) this.decode();
     if (++this.i < this.n) {
       this.doc = this.docs[this.i]!;
       this.tf = this.tfs[this.i]!;
@@ -427,6 +434,7 @@ export class PostingCursor {
 
   /** Moves to the first posting whose doc is ≥ target (never backwards). */
   advance(target: number): void {
+    if (!this.decoded) this.decode();
     if (this.doc >= target) return;
     const last = this.postings.blockLastDoc;
     if (this.block < this.postings.numBlocks && last[this.block]! < target) {
@@ -434,6 +442,37 @@ export class PostingCursor {
       if (this.doc >= target) return;
     }
     while (this.doc < target) this.next();
+  }
+
+  /**
+   * Moves towards the first posting whose doc is ≥ target, decoding nothing: into the block that
+   * holds it, with `doc` = target as a lower bound (a decoded block is scanned as by `advance`).
+   */
+  skipTo(target: number): void {
+    if (this.doc >= target) return;
+    const numBlocks = this.postings.numBlocks;
+    if (this.block < numBlocks && this.postings.blockLastDoc[this.block]! >= target) {
+      if (this.decoded) while (this.doc < target) this.next();
+      else this.doc = target;
+      return;
+    }
+    const b = this.blockFor(target, this.block + 1);
+    if (b >= numBlocks) {
+      this.load(b);
+      return;
+    }
+    this.block = b;
+    this.decoded = false;
+    this.doc = target;
+    this.tf = 0;
+  }
+
+  /** Decodes the block `skipTo` left undecoded and moves to its first posting ≥ the lower bound. */
+  decode(): void {
+    if (this.decoded) return;
+    const bound = this.doc;
+    this.load(this.block);
+    while (this.doc < bound) this.next();
   }
 
   /** The first block from `from` on whose last doc is ≥ target (numBlocks when none): no decoding. */
@@ -451,6 +490,7 @@ export class PostingCursor {
 
   private load(block: number): void {
     this.block = block;
+    this.decoded = true;
     if (block >= this.postings.numBlocks) {
       this.block = this.postings.numBlocks;
       this.doc = END_OF_POSTINGS;

@@ -482,18 +482,21 @@ class RunCursor {
  * Merges the runs' postings: calls `write` once per term, in term order (JS string order),
  * with its whole posting list, and returns, for each run, its local term ids mapped to the
  * final ones (the term's rank in the merged vocabulary). `pause` is awaited every so many terms
- * (a long merge stays cancellable).
+ * (a long merge stays cancellable) and each time another 1% of the postings is merged, with the
+ * share merged (positions, or impacts, merged out of the collection's: Σ cf = the token count).
  */
 export async function mergeRunPostings(
   acc: AccumulatedRuns,
   write: (term: MergedTerm) => void,
-  pause: () => Promise<void>,
+  pause: (done: number) => Promise<void>,
 ): Promise<Int32Array[]> {
   const cursors = acc.runs.map((r, i) => new RunCursor(i, r.postings, acc.positions));
   const finalIds = acc.runs.map((r) => new Int32Array(r.numTerms));
   const docs = new GrowableInt32(1 << 16);
   const tfs = new GrowableInt32(1 << 16);
   const positions = new GrowableInt32(1 << 16);
+  const progress = new PhaseProgress(acc.totalTokens);
+  let merged = 0;
   for (let t = 0; ; t++) {
     let term: string | null = null;
     for (const c of cursors) if (c.term !== null && (term === null || c.term < term)) term = c.term;
@@ -512,9 +515,27 @@ export async function mergeRunPostings(
       c.readInto(docs, tfs, positions);
     }
     write({ term, df, cf, docs: docs.view(), tfs: tfs.view(), positions: positions.view() });
-    if ((t + 1) % 65536 === 0) await pause();
+    merged += cf;
+    if (progress.due(merged, (t + 1) % 65536 === 0)) await pause(progress.done);
   }
+  if (progress.due(acc.totalTokens, true)) await pause(progress.done);
   return finalIds;
+}
+
+/** The share of a phase done, reported (`due`) each time it passes another 1%, or when asked. */
+class PhaseProgress {
+  /** The share last reported. */
+  done = -1;
+
+  constructor(private readonly total: number) {}
+
+  /** True when `count` is worth reporting (a synchronous check: the loops call it for every term or document). */
+  due(count: number, always: boolean): boolean {
+    const done = this.total > 0 ? Math.min(1, count / this.total) : 1;
+    if (!always && done < this.done + 0.01) return false;
+    this.done = done;
+    return true;
+  }
 }
 
 export interface MergedDocument {
@@ -535,8 +556,9 @@ export async function forEachRunDocument(
   acc: AccumulatedRuns,
   finalIds: Int32Array[],
   visit: (doc: MergedDocument) => void,
-  pause: () => Promise<void>,
+  pause: (done: number) => Promise<void>,
 ): Promise<void> {
+  const progress = new PhaseProgress(acc.numDocs);
   let termIds = new Int32Array(256);
   let tfs = new Int32Array(256);
   let doc = 0;
@@ -573,10 +595,12 @@ export async function forEachRunDocument(
           tfs[j] = reader.varint();
         }
         visit({ docno, length, extField, extBegin, extEnd, storeBytes, termIds: termIds.subarray(0, n), tfs: tfs.subarray(0, n) });
-        if (++doc % 65536 === 0) await pause();
+        ++doc;
+        if (progress.due(doc, doc % 65536 === 0)) await pause(progress.done);
       }
     } finally {
       reader.close();
     }
   }
+  if (progress.due(acc.numDocs, true)) await pause(progress.done);
 }

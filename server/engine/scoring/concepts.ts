@@ -7,7 +7,14 @@
  * Two ways to get a frequency, on purpose: `tfInDocument` evaluates one document from the
  * raw postings (scoreDocument, explain), `materialize` builds the concept's whole posting
  * list once (search's document-at-a-time loop). The differential tests compare them.
+ *
+ * Memory: an evaluator memoises the lists it reads until `release()`; a compiled query
+ * (prepared.ts) releases after each operation, so a query kept alive (an editor's query file, a
+ * bench's list of queries) pins no decoded list. Between operations, lists live only in
+ * byte-bounded caches shared by every query on the reader: the reader's posting caches
+ * (source-reader.ts) and the materialisations here.
  */
+import { ByteBoundedCache } from '../index/lru.js';
 import type { IndexReader, PostingList } from '../index/reader.js';
 import {
   bandExtents,
@@ -98,13 +105,51 @@ export interface ConceptPostings {
 
 const NO_DOCS = new Int32Array(0);
 
-/** Evaluates concepts against one index; caches postings and per-concept materializations. */
+/** Materialised concepts kept per reader between operations: bounded in bytes, like the reader's posting caches. */
+const MATERIALIZED_CACHE_ENTRIES = 1024;
+const MATERIALIZED_CACHE_BYTES = 256 << 20;
+const conceptPostingsBytes = (p: ConceptPostings) => p.docs.byteLength + p.tfs.byteLength;
+const sharedMaterializations = new WeakMap<IndexReader, ByteBoundedCache<ConceptPostings, string>>();
+
+/** The reader's shared cache of materialised concepts (by concept key). */
+export function materializationCache(reader: IndexReader): ByteBoundedCache<ConceptPostings, string> {
+  let cache = sharedMaterializations.get(reader);
+  if (!cache) sharedMaterializations.set(reader, (cache = new ByteBoundedCache(MATERIALIZED_CACHE_ENTRIES, MATERIALIZED_CACHE_BYTES, conceptPostingsBytes)));
+  return cache;
+}
+
+/**
+ * Evaluates concepts against one index. Postings and materialisations read are memoised until
+ * `release()` (so one operation reads each list once); materialisations are also offered to a
+ * byte-bounded cache shared by the reader's evaluators (`shared`, by default the reader's), which
+ * outlives `release()`.
+ */
 export class ConceptEvaluator {
   private readonly postingCache = new Map<string, PostingList | null>();
   private readonly materialized = new Map<string, ConceptPostings>();
   private readonly synGroups = new WeakMap<ConceptSpec, SynGroup[] | null>();
+  private readonly shared: ByteBoundedCache<ConceptPostings, string>;
 
-  constructor(readonly reader: IndexReader) {}
+  constructor(
+    readonly reader: IndexReader,
+    shared?: ByteBoundedCache<ConceptPostings, string>,
+  ) {
+    this.shared = shared ?? materializationCache(reader);
+  }
+
+  /** Forgets the lists memoised since the last release (they stay in the bounded shared caches). */
+  release(): void {
+    this.postingCache.clear();
+    this.materialized.clear();
+  }
+
+  /** Bytes of decoded lists this evaluator alone keeps alive (its memo; not the shared caches). */
+  retainedBytes(): number {
+    let bytes = 0;
+    for (const p of this.postingCache.values()) if (p) bytes += p.docs.byteLength + p.tfs.byteLength + p.posStart.byteLength + p.positions.byteLength;
+    for (const m of this.materialized.values()) bytes += conceptPostingsBytes(m);
+    return bytes;
+  }
 
   postings(term: string): PostingList | null {
     let p = this.postingCache.get(term);
@@ -224,8 +269,15 @@ export class ConceptEvaluator {
   /** The concept's posting list over the whole collection, with exact df and cf. */
   materialize(spec: ConceptSpec): ConceptPostings {
     const key = conceptKey(spec);
-    const cached = this.materialized.get(key);
-    if (cached) return cached;
+    let result = this.materialized.get(key);
+    if (!result) {
+      result = this.shared.get(key, () => this.build(spec));
+      this.materialized.set(key, result);
+    }
+    return result;
+  }
+
+  private build(spec: ConceptSpec): ConceptPostings {
     let result: ConceptPostings;
     const p = spec.kind === 'term' && !spec.fields?.length ? this.postings(spec.term) : null;
     const groups = spec.kind === 'syn' ? this.groupsOf(spec) : null;
@@ -248,7 +300,6 @@ export class ConceptEvaluator {
       }
       result = { docs: Int32Array.from(docs), tfs: Float64Array.from(tfs), df: docs.length, cf };
     }
-    this.materialized.set(key, result);
     return result;
   }
 

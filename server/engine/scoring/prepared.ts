@@ -190,7 +190,10 @@ interface Evaluation {
 
 interface ConceptRuntime {
   info: ConceptInfo;
-  /** Materialized on first use: a pruned search of plain terms reads block postings instead. */
+  /**
+   * Materialized when a search needs it (a pruned search of plain terms reads block postings
+   * instead), from the evaluator: kept only until the operation ends (concepts.ts, Memory).
+   */
   postings: () => ConceptPostings;
   /** bm25: idf · ... factors that do not depend on the document. */
   idf: number;
@@ -200,8 +203,8 @@ interface ConceptRuntime {
   missing: boolean;
   /** bm25-lucene phrases: the terms' idfs, whose float sum is the phrase idf. */
   termIdfs?: { term: string; idf: number }[];
-  /** bm25f: the concept's postings inside each field, in `bm25fFields` order. */
-  fieldPostings?: ConceptPostings[];
+  /** bm25f: the concept restricted to each field, in `bm25fFields` order (its per-field tf comes from these). */
+  fieldSpecs?: ConceptSpec[];
 }
 
 export class PreparedQuery {
@@ -278,6 +281,22 @@ export class PreparedQuery {
     this.qlNeedsEligibility = this.root !== null && planHas(this.root, (n) => n.kind === 'filter' || (n.kind === 'group' && n.items.some((it) => it.occur !== 'should')));
     this.qlFast = p.scorer === 'ql' && this.root ? this.compileQlFast(this.root) : null;
     this.pureBag = this.root !== null && !planHas(this.root, (n) => n.kind === 'filter' || n.kind === 'all' || (n.kind === 'group' && n.op === 'bool'));
+    // The statistics are numbers now: the lists read for them are not kept with the query.
+    this.evaluator.release();
+  }
+
+  /** Runs one public operation, then lets go of the lists it decoded (concepts.ts, Memory). */
+  private released<T>(operation: () => T): T {
+    try {
+      return operation();
+    } finally {
+      this.evaluator.release();
+    }
+  }
+
+  /** Bytes of decoded posting lists this compiled query keeps alive between operations (0: it keeps none). */
+  retainedBytes(): number {
+    return this.evaluator.retainedBytes();
   }
 
   /**
@@ -319,8 +338,7 @@ export class PreparedQuery {
     // not read until a search needs it.
     const spec = c.spec;
     const plainTerm = spec.kind === 'term' && !spec.fields?.length ? this.reader.termStats(spec.term) ?? { df: 0, cf: 0 } : null;
-    let materialized: ConceptPostings | undefined;
-    const postingsOf = () => (materialized ??= this.evaluator.materialize(spec));
+    const postingsOf = () => this.evaluator.materialize(spec);
     const postings = plainTerm ?? postingsOf();
     const heuristic = p.windowStats === 'terrier-heuristic' && isWindowLike(c.spec);
     // Terrier's PhraseOp/UnorderedWindowOp statistics (after Ivory): df = N/100, cf = 2·df (SEMANTICS.md §2.2).
@@ -344,13 +362,13 @@ export class PreparedQuery {
     let qtwFactor = 0;
     let pc = 0;
     let termIdfs: { term: string; idf: number }[] | undefined;
-    let fieldPostings: ConceptPostings[] | undefined;
+    let fieldSpecs: ConceptSpec[] | undefined;
     if (p.scorer === 'bm25' || p.scorer === 'bm25f') {
       idf = terrierIdf(df, this.numDocs);
       if (this.bm25fFields) {
-        const fp = this.bm25fFields.map((f) => this.evaluator.materialize(conceptInField(c.spec, f.name)));
+        fieldSpecs = this.bm25fFields.map((f) => conceptInField(c.spec, f.name));
+        const fp = fieldSpecs.map((fs) => this.evaluator.materialize(fs));
         info.fieldStats = this.bm25fFields.map((f, i) => ({ field: f.name, w: f.w, c: f.c, avglen: f.avglen, df: fp[i]!.df, cf: fp[i]!.cf }));
-        fieldPostings = fp;
       }
       const qtw = this.maxWeight > 0 ? c.weight / this.maxWeight : 0;
       qtwFactor = terrierQtwFactor(qtw, p.k3);
@@ -362,7 +380,7 @@ export class PreparedQuery {
       const phraseTerms =
         spec.kind === 'window' && spec.phrase ? spec.children.map((t) => (t.kind === 'term' ? t.term : '')) : spec.kind === 'sloppy' ? spec.terms : null;
       if (phraseTerms) {
-        termIdfs = phraseTerms.map((term) => ({ term, idf: luceneIdf(this.evaluator.materialize({ kind: 'term', term }).df, this.docCount) }));
+        termIdfs = phraseTerms.map((term) => ({ term, idf: luceneIdf(this.reader.termStats(term)?.df ?? 0, this.docCount) }));
         idf = lucenePhraseIdf(termIdfs.map((t) => t.idf));
       } else idf = luceneIdf(df, this.docCount);
       info.idf = idf;
@@ -370,13 +388,17 @@ export class PreparedQuery {
       pc = collectionProbability(cf, this.totalTokens);
       info.collectionProbability = pc;
     }
-    return { info, postings: postingsOf, idf, qtwFactor, pc, missing, termIdfs, fieldPostings };
+    return { info, postings: postingsOf, idf, qtwFactor, pc, missing, termIdfs, fieldSpecs };
   }
 
   // ---- public operations --------------------------------------------------------------------
 
   /** Document-at-a-time over the concepts' posting lists with a top-k heap. */
   search(k = 1000): SearchResult {
+    return this.released(() => this.searchTopK(k));
+  }
+
+  private searchTopK(k: number): SearchResult {
     const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
     let matchedDocs = 0;
     const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
@@ -396,8 +418,9 @@ export class PreparedQuery {
       });
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
-    const docs = this.rt.map((r) => r.postings().docs);
-    const tfs = this.rt.map((r) => r.postings().tfs);
+    const lists = this.rt.map((r) => r.postings());
+    const docs = lists.map((l) => l.docs);
+    const tfs = lists.map((l) => l.tfs);
     const cursor = new Int32Array(n);
     const current = new Float64Array(n);
     const tfOf: TfOf = (c) => current[c]!;
@@ -512,12 +535,16 @@ export class PreparedQuery {
   scoreDocument(doc: number): number | null {
     this.checkDoc(doc);
     if (!this.root) return null;
-    const e = this.evaluate(doc, this.directTf(doc), false);
+    const e = this.released(() => this.evaluate(doc, this.directTf(doc), false));
     return e.matched ? e.score : null;
   }
 
   /** The explanation of any document's score; `matched` says whether search would return it. */
   explain(doc: number): ExplainNode {
+    return this.released(() => this.explainDocument(doc));
+  }
+
+  private explainDocument(doc: number): ExplainNode {
     this.checkDoc(doc);
     if (!this.root) return { value: 0, description: 'empty query: nothing to score', children: [], matched: false };
     const e = this.evaluate(doc, this.directTf(doc), true);
@@ -539,7 +566,7 @@ export class PreparedQuery {
   conceptFrequencies(doc: number): Float64Array {
     this.checkDoc(doc);
     const tfOf = this.directTf(doc);
-    return Float64Array.from(this.rt, (_, c) => (this.rt[c]!.missing ? 0 : tfOf(c)));
+    return this.released(() => Float64Array.from(this.rt, (_, c) => (this.rt[c]!.missing ? 0 : tfOf(c))));
   }
 
   /** Every matching document scored one by one (the reference the differential tests use). */
@@ -644,9 +671,10 @@ export class PreparedQuery {
         continue;
       }
       if (fields) {
-        const tfs = r.fieldPostings!.map((fp) => {
-          const i = indexOfDoc(fp.docs, doc);
-          return i < 0 ? 0 : fp.tfs[i]!;
+        // As the field's materialised list would give it: documents where it is not positive are absent.
+        const tfs = r.fieldSpecs!.map((fs) => {
+          const t = this.evaluator.tfInDocument(fs, doc);
+          return t > 0 ? t : 0;
         });
         const w = bm25fWeight(bm25fTfn(fields, tfs, lens!), r.idf, r.info.qtw!, p.k1, p.k3);
         score += w;
@@ -752,7 +780,7 @@ export class PreparedQuery {
               r.idf,
               `idf = Σ idf(t) over the phrase's terms = ${r.termIdfs.map((t) => fmt(t.idf)).join(' + ')} = ${fmt(r.idf)}`,
               r.termIdfs.map((t) => {
-                const n = explainLuceneIdf(this.evaluator.materialize({ kind: 'term', term: t.term }).df, this.docCount, t.idf);
+                const n = explainLuceneIdf(this.reader.termStats(t.term)?.df ?? 0, this.docCount, t.idf);
                 n.description = `${t.term}: ${n.description}`;
                 return n;
               }),

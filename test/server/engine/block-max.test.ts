@@ -1,0 +1,182 @@
+/**
+ * Block-max skipping inside the essential lists (scoring/pruning.ts): on random long posting
+ * lists (many blocks) with a small k, the pruned top k equals scoring every document, to the bit
+ * and in the same tie order, while whole ranges of the essential lists are passed without
+ * decoding their blocks. Then the cursor's undecoded moves (skipTo / decode) against advance.
+ * Bounded: fixed seeds, well under a second each.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { BLOCK_SIZE, ListBlockPostings, PostingCursor, END_OF_POSTINGS, type BlockPostings } from '../../../server/engine/index/postings-codec.js';
+import type { PostingList } from '../../../server/engine/index/reader.js';
+import { maxScoreSearch, type PrunableTerm } from '../../../server/engine/scoring/pruning.js';
+import { TopK } from '../../../server/engine/scoring/ranking.js';
+import { terrierBm25, terrierTfComponent } from '../../../server/engine/scoring/terrier-bm25.js';
+import { seededRandom } from '../../support/random.js';
+
+/** Block postings that count the blocks decoded. */
+class CountingPostings implements BlockPostings {
+  decoded = 0;
+  constructor(private readonly inner: BlockPostings) {}
+  get df() {
+    return this.inner.df;
+  }
+  get numBlocks() {
+    return this.inner.numBlocks;
+  }
+  get blockLastDoc() {
+    return this.inner.blockLastDoc;
+  }
+  get blockMaxTf() {
+    return this.inner.blockMaxTf;
+  }
+  get blockMinDocLength() {
+    return this.inner.blockMinDocLength;
+  }
+  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
+    this.decoded++;
+    return this.inner.decodeBlock(b, docs, tfs);
+  }
+}
+
+function randomList(rnd: () => number, numDocs: number, density: number, maxTf: number): PostingList {
+  const docs: number[] = [];
+  const tfs: number[] = [];
+  for (let d = 0; d < numDocs; d++) {
+    if (rnd() < density) {
+      docs.push(d);
+      // Mostly tf 1, rarely large: a few blocks stand out, as with real terms.
+      tfs.push(rnd() < 0.9 ? 1 : 1 + Math.floor(rnd() * maxTf));
+    }
+  }
+  const df = docs.length;
+  return { docs: Int32Array.from(docs), tfs: Int32Array.from(tfs), posStart: new Int32Array(df), positions: new Int32Array(0) };
+}
+
+interface Run {
+  hits: { doc: number; score: number }[];
+  decoded: number;
+  totalBlocks: number;
+  skippedRanges: number;
+  considered: number;
+}
+
+/** A pruned run and the exhaustive top k of the same weighted BM25 sum. */
+function runBoth(seed: number, numDocs: number, densities: number[], k: number): { pruned: Run; exhaustive: { doc: number; score: number }[] } {
+  const rnd = seededRandom(seed);
+  // Lengths that vary by region (as when a collection is stored by source), so that block maxima differ.
+  const regionLength = Array.from({ length: Math.ceil(numDocs / 3000) }, () => 5 + Math.floor(rnd() * rnd() * 200));
+  const docLengths = Int32Array.from({ length: numDocs }, (_, d) => regionLength[Math.floor(d / 3000)]! + Math.floor(rnd() * 20));
+  const avgdl = docLengths.reduce((a, b) => a + b, 0) / numDocs;
+  const lists = densities.map((d) => randomList(rnd, numDocs, d, 6));
+  const idfs = lists.map((l) => Math.log2((numDocs - l.docs.length + 0.5) / (l.docs.length + 0.5)));
+  const qtwf = lists.map(() => 0.5 + Math.floor(rnd() * 4) / 2);
+  const termScore = (c: number) => (tf: number, dl: number) => terrierBm25(idfs[c]!, terrierTfComponent(tf, dl, avgdl, 1.2, 0.75), qtwf[c]!);
+  const scorers = lists.map((_, c) => termScore(c));
+  // Ties: docno ranks collide in pairs, so equal float32 scores order by them.
+  const rankOf = (doc: number) => (doc * 7919) % numDocs;
+  const scoreOf = (tfOf: (c: number) => number, dl: number) => {
+    let s = 0;
+    for (let c = 0; c < lists.length; c++) {
+      const tf = tfOf(c);
+      if (tf > 0) s += scorers[c]!(tf, dl);
+    }
+    return s;
+  };
+
+  const counting = lists.map((l) => new CountingPostings(new ListBlockPostings(l, docLengths)));
+  const terms: PrunableTerm[] = counting.map((postings, c) => ({ concept: c, postings, score: scorers[c]!, ...(idfs[c]! < 0 ? { neverPositive: true } : {}) }));
+  const top = new TopK(k, rankOf);
+  const current = new Float64Array(lists.length);
+  const stats = maxScoreSearch(terms, current, top, (d) => docLengths[d]!, (doc) => {
+    const score = scoreOf((c) => current[c]!, docLengths[doc]!);
+    if (top.wouldEnter(score)) top.offer(doc, score);
+  });
+
+  const all = new TopK(k, rankOf);
+  const tfByDoc = lists.map((l) => {
+    const m = new Map<number, number>();
+    l.docs.forEach((d, i) => m.set(d, l.tfs[i]!));
+    return m;
+  });
+  for (let doc = 0; doc < numDocs; doc++) {
+    if (!tfByDoc.some((m) => m.has(doc))) continue;
+    all.offer(doc, scoreOf((c) => tfByDoc[c]!.get(doc) ?? 0, docLengths[doc]!));
+  }
+  const docno = (d: number) => String(d);
+  return {
+    pruned: {
+      hits: top.sorted(docno).map((h) => ({ doc: h.doc, score: h.score })),
+      decoded: counting.reduce((a, p) => a + p.decoded, 0),
+      totalBlocks: counting.reduce((a, p) => a + p.numBlocks, 0),
+      skippedRanges: stats.skippedRanges,
+      considered: stats.considered,
+    },
+    exhaustive: all.sorted(docno).map((h) => ({ doc: h.doc, score: h.score })),
+  };
+}
+
+function expectSame(a: { doc: number; score: number }[], b: { doc: number; score: number }[]): void {
+  expect(a.length).toBe(b.length);
+  for (let i = 0; i < a.length; i++) {
+    if (a[i]!.doc !== b[i]!.doc || !Object.is(a[i]!.score, b[i]!.score)) throw new Error(`rank ${i + 1}: pruned ${a[i]!.doc} ${a[i]!.score}, exhaustive ${b[i]!.doc} ${b[i]!.score}`);
+  }
+}
+
+describe('block-max skipping in the essential lists', () => {
+  it('a query of Zipfian terms, k = 10: same top k, whole ranges passed, most blocks never decoded', () => {
+    const { pruned, exhaustive } = runBoth(1, 200_000, [0.37, 0.29, 0.085, 0.018, 0.0013], 10);
+    expectSame(pruned.hits, exhaustive);
+    expect(pruned.skippedRanges).toBeGreaterThan(10);
+    // Pruning as a whole leaves most blocks undecoded.
+    expect(pruned.decoded).toBeLessThan(pruned.totalBlocks / 3);
+  });
+
+  it('random lists, densities and k (fixed seed): pruned equals exhaustive', () => {
+    let skipped = 0;
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.array(fc.constantFrom(0.6, 0.3, 0.1, 0.03, 0.005), { minLength: 1, maxLength: 5 }),
+        fc.constantFrom(1, 2, 5, 10, 50, 200),
+        (seed, densities, k) => {
+          const { pruned, exhaustive } = runBoth(seed, 20_000, densities, k);
+          expectSame(pruned.hits, exhaustive);
+          skipped += pruned.skippedRanges;
+        },
+      ),
+      { seed: 1313, numRuns: 60 },
+    );
+    expect(skipped).toBeGreaterThan(100);
+  });
+});
+
+describe('PostingCursor.skipTo moves without decoding', () => {
+  it('lands where advance lands, once decoded, and decodes nothing on the way', () => {
+    const rnd = seededRandom(5);
+    const list = randomList(rnd, 50_000, 0.2, 4);
+    const docLengths = new Int32Array(50_000).fill(10);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 3 * BLOCK_SIZE * 5 }), { minLength: 1, maxLength: 40 }), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }), (steps, shallow) => {
+        const counting = new CountingPostings(new ListBlockPostings(list, docLengths));
+        const a = new PostingCursor(counting);
+        const b = new PostingCursor(new ListBlockPostings(list, docLengths));
+        let target = 0;
+        for (let s = 0; s < steps.length; s++) {
+          target += steps[s]!;
+          if (shallow[s]) {
+            const before = counting.decoded;
+            a.skipTo(target);
+            expect(counting.decoded).toBe(before);
+            expect(a.doc).toBeGreaterThanOrEqual(Math.min(target, END_OF_POSTINGS));
+            if (s % 3 === 0) a.decode();
+          } else a.advance(target);
+          b.advance(target);
+          if (!a.decoded) a.decode();
+          expect([a.doc, a.tf]).toEqual([b.doc, b.tf]);
+        }
+      }),
+      { seed: 77, numRuns: 100 },
+    );
+  });
+});
