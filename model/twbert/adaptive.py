@@ -50,9 +50,12 @@ FOLDS = WORK / "adaptive-folds"
 
 # gate_lr: the learning rate of the expansion gate and scale, relative to `lr` (they start at "Bo1 as it is" and
 # would barely move in a few hundred steps at the head's rate).
+# gate_loss: the weight of a per-query loss that tells the gate, on the Bo1-expanded training queries, whether Bo1
+# helped that query (untrained model: phrase rule + Bo1 against the phrase rule alone, AP of the query): target
+# g = 1 where it helped, g = 0 where it hurt (the ranking losses say little about how much to expand a query).
 GRID = [
-    {"bound": 1.0, "context": c, "lr": lr, "expanded": 0.5, "gate_lr": g}
-    for g in (1.0, 10.0) for c in (True, False) for lr in (2e-3, 5e-4)
+    {"bound": 1.0, "context": c, "lr": lr, "expanded": 0.5, "gate_lr": g, "gate_loss": a}
+    for a in (0.0, 1.0) for g in (1.0, 10.0) for c in (True, False) for lr in (2e-3, 5e-4)
 ]
 EPOCHS = 6
 EPOCH_QUERIES = 320
@@ -106,8 +109,28 @@ def gains(model, evaluate: dict) -> dict:
     return out
 
 
+def expansion_targets(plain: list, expanded: list) -> dict:
+    """id(expanded query) -> 1.0 where the untrained model (phrase rule + Bo1's weights) ranks the query better than
+    the phrase rule without expansion (AP), 0.0 where worse, 0.5 on a tie (the gate loss's targets, halved)."""
+    untrained = {}
+    by_qid = {q.qid: q for q in plain}
+    model = None
+    out = {}
+    for q in expanded:
+        p = by_qid.get(q.qid)
+        if p is None or q.judged_relevant == 0:
+            continue
+        if model is None:
+            model = new_model(q.rows[0].feats.shape[-1], {"bound": 1.0, "context": False})
+            untrained = predict_all(model, expanded)
+        with_bo1 = loco.aps_of([q], lambda x: untrained[id(x)])[0]
+        without = loco.aps_of([p], loco.phrase_weights)[0]
+        out[id(q)] = 1.0 if with_bo1 > without + 1e-9 else 0.0 if with_bo1 < without - 1e-9 else 0.5
+    return out
+
+
 def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, seed: int, evaluate: dict | None = None,
-          states: list | None = None):
+          states: list | None = None, targets: dict | None = None):
     """Trains on the collections `names`; history[e] = gains() after e epochs (e = 0: untrained), states[e] likewise."""
     seed_all(seed)
     rng = random.Random(seed)
@@ -141,6 +164,13 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
             for group in opt.param_groups:
                 group["lr"] = group["base_lr"] * (1.0 - step / total)
             loss = batch_loss(model, maxout, batch, rng)
+            if knobs.get("gate_loss", 0.0) > 0 and pool is with_bo1 and targets:
+                # The gate's per-query target: g/2 = sigmoid(γ) towards 0.5 (Bo1 as it is) or 0 (no expansion).
+                loco.predict_padded(model, batch)
+                rows = [qi for qi, q in enumerate(batch) for _ in q.rows]
+                t = torch.tensor([targets.get(id(batch[qi]), 0.5) * 0.5 for qi in rows], device=DEVICE)
+                gate_loss = torch.nn.functional.binary_cross_entropy_with_logits(model.last_gate_logit.squeeze(-1), t)
+                loss = gate_loss * knobs["gate_loss"] if loss is None else loss + gate_loss * knobs["gate_loss"]
             if loss is not None:
                 opt.zero_grad()
                 loss.backward()
@@ -151,6 +181,8 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
 
 
 def run_key(names, knobs) -> str:
+    # A knob at its neutral value (no gate loss) is left out of the key, so runs made before it existed stay valid.
+    knobs = {k: v for k, v in knobs.items() if not (k == "gate_loss" and v == 0.0)}
     return "+".join(sorted(names)) + "|" + json.dumps(knobs, sort_keys=True)
 
 
@@ -181,9 +213,12 @@ def main(argv=None):
     p.add_argument("--epochs", type=int, default=EPOCHS)
     p.add_argument("--epoch-queries", type=int, default=EPOCH_QUERIES)
     p.add_argument("--grid-limit", type=int, default=None, help="smoke tests: only the first N knob settings of GRID")
+    p.add_argument("--grid-pick", default=None, help="smoke tests: only these knob settings of GRID (comma-separated indices)")
     a = p.parse_args(argv)
     if a.grid_limit:
         GRID = GRID[: a.grid_limit]
+    if a.grid_pick:
+        GRID = [GRID[int(i)] for i in a.grid_pick.split(",")]
     DATA, RUNS, FOLDS, EPOCHS, EPOCH_QUERIES = Path(a.data_dir), Path(a.runs_dir), Path(a.folds_dir), a.epochs, a.epoch_queries
     loco.LOCO_DATA = DATA
     loco.CACHE = RUNS / "cache"
@@ -199,6 +234,11 @@ def main(argv=None):
     plain = {n: load_collection(n, encoder) for n in TRAINING + REPORTING}
     expanded = {n: load_collection(n, encoder, "-bo1") for n in TRAINING + REPORTING}
     uniform = {n: map_of(plain[n], uniform_weights) for n in plain}
+    targets = {}
+    for n in TRAINING:
+        targets.update(expansion_targets(plain[n], expanded[n]))
+    helped = [v for v in targets.values()]
+    log(logf, f"gate targets: Bo1 helps {sum(v == 1.0 for v in helped)}, hurts {sum(v == 0.0 for v in helped)}, ties {sum(v == 0.5 for v in helped)} of the training queries")
     bo1 = {n: map_of(expanded[n], bo1_weights) / uniform[n] - 1.0 for n in plain}
     log(logf, f"adaptive: {', '.join(f'{n} {len(v)}' for n, v in plain.items())} queries ({time.time() - t:.0f} s), device {DEVICE}; "
               "plain Bo1 (Python re-ranking) " + " ".join(f"{n} {g:+.4f}" for n, g in bo1.items()))
@@ -214,7 +254,7 @@ def main(argv=None):
             continue
         t = time.time()
         states = []
-        model, history = train(plain, expanded, names, knobs, EPOCHS, a.seed, {k: (plain[k], expanded[k], uniform[k])}, states)
+        model, history = train(plain, expanded, names, knobs, EPOCHS, a.seed, {k: (plain[k], expanded[k], uniform[k])}, states, targets)
         torch.save({"states": states, "head": model.head_config(), "knobs": knobs}, RUNS / f"fold.{k}.{GRID.index(knobs)}.pt")
         results[key] = history
         results_path.write_text(json.dumps(results))
@@ -245,7 +285,7 @@ def main(argv=None):
                         "description": f"{DESCRIPTION}; fold model: trained and selected without {k}"}, FOLDS / f"{k}.pt")
         log(logf, f"fold models in {FOLDS}")
     if a.stage == "ship":
-        model, _ = train(plain, expanded, TRAINING, knobs, epochs, a.seed)
+        model, _ = train(plain, expanded, TRAINING, knobs, epochs, a.seed, targets=targets)
         model = model.cpu()
         torch.save({"state": model.state_dict(), "head": model.head_config(), "knobs": knobs, "epochs": epochs,
                     "encoder": a.encoder, "provenance": loco.provenance(TRAINING, TRAINING), "description": DESCRIPTION}, a.out)

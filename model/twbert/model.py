@@ -341,7 +341,9 @@ class StatsTWBert(nn.Module):
         if self.expansion:
             vf = valid.to(h.dtype).unsqueeze(-1)
             pooled = (h * vf).sum(1) / vf.sum(1).clamp(min=1.0)  # [R, 2·dim]: the query as a whole
-            gate = 2.0 * torch.sigmoid(self.gate(pooled))  # [R, 1]
+            gate_logit = self.gate(pooled)  # [R, 1]
+            self.last_gate_logit = gate_logit  # read by adaptive.py's gate loss (training only)
+            gate = 2.0 * torch.sigmoid(gate_logit)
             is_exp = stats[..., len(STAT_NAMES)] > 0.5
             w_prime = stats[..., len(STAT_NAMES) + 1]
             expanded = self.expansion_log_scale.exp() * gate * w_prime

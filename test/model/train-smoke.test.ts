@@ -256,11 +256,12 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     const folds = join(work, 'adaptive-folds');
     const log = join(work, 'adaptive.log');
     const out = join(work, 'twbert-adaptive.pt');
-    await python(['-m', 'model.twbert.adaptive', 'ship', '--encoder', join(work, 'pre.pt'), '--data-dir', dataDir, '--runs-dir', runs, '--folds-dir', folds, '--epochs', '2', '--epoch-queries', '32', '--grid-limit', '1', '--out', out, '--log', log]);
+    await python(['-m', 'model.twbert.adaptive', 'ship', '--encoder', join(work, 'pre.pt'), '--data-dir', dataDir, '--runs-dir', runs, '--folds-dir', folds, '--epochs', '2', '--epoch-queries', '32', '--grid-pick', '8', '--out', out, '--log', log]);
     const text = readFileSync(log, 'utf8');
     // Seven left-out collections, each with a configuration (epochs 0 = untrained … 2) chosen on the other six.
     for (const name of collections.slice(0, 7)) expect(text).toMatch(new RegExp(`left out ${name}: chose .* x[012] .* -> its TW-BERT \\+ Bo1 gain [-+]\\d.*plain Bo1 [-+]\\d`));
-    expect(text).toMatch(/shipped configuration: /);
+    expect(text).toMatch(/shipped configuration: .*'gate_loss': 1\.0/);
+    expect(text).toMatch(/gate targets: Bo1 helps \d+, hurts \d+/);
     expect(text).toMatch(/reporting nfcorpus-test: uniform/);
     const selection = JSON.parse(readFileSync(join(runs, 'selection.json'), 'utf8')) as { outer: Record<string, { epochs: number }> };
     expect(Object.keys(selection.outer).sort()).toEqual(collections.slice(0, 7).sort());
