@@ -34,6 +34,23 @@ for (const query of PARITY_QUERIES) {
   const seg = segmentQuery(query, analyzer, { bigrams });
   const enc = await encodeQuery(tokenizer, seg, 128);
   const q = PARITY_QUERIES.indexOf(query);
-  const stats = seg.ngrams.map((g, j) => [1 + ((q * 7 + j * 3) % 10) / 2, 3 + ((q + j) % 5), g.terms.length === 2 ? (j % 4) / 4 : 0, (j % 11) / 10, ((q + 2 * j) % 7) / 6]);
+  // The last words of a query play Bo1 words (expansion 1, a w'); the query-level ones are the same on every n-gram.
+  const words = seg.ngrams.filter((g) => g.terms.length === 1).length;
+  const stats = seg.ngrams.map((g, j) => {
+    const expansion = g.terms.length === 1 && j >= Math.max(1, words - 2) ? 1 : 0;
+    return [
+      1 + ((q * 7 + j * 3) % 10) / 2,
+      3 + ((q + j) % 5),
+      g.terms.length === 2 ? (j % 4) / 4 : 0,
+      (j % 11) / 10,
+      ((q + 2 * j) % 7) / 6,
+      expansion,
+      g.terms.length === 1 ? ((q + 3 * j) % 5) / 8 : 0,
+      ((q + j) % 4) / 3,
+      ((2 * q + j) % 6) / 5,
+      (q % 5) / 4,
+      ((q + 1) % 3) / 2,
+    ];
+  });
   process.stdout.write(JSON.stringify({ query, terms: seg.ngrams.map((g) => g.terms), ids: enc.ids, ngrams: enc.ngramTokens, stats }) + '\n');
 }

@@ -20,12 +20,12 @@ from pathlib import Path
 import torch
 
 from .common import ARTIFACTS, MODEL_DIR, RECIPE_PROVENANCE, WORK, pad_batch, read_jsonl
-from .model import DeepCT, Encoder, EncoderConfig, StatsTWBert, TWBert
+from .model import ALL_STAT_NAMES, DeepCT, Encoder, EncoderConfig, StatsTWBert, TWBert
 
 INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask", "ngramOrder": "ngram_order"}
-# The collection-aware model (StatsTWBert) also reads each n-gram's statistics, [B,G,5] in this order.
+# The collection-aware model (StatsTWBert) also reads each n-gram's statistics, [B,G,S] in the order of its
+# `stat_names` (config.json `statistics.names`).
 STATS_INPUT = "ngram_stats"
-STAT_NAMES = ["idf", "ictf", "pairRatio", "topShare", "bo1"]
 OUTPUT = "weights"
 FIXTURES = MODEL_DIR.parent / "test" / "model" / "fixtures"
 MAX_TOKENS = 128
@@ -73,9 +73,9 @@ def load_stats_checkpoint(ck):
     return model
 
 
-def sample_stats(nmask):
+def sample_stats(nmask, names):
     g = torch.Generator().manual_seed(3)
-    return torch.rand(nmask.shape[0], nmask.shape[1], len(STAT_NAMES), generator=g) * 5
+    return torch.rand(nmask.shape[0], nmask.shape[1], len(names), generator=g) * 5
 
 
 def sample_inputs():
@@ -111,7 +111,7 @@ def export_onnx(model, out: Path, with_order: bool) -> None:
         if with_stats:
             names.append(STATS_INPUT)
             axes[STATS_INPUT] = {0: "batch", 1: "ngrams"}
-            args = (*args, sample_stats(nmask))
+            args = (*args, sample_stats(nmask, model.stat_names))
         torch.onnx.export(
             model,
             args,
@@ -125,7 +125,7 @@ def export_onnx(model, out: Path, with_order: bool) -> None:
 
 
 def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, description: str, expansion_scale: float | None = None,
-                  statistics: bool = False, provenance: dict | None = None) -> None:
+                  statistics: list | None = None, provenance: dict | None = None) -> None:
     path = out_dir / "config.json"
     cfg = json.loads(path.read_text()) if path.exists() else {}
     cfg.update(
@@ -145,12 +145,12 @@ def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, descrip
         models[kind]["expansionScale"] = expansion_scale
     if statistics:
         # The graph reads each n-gram's collection statistics (server/model/collection-statistics.ts), in this order.
-        models[kind]["statistics"] = {"input": STATS_INPUT, "names": STAT_NAMES}
+        models[kind]["statistics"] = {"input": STATS_INPUT, "names": list(statistics)}
     models[kind]["provenance"] = provenance or RECIPE_PROVENANCE
     path.write_text(json.dumps(cfg, indent=2) + "\n")
 
 
-def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
+def write_parity_fixture(kind: str, model, inputs_file: Path, path: Path | None = None) -> Path:
     rows = read_jsonl(inputs_file)
     # Batch them all together: padding must not change any query's weights.
     ids, att, nmask, valid = pad_batch([r["ids"] for r in rows], [r["ngrams"] for r in rows])
@@ -159,10 +159,12 @@ def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
         order[i, : len(r["terms"])] = torch.tensor([float(len(t) == 2) for t in r["terms"]])
     with torch.no_grad():
         if isinstance(model, StatsTWBert):
-            stats = torch.zeros(nmask.shape[0], nmask.shape[1], len(STAT_NAMES))
+            # The inputs hold every statistic (STATISTIC_NAMES order); the model reads its own, in its order.
+            columns = [ALL_STAT_NAMES.index(n) for n in model.stat_names]
+            stats = torch.zeros(nmask.shape[0], nmask.shape[1], len(columns))
             for i, r in enumerate(rows):
                 if r["stats"]:
-                    stats[i, : len(r["stats"])] = torch.tensor(r["stats"])
+                    stats[i, : len(r["stats"])] = torch.tensor(r["stats"])[:, columns]
             weights = model(ids, att, nmask, order, stats)
         else:
             weights = model(ids, att, nmask, order)
@@ -173,8 +175,8 @@ def write_parity_fixture(kind: str, model, inputs_file: Path) -> Path:
         if "stats" in r:
             row["stats"] = r["stats"]
         out.append(row)
-    FIXTURES.mkdir(parents=True, exist_ok=True)
-    path = FIXTURES / f"parity-{kind}.json"
+    path = path or FIXTURES / f"parity-{kind}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"model": kind, "note": "PyTorch outputs for test/model parity (model/twbert/export.py)", "queries": out}, indent=1) + "\n")
     return path
 
@@ -189,6 +191,7 @@ def main(argv=None):
     p.add_argument("--not-final", action="store_true", help="mark the artifact as not the final model")
     p.add_argument("--parity-inputs", default=None, help="default: model/.work/parity-inputs-<model>.jsonl")
     p.add_argument("--no-parity", action="store_true", help="do not write the parity fixture")
+    p.add_argument("--parity-out", default=None, help="where to write the parity fixture (default: test/model/fixtures/parity-<model>.json)")
     a = p.parse_args(argv)
     model, ck, scale = load_checkpoint(a.model, Path(a.checkpoint))
     out_dir = Path(a.out_dir)
@@ -197,12 +200,12 @@ def main(argv=None):
     export_onnx(model, out_dir / onnx_name, with_order=a.model == "twbert")
     desc = ck.get("description", "")
     stats_model = isinstance(model, StatsTWBert)
-    update_config(out_dir, a.model, onnx_name, not a.not_final, desc, scale, statistics=stats_model,
+    update_config(out_dir, a.model, onnx_name, not a.not_final, desc, scale, statistics=model.stat_names if stats_model else None,
                   provenance=ck.get("provenance") if stats_model else None)
     print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")
     parity_inputs = Path(a.parity_inputs or WORK / f"parity-inputs-{a.model}.jsonl")
     if parity_inputs.exists() and not a.no_parity:
-        print(f"parity fixture: {write_parity_fixture(a.model, model, parity_inputs)}")
+        print(f"parity fixture: {write_parity_fixture(a.model, model, parity_inputs, Path(a.parity_out) if a.parity_out else None)}")
 
 
 if __name__ == "__main__":

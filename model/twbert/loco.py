@@ -41,11 +41,13 @@ import torch
 from . import bm25
 from .common import WORK, log, pad_batch, read_jsonl, seed_all
 from .finetune import D1, D2, LISTMLE_TEMPERATURE, Maxout
-from .model import EncoderConfig, StatsTWBert, TWBert
+from .model import ALL_STAT_NAMES, EncoderConfig, StatsTWBert, TWBert
 
 TRAINING = ["cacm", "scifact-train", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
 REPORTING = ["scifact-test", "nfcorpus-test"]
-STAT_NAMES = ["idf", "ictf", "pairRatio", "topShare", "bo1"]
+# Every statistic an export may hold (a model reads the first five, or all with `expansion`); one missing from an
+# older export reads 0.
+STAT_NAMES = ALL_STAT_NAMES
 LOCO_DATA = WORK / "loco"
 RUNS = WORK / "loco-runs"
 FOLDS = WORK / "loco-folds"
@@ -86,7 +88,7 @@ def load_collection(name: str, encoder: TWBert | None, suffix: str = "") -> list
         q = bm25.prepare(record)
         if q is None:
             continue
-        stats = torch.tensor([[g["stats"][k] for k in STAT_NAMES] for g in record["ngrams"]], dtype=torch.float32)
+        stats = torch.tensor([[g["stats"].get(k, 0.0) for k in STAT_NAMES] for g in record["ngrams"]], dtype=torch.float32)
         order = (~q.is_unigram).float()
         windows = record.get("windows") or [{"ids": record["ids"], "ngrams": list(range(len(record["ngrams"]))),
                                               "ngramTokens": [g["tokens"] for g in record["ngrams"]]}]
@@ -125,7 +127,8 @@ def batch_rows(queries):
     valid = torch.zeros(len(rows), g, dtype=torch.bool)
     for i, (_, r) in enumerate(rows):
         n = len(r.ngrams)
-        feats[i, :n], stats[i, :n], order[i, :n], valid[i, :n] = r.feats, r.stats, r.order, True
+        feats[i, :n], order[i, :n], valid[i, :n] = r.feats, r.order, True
+        stats[i, :n, : r.stats.shape[1]] = r.stats
     return rows, feats.to(DEVICE), stats.to(DEVICE), order.to(DEVICE), valid.to(DEVICE)
 
 

@@ -243,11 +243,16 @@ def count_parameters(module: nn.Module) -> int:
 
 
 
+# The statistics a collection-aware model reads (server/model/statistic-names.ts STATISTIC_NAMES, in that order):
+# the first five describe an n-gram in the collection; the rest, what TW-BERT + Bo1 reads to decide how much to expand.
+STAT_NAMES = ["idf", "ictf", "pairRatio", "topShare", "bo1"]
+EXPANSION_STAT_NAMES = ["expansion", "bo1Weight", "fbShare", "fbCooccur", "fbGap", "fbCoverage"]
+ALL_STAT_NAMES = STAT_NAMES + EXPANSION_STAT_NAMES
 STAT_FEATURES = 8
 
 
 def stat_features(stats: torch.Tensor, order: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-    """[R,G,5] statistics (idf, ictf, pairRatio, topShare, bo1; server/model/collection-statistics.ts), the n-gram
+    """[R,G,>=5] statistics (idf, ictf, pairRatio, topShare, bo1, …; server/model/collection-statistics.ts), the n-gram
     order and the valid mask -> [R,G,STAT_FEATURES] model features. idf and ictf also relative to the row's (the
     query's, or its window's) largest and as a z-score within it: a word's rarity matters against the other words of
     its query, and the absolute scale depends on the collection's size."""
@@ -274,36 +279,76 @@ class StatsTWBert(nn.Module):
     The output is a bounded factor on the fixed phrase rule's weight: w = base · exp(bound · tanh(δ / bound)),
     base 1 for a uni-gram and a learned base (starting at 0.25) for a bi-gram; δ starts at 0, so an untrained model
     is the phrase rule. No parameter is keyed by word identity.
+
+    With `expansion` (TW-BERT + Bo1 that decides per query and per word how much to expand; model/twbert/adaptive.py
+    trains it) the model also reads EXPANSION_STAT_NAMES: which words are Bo1's, their Bo1 weight w', how they occur
+    in the feedback documents and with the query's words there, and how far the feedback documents stand out. A
+    query-level gate g = 2·sigmoid(γ) ∈ (0, 2), γ a learned function of the query's pooled n-gram states, says how
+    much this query is expanded; then a Bo1 word weighs s · g · w' · exp(bound · tanh(δ / bound)) (s a learned
+    scale), and a query word (1 + g · w') · exp(…), as Bo1 adds w' to an original term. γ and δ start at 0 and s at
+    1, so an untrained model is the phrase rule plus Bo1's own weights.
     """
 
-    def __init__(self, hidden: int = 128, dim: int = 32, bound: float = 1.0, context: bool = True):
+    def __init__(self, hidden: int = 128, dim: int = 32, bound: float = 1.0, context: bool = True, expansion: bool = False):
         super().__init__()
-        self.hidden, self.dim, self.bound, self.context = hidden, dim, bound, context
+        self.hidden, self.dim, self.bound, self.context, self.expansion = hidden, dim, bound, context, expansion
+        features = STAT_FEATURES + (len(EXPANSION_STAT_NAMES) if expansion else 0)
         self.ctx = nn.Linear(hidden, dim)
-        self.stat = nn.Sequential(nn.Linear(STAT_FEATURES, dim), nn.GELU(), nn.Linear(dim, dim))
+        self.stat = nn.Sequential(nn.Linear(features, dim), nn.GELU(), nn.Linear(dim, dim))
         self.q, self.k, self.v = nn.Linear(dim, dim), nn.Linear(dim, dim), nn.Linear(dim, dim)
-        self.key_bias = nn.Sequential(nn.Linear(STAT_FEATURES, 16), nn.GELU(), nn.Linear(16, 1))
+        self.key_bias = nn.Sequential(nn.Linear(features, 16), nn.GELU(), nn.Linear(16, 1))
         self.out = nn.Sequential(nn.LayerNorm(2 * dim), nn.Linear(2 * dim, dim), nn.GELU(), nn.Linear(dim, 1))
         nn.init.zeros_(self.out[-1].weight)
         nn.init.zeros_(self.out[-1].bias)
         self.bigram_log_base = nn.Parameter(torch.tensor(math.log(0.25)))
+        if expansion:
+            self.gate = nn.Sequential(nn.LayerNorm(2 * dim), nn.Linear(2 * dim, 1))
+            nn.init.zeros_(self.gate[-1].weight)
+            nn.init.zeros_(self.gate[-1].bias)
+            self.expansion_log_scale = nn.Parameter(torch.zeros(()))
         self.encoder = None  # attached for export (the frozen pre-trained encoder)
 
+    @property
+    def stat_names(self) -> list:
+        """The statistics this model reads, in the order of its statistics input (config.json `statistics.names`)."""
+        return ALL_STAT_NAMES if self.expansion else STAT_NAMES
+
     def head_config(self) -> dict:
-        return {"kind": "stats", "hidden": self.hidden, "dim": self.dim, "bound": self.bound, "context": self.context}
+        return {"kind": "stats", "hidden": self.hidden, "dim": self.dim, "bound": self.bound, "context": self.context,
+                "expansion": self.expansion}
 
     def score(self, feats, stats, order, valid):
-        """feats [R,G,H] pooled states, stats [R,G,5], order [R,G] (1 = bi-gram), valid [R,G] bool -> weights [R,G]."""
+        """feats [R,G,H] pooled states, stats [R,G,len(stat_names)] (extra columns ignored), order [R,G] (1 = bi-gram),
+        valid [R,G] bool -> weights [R,G]."""
+        stats = stats[..., : len(self.stat_names)]
+        if self.expansion:
+            # A pair reaching past the query's end (statistic `expansion` on a bi-gram) is never weighed: training
+            # never sees one, so the model leaves it out of its attention and its pooled query state.
+            valid = valid & ~((order > 0) & (stats[..., len(STAT_NAMES)] > 0.5))
         x = stat_features(stats, order, valid)
+        if self.expansion:
+            x = torch.cat([x, stats[..., len(STAT_NAMES):] * valid.unsqueeze(-1).to(stats.dtype)], -1)
         e = self.stat(x)
         if self.context:
             e = e + self.ctx(feats)
         logits = self.q(e) @ self.k(e).transpose(1, 2) / math.sqrt(self.dim) + self.key_bias(x).transpose(1, 2)
         logits = logits.masked_fill(~valid.unsqueeze(1), -1e4)
         o = torch.softmax(logits, -1) @ self.v(e)
-        delta = self.out(torch.cat([e, o], -1)).squeeze(-1)
+        h = torch.cat([e, o], -1)
+        delta = self.out(h).squeeze(-1)
+        factor = torch.exp(self.bound * torch.tanh(delta / self.bound))
         base = torch.where(order > 0, self.bigram_log_base.exp().expand_as(order), torch.ones_like(order))
-        w = base * torch.exp(self.bound * torch.tanh(delta / self.bound))
+        if self.expansion:
+            vf = valid.to(h.dtype).unsqueeze(-1)
+            pooled = (h * vf).sum(1) / vf.sum(1).clamp(min=1.0)  # [R, 2·dim]: the query as a whole
+            gate_logit = self.gate(pooled)  # [R, 1]
+            self.last_gate_logit = gate_logit  # read by adaptive.py's gate loss (training only)
+            gate = 2.0 * torch.sigmoid(gate_logit)
+            is_exp = stats[..., len(STAT_NAMES)] > 0.5
+            w_prime = stats[..., len(STAT_NAMES) + 1]
+            expanded = self.expansion_log_scale.exp() * gate * w_prime
+            base = torch.where(is_exp, expanded, torch.where(order > 0, base, 1.0 + gate * w_prime))
+        w = base * factor
         return torch.where(valid, w, torch.zeros_like(w))
 
     def forward(self, ids, attention_mask, ngram_mask, ngram_order, ngram_stats):

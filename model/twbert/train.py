@@ -97,12 +97,11 @@ LOCO_REPORTING = {
 }
 
 
-def stage_loco_data():
+def stage_loco_data(out=WORK / "loco", idx=WORK / "idx"):
     """Engine indexes of all nine collections and `export-training --stats` of every query set (the query, its
     n-grams with their collection statistics, the uniform BM25 top 1000 and the judged documents), plus the
-    Bo1-expanded form (`--expand bo1 --stats`) that TW-BERT + Bo1 reads, into model/.work/loco/."""
-    idx = WORK / "idx"
-    out = WORK / "loco"
+    Bo1-expanded form (`--expand bo1 --stats`) that TW-BERT + Bo1 reads, into model/.work/loco/ (`adaptive-data`:
+    model/.work/loco-x/, with the expansion statistics, indexes in model/.work/idx-f4/)."""
     out.mkdir(parents=True, exist_ok=True)
     sets = {**LOCO_TRAINING, **LOCO_REPORTING}
     for folder in sorted({f for f, _, _ in sets.values()}):
@@ -128,6 +127,19 @@ def stage_loco():
         out = folds / name
         out.mkdir(parents=True, exist_ok=True)
         py("model.twbert.export", "--model", "twbert", "--checkpoint", str(folds / f"{name}.pt"), "--out-dir", str(out), "--no-parity")
+        (out / "tokenizer.json").write_bytes((MODEL_DIR / "artifacts" / "tokenizer.json").read_bytes())
+
+
+def stage_adaptive():
+    """TW-BERT + Bo1 with adaptive expansion (model/twbert/adaptive.py): the rotation over model/.work/loco-x/, the
+    fold models exported into model/.work/adaptive-folds/<collection>/ for `querylens eval-model --loco`, and the model
+    on all seven (model/.work/twbert-adaptive.pt)."""
+    py("model.twbert.adaptive", "ship")
+    folds = WORK / "adaptive-folds"
+    for name in LOCO_TRAINING:
+        out = folds / name
+        out.mkdir(parents=True, exist_ok=True)
+        py("model.twbert.export", "--model", "twbert", "--checkpoint", str(folds / f"{name}.pt"), "--out-dir", str(out), "--no-parity", "--not-final")
         (out / "tokenizer.json").write_bytes((MODEL_DIR / "artifacts" / "tokenizer.json").read_bytes())
 
 
@@ -175,7 +187,8 @@ def stage_evaluate():
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("stage", choices=["all", "data", "loco-data", "loco", "pretrain", "finetune", "deepct", "export", "evaluate"])
+    p.add_argument("stage", choices=["all", "data", "loco-data", "loco", "adaptive-data", "adaptive", "pretrain", "finetune", "deepct",
+                                     "export", "evaluate"])
     p.add_argument("--pretrain-steps", type=int, default=360, help="pre-training steps of 64 sequences (360 ≈ a quarter epoch)")
     p.add_argument("--pretrain-continue-steps", type=int, default=0,
                    help="second pre-training phase, resumed from the first (0: none)")
@@ -193,6 +206,10 @@ def main(argv=None):
             stage_loco_data()
         elif stage == "loco":
             stage_loco()
+        elif stage == "adaptive-data":
+            stage_loco_data(WORK / "loco-x", WORK / "idx-f4")
+        elif stage == "adaptive":
+            stage_adaptive()
         elif stage == "pretrain":
             py("model.twbert.pretrain", "--max-steps", str(a.pretrain_steps))
             if a.pretrain_continue_steps > 0:

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { createAnalyzer } from '../engine/analysis/index.js';
 import { segmentQuery, type SegmentedQuery, type WordAnalyzer } from './segment.js';
 import { encodeQueryWindows, loadTokenizer, type EncodedWindow, type HfTokenizer } from './tokenize.js';
-import { STATISTIC_NAMES, type NgramStatistics } from './statistic-names.js';
+import { STATISTIC_NAMES, type NgramStatistics, type StatisticName } from './statistic-names.js';
 
 export type WeightModelName = 'twbert' | 'deepct';
 export const WEIGHT_MODEL_NAMES: readonly WeightModelName[] = ['twbert', 'deepct'];
@@ -81,7 +81,7 @@ export interface ModelEntryConfig {
   provenance?: ModelProvenance;
   /**
    * A collection-aware model: its graph also reads each n-gram's statistics in the collection the query
-   * runs on ([B,G,names.length] float, input `input`), in the order of `names`, which must be
+   * runs on ([B,G,names.length] float, input `input`), in the order of `names`, each one of
    * statistic-names.ts STATISTIC_NAMES.
    */
   statistics?: { input: string; names: string[] };
@@ -307,7 +307,9 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
   }
   if (entry.statistics) {
     const { input, names } = entry.statistics;
-    if (!Array.isArray(names) || names.join(',') !== STATISTIC_NAMES.join(',')) {
+    // A model reads the statistics its config lists, in that order; each must be one this querylens computes.
+    const known = new Set<string>(STATISTIC_NAMES);
+    if (!Array.isArray(names) || names.length === 0 || new Set(names).size !== names.length || !names.every((n) => typeof n === 'string' && known.has(n))) {
       await session.release().catch(() => undefined);
       return fail('invalid-model', `${dir}/config.json: the ${name} model reads the statistics ${JSON.stringify(names)}, but this querylens computes ${STATISTIC_NAMES.join(', ')}.`);
     }
@@ -421,12 +423,13 @@ class OnnxWeightModel implements WeightModel {
     const mask = new BigInt64Array(B * T);
     const ngramMask = new Float32Array(B * G * T);
     const ngramOrder = new Float32Array(B * G);
-    const S = STATISTIC_NAMES.length;
+    const statNames = (this.entry.statistics?.names ?? []) as StatisticName[];
+    const S = statNames.length;
     const ngramStats = this.readsStatistics ? new Float32Array(B * G * S) : undefined;
     rows.forEach(({ p, w }, b) => {
       w.ngrams.forEach((g, i) => (ngramOrder[b * G + i] = p.segmented.ngrams[g].terms.length === 2 ? 1 : 0));
       if (ngramStats) {
-        w.ngrams.forEach((g, i) => STATISTIC_NAMES.forEach((name, s) => (ngramStats[(b * G + i) * S + s] = p.statistics![g][name])));
+        w.ngrams.forEach((g, i) => statNames.forEach((name, s) => (ngramStats[(b * G + i) * S + s] = p.statistics![g][name])));
       }
       w.ids.forEach((id, t) => {
         ids[b * T + t] = BigInt(id);

@@ -34,7 +34,7 @@ import { search } from '../engine/search.js';
 import { segmentQuery } from './segment.js';
 import { encodeQuery, encodeQueryWindows, type HfTokenizer } from './tokenize.js';
 import { buildWeightedQueryAst } from './weighted-query.js';
-import { queryStatistics, type NgramStatistics } from './collection-statistics.js';
+import { queryStatistics, type NgramStatistics, type StatisticsExpansion } from './collection-statistics.js';
 import { conceptSpecOf, uniformWeights } from './ngram-concepts.js';
 
 // Re-exported for the tests and scripts that import them from here.
@@ -75,7 +75,7 @@ export interface TrainingExportOptions {
   maxTokens?: number;
   source?: string;
   /** TW-BERT + Bo1: `text` is the expanded model input (bo1ModelInput), the query ends at `queryEnd`, and `candidates` is the query that ranks the candidate documents (Bo1's expanded query). */
-  expansion?: { queryEnd: number; candidates: QueryAst };
+  expansion?: { queryEnd: number; candidates: QueryAst; statistics: StatisticsExpansion };
   /** Also each n-gram's collection statistics (collection-statistics.ts, field "stats"), as run time computes them. */
   statistics?: boolean;
 }
@@ -100,7 +100,7 @@ export async function exportTrainingRecord(
   const postings: ConceptPostings[] = [];
   const queryEnd = options.expansion?.queryEnd;
   const ngrams: TrainingRecord['ngrams'] = [];
-  const statistics = options.statistics ? queryStatistics(reader, text, { evaluator }).ngrams : undefined;
+  const statistics = options.statistics ? queryStatistics(reader, text, { evaluator, expansion: options.expansion?.statistics }).ngrams : undefined;
   seg.ngrams.forEach((g, i) => {
     const start = seg.words[g.wordIndices[0]].start;
     const end = seg.words[g.wordIndices[g.wordIndices.length - 1]].end;

@@ -10,7 +10,7 @@ import type { AnalyzedToken } from '../engine/analysis/analyzer.js';
 import { expandQuery, selectFeedbackDocs, type ExpansionOptions, type ExpansionResult } from '../engine/expansion/index.js';
 import { IndexError, openIndex } from '../engine/index/disk.js';
 import type { CollectionStats, IndexReader, StoredDocument, TermStats } from '../engine/index/reader.js';
-import { queryStatistics, type NgramStatistics } from '../model/collection-statistics.js';
+import { queryStatistics, type NgramStatistics, type StatisticsExpansion } from '../model/collection-statistics.js';
 import { representativeWord, surfaceForms, type SurfaceForm } from '../engine/expansion/surface-forms.js';
 import { explain, prepareQuery, PreparedQuery, type ExplainNode, type SearchOptions, type SearchResult } from '../engine/search.js';
 import type { ConceptInfo, ResolvedParameters } from '../engine/search.js';
@@ -57,9 +57,10 @@ export interface SearchBackend {
   lint(ast: QueryAst): QueryLint[];
   /**
    * What a collection-aware weighting model reads: each n-gram of `text` (the model's segmentation) with its
-   * statistics in this collection (server/model/collection-statistics.ts).
+   * statistics in this collection (server/model/collection-statistics.ts); for TW-BERT + Bo1, `text` is the query
+   * followed by the Bo1 words of `expansion`.
    */
-  ngramStatistics(text: string): NgramStatistics[];
+  ngramStatistics(text: string, expansion?: StatisticsExpansion): NgramStatistics[];
   /** For each index term of `stems`, the word of the documents' stored text that analyses to it most often (expansion/surface-forms.ts). */
   surfaceForms(docs: readonly number[], stems: Iterable<string>): Map<string, SurfaceForm>;
   /** The word an index term is written as for a person (completion): expansion/surface-forms.ts representativeWord. */
@@ -145,8 +146,8 @@ export class LocalSearchBackend implements SearchBackend {
     return surfaceForms(this.reader, docs, stems);
   }
 
-  ngramStatistics(text: string): NgramStatistics[] {
-    return queryStatistics(this.reader, text).ngrams.map((g) => g.stats);
+  ngramStatistics(text: string, expansion?: StatisticsExpansion): NgramStatistics[] {
+    return queryStatistics(this.reader, text, { expansion }).ngrams.map((g) => g.stats);
   }
   docno(doc: number): string {
     return this.reader.docno(doc);

@@ -17,6 +17,7 @@ import {
   surfaceWordsFor,
   type ExpandedModelInput,
 } from '../model/weighted-query.js';
+import type { NgramStatistics, StatisticsExpansion } from '../model/collection-statistics.js';
 import type { SearchBackend } from './backend.js';
 
 export interface FeedbackOptions {
@@ -87,6 +88,20 @@ export function bo1ModelInput(backend: SearchBackend, ast: QueryAst, text: strin
   const added = expansion.terms.filter((t) => !t.isOriginal && !inQuery.has(t.term)).map((t) => t.term);
   const words = surfaceWordsFor(backend, expansion.feedbackDocs, added);
   return { ...expandedModelInput(text, added.map((t) => words.get(t) ?? t)), expansion };
+}
+
+/**
+ * What a collection-aware model reads of the Bo1 expansion of its input (collection-statistics.ts: which words are
+ * Bo1's, their w', the feedback documents). rankQueries and the training export both call it, so the model is
+ * trained on the statistics it is run on.
+ */
+export function statisticsExpansionOf(input: Bo1ModelInput): StatisticsExpansion {
+  return { queryEnd: input.queryEnd, terms: input.expansion.terms, feedbackDocs: input.expansion.feedbackDocs };
+}
+
+/** The statistics a collection-aware model reads for one input of rankQueries: with its Bo1 expansion when it has one. */
+export function modelStatistics(backend: SearchBackend, input: ExpandedModelInput | Bo1ModelInput): NgramStatistics[] {
+  return backend.ngramStatistics(input.text, 'expansion' in input ? statisticsExpansionOf(input) : undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,7 +180,7 @@ export async function rankQueries(backend: SearchBackend, queries: readonly Quer
     }
     return planned;
   });
-  const inputs = queries.map((q, i): ExpandedModelInput | null => {
+  const inputs = queries.map((q, i): ExpandedModelInput | Bo1ModelInput | null => {
     const planned = plans[i];
     if (!planned.ok) return null;
     const text = planned.plan.text;
@@ -173,9 +188,10 @@ export async function rankQueries(backend: SearchBackend, queries: readonly Quer
     return bo1ModelInput(backend, q.ast, text, expand, search);
   });
 
-  const asked = inputs.filter((x): x is ExpandedModelInput => x !== null);
-  // A collection-aware model reads each n-gram's statistics in this collection (collection-statistics.ts).
-  const statistics = model.readsStatistics ? asked.map((i) => backend.ngramStatistics(i.text)) : undefined;
+  const asked = inputs.filter((x): x is ExpandedModelInput | Bo1ModelInput => x !== null);
+  // A collection-aware model reads each n-gram's statistics in this collection (collection-statistics.ts),
+  // with the Bo1 expansion its input came from.
+  const statistics = model.readsStatistics ? asked.map((i) => modelStatistics(backend, i)) : undefined;
   const answers = await model.weigh(asked.map((i) => i.text), statistics);
   const weights: (NgramWeights | null)[] = [];
   let k = 0;

@@ -111,6 +111,24 @@ describe('loading failures are typed states, never throws', () => {
     expect(expansionScaleOf({ name: 'deepct', config })).toBe(1);
   });
 
+  it('a model reads the statistics its config lists; an unknown or repeated name -> invalid-model naming it', async () => {
+    const dir = join(work, 'badstats');
+    (await import('node:fs')).mkdirSync(dir, { recursive: true });
+    const config = JSON.parse(readFileSync(join(ARTIFACTS_DIR, 'config.json'), 'utf8'));
+    copyFileSync(join(ARTIFACTS_DIR, 'tokenizer.json'), join(dir, 'tokenizer.json'));
+    copyFileSync(join(ARTIFACTS_DIR, 'twbert.onnx'), join(dir, 'twbert.onnx'));
+    for (const names of [['idf', 'genericness'], ['idf', 'idf'], []]) {
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, models: { twbert: { ...config.models.twbert, statistics: { input: 'ngram_stats', names } } } }));
+      const r = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+      expect(r.ok ? 'ok' : r.error.kind, names.join()).toBe('invalid-model');
+      if (!r.ok) expect(r.error.message).toContain(`reads the statistics ${JSON.stringify(names)}`);
+    }
+    // Known names in any order pass the name check (this graph then lacks the input, which is said too).
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, models: { twbert: { ...config.models.twbert, statistics: { input: 'ngram_stats', names: ['fbGap', 'idf'] } } } }));
+    const r = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+    expect(r.ok ? 'ok' : r.error.message).toMatch(/has no input 'ngram_stats'/);
+  });
+
   it('corrupt ONNX file -> invalid-model', async () => {
     const dir = join(work, 'corrupt');
     (await import('node:fs')).mkdirSync(dir, { recursive: true });

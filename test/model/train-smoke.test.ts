@@ -19,7 +19,9 @@ import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
 import { exportTrainingRecord, uniformWeights } from '../../server/model/training-export.js';
 import { buildWeightedQueryAst } from '../../server/model/weighted-query.js';
 import { LocalSearchBackend } from '../../server/service/backend.js';
-import { bo1ModelInput } from '../../server/service/ranking.js';
+import { bo1ModelInput, statisticsExpansionOf } from '../../server/service/ranking.js';
+import { parseText } from '../../grammar/index.js';
+import type { NgramStatistics } from '../../server/model/statistic-names.js';
 import { runChecked } from '../support/process.js';
 import { PYTHON, REPO_ROOT, TOKENIZER_FILE, prng, randomQuery, syntheticCorpus, torchUnavailableReason } from './helpers.js';
 
@@ -191,7 +193,8 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     await python(['-m', 'model.twbert.export', '--model', 'twbert', '--checkpoint', join(work, 'twbert-stats.pt'), '--out-dir', art, '--no-parity', '--not-final']);
     copyFileSync(TOKENIZER_FILE, join(art, 'tokenizer.json'));
     const config = JSON.parse(readFileSync(join(art, 'config.json'), 'utf8')) as { models: { twbert: { statistics?: { names: string[] }; provenance?: { trainedOn: string[] } } } };
-    expect(config.models.twbert.statistics?.names).toEqual([...STATISTIC_NAMES]);
+    // The collection-aware model reads the five statistics of an n-gram in the collection (not the expansion ones).
+    expect(config.models.twbert.statistics?.names).toEqual(STATISTIC_NAMES.slice(0, 5));
     expect(config.models.twbert.provenance?.trainedOn).toEqual(collections.slice(0, 7).sort());
     // A fold model says it never saw its own collection (eval-model --loco checks this).
     const foldArt = join(work, 'fold-lisa');
@@ -214,6 +217,91 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       expect(w2.ngrams.some((g, i) => Math.abs(g.weight - w.ngrams[i].weight) > 1e-6)).toBe(true);
       // Without the statistics: a typed, explained refusal, not a guess.
       await expect(loaded.model.weigh([query])).rejects.toMatchObject({ kind: 'needs-statistics' });
+    } finally {
+      await loaded.model.dispose();
+    }
+  }, 600_000);
+  it('trains TW-BERT + Bo1 with adaptive expansion by the rotation; its ONNX export reads every statistic and equals PyTorch', async () => {
+    // Reuses the pre-trained encoder of the first test (pre.pt).
+    expect(existsSync(join(work, 'pre.pt'))).toBe(true);
+    const tokenizer = loadTokenizer(TOKENIZER_FILE);
+    const docs = syntheticCorpus(150, 9);
+    const reader = buildMemoryIndex(docs, { profile: 'terrier' });
+    const backend = new LocalSearchBackend(reader, 'memory');
+    const evaluator = new ConceptEvaluator(reader);
+    const rand = prng(17);
+    const dataDir = join(work, 'adaptive-data');
+    mkdirSync(dataDir);
+    const collections = ['cacm', 'scifact-train', 'cranfield', 'adi', 'lisa', 'time', 'nfcorpus-dev', 'scifact-test', 'nfcorpus-test'];
+    for (const name of collections) {
+      const plain: string[] = [];
+      const expanded: string[] = [];
+      while (plain.length < 5) {
+        const text = randomQuery(rand);
+        const probe = await exportTrainingRecord(reader, tokenizer, evaluator, 'x', text, undefined, { k: 30 });
+        const relevant = probe.docs.filter((d) => d.rank === 2 || d.rank === 5);
+        if (relevant.length < 2 || probe.ngrams.length === 0) continue;
+        const judged = new Map(relevant.map((d) => [d.docno, 1]));
+        const qid = `q${plain.length}`;
+        plain.push(JSON.stringify(await exportTrainingRecord(reader, tokenizer, evaluator, qid, text, judged, { k: 30, source: name, statistics: true })));
+        // As `export-training --expand bo1 --stats` writes it.
+        const input = bo1ModelInput(backend, parseText(text).ast, text, { method: 'bo1' }, { scorer: 'bm25' });
+        const expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast, statistics: statisticsExpansionOf(input) };
+        expanded.push(JSON.stringify(await exportTrainingRecord(reader, tokenizer, evaluator, qid, input.text, judged, { k: 30, source: name, statistics: true, expansion })));
+      }
+      writeFileSync(join(dataDir, `${name}.jsonl`), plain.join('\n') + '\n');
+      writeFileSync(join(dataDir, `${name}-bo1.jsonl`), expanded.join('\n') + '\n');
+    }
+    const runs = join(work, 'adaptive-runs');
+    const folds = join(work, 'adaptive-folds');
+    const log = join(work, 'adaptive.log');
+    const out = join(work, 'twbert-adaptive.pt');
+    await python(['-m', 'model.twbert.adaptive', 'ship', '--encoder', join(work, 'pre.pt'), '--data-dir', dataDir, '--runs-dir', runs, '--folds-dir', folds, '--epochs', '2', '--epoch-queries', '32', '--grid-pick', '8', '--out', out, '--log', log]);
+    const text = readFileSync(log, 'utf8');
+    // Seven left-out collections, each with a configuration (epochs 0 = untrained … 2) chosen on the other six.
+    for (const name of collections.slice(0, 7)) expect(text).toMatch(new RegExp(`left out ${name}: chose .* x[012] .* -> its TW-BERT \\+ Bo1 gain [-+]\\d.*plain Bo1 [-+]\\d`));
+    expect(text).toMatch(/shipped configuration: .*'gate_loss': 1\.0/);
+    expect(text).toMatch(/gate targets: Bo1 helps \d+, hurts \d+/);
+    expect(text).toMatch(/reporting nfcorpus-test: uniform/);
+    const selection = JSON.parse(readFileSync(join(runs, 'selection.json'), 'utf8')) as { outer: Record<string, { epochs: number }> };
+    expect(Object.keys(selection.outer).sort()).toEqual(collections.slice(0, 7).sort());
+    for (const name of collections.slice(0, 7)) expect(existsSync(join(folds, `${name}.pt`))).toBe(true);
+
+    // ONNX export with a parity fixture of its own: the encoder inputs and statistics the runtime builds.
+    const parityInputs = join(work, 'parity-inputs.jsonl');
+    writeFileSync(parityInputs, await runChecked(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'model/encode-queries.ts')], { cwd: REPO_ROOT }));
+    const art = join(work, 'artifacts-adaptive');
+    const fixtureFile = join(work, 'parity-adaptive.json');
+    await python(['-m', 'model.twbert.export', '--model', 'twbert', '--checkpoint', out, '--out-dir', art, '--parity-inputs', parityInputs, '--parity-out', fixtureFile, '--not-final']);
+    copyFileSync(TOKENIZER_FILE, join(art, 'tokenizer.json'));
+    const config = JSON.parse(readFileSync(join(art, 'config.json'), 'utf8')) as { models: { twbert: { statistics?: { names: string[] }; expansionScale?: number } } };
+    expect(config.models.twbert.statistics?.names).toEqual([...STATISTIC_NAMES]);
+    // The graph weighs the Bo1 words itself: no global factor.
+    expect(config.models.twbert.expansionScale).toBeUndefined();
+    const fixture = JSON.parse(readFileSync(fixtureFile, 'utf8')) as { queries: { query: string; weights: number[]; stats: number[][] }[] };
+    const loaded = await loadWeightModel(art, { model: 'twbert', device: 'cpu' });
+    if (!loaded.ok) throw loaded.error;
+    try {
+      const stats = fixture.queries.map((q) => q.stats.map((row) => Object.fromEntries(STATISTIC_NAMES.map((n, k) => [n, row[k]])) as NgramStatistics));
+      const weighed = await loaded.model.weigh(fixture.queries.map((q) => q.query), stats);
+      let compared = 0;
+      fixture.queries.forEach((q, i) => {
+        expect(weighed[i].ngrams.map((g) => g.weight).length, q.query).toBe(q.weights.length);
+        weighed[i].ngrams.forEach((g, j) => {
+          expect(Math.abs(g.weight - q.weights[j]), `${q.query} #${j}`).toBeLessThan(1e-4 * Math.max(1, Math.abs(q.weights[j])));
+          compared++;
+        });
+      });
+      expect(compared).toBeGreaterThan(20);
+      // The Bo1 inputs steer the weights: a Bo1 word with no w' weighs 0, and w' moves it.
+      const query = 'laminar flow over the wing';
+      const base = queryStatistics(reader, query).ngrams.map((g) => g.stats);
+      const last = base.findIndex((_, k) => k === 2); // the third word plays a Bo1 word
+      const asBo1 = (w: number) => base.map((s, k) => (k === last ? { ...s, expansion: 1, bo1Weight: w } : s));
+      const [none] = await loaded.model.weigh([query], [asBo1(0)]);
+      const [some] = await loaded.model.weigh([query], [asBo1(0.5)]);
+      expect(none.ngrams[last].weight).toBe(0);
+      expect(some.ngrams[last].weight).toBeGreaterThan(0);
     } finally {
       await loaded.model.dispose();
     }

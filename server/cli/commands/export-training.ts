@@ -53,7 +53,7 @@ export function registerExportTraining(program: Command): void {
       const { readQrelsFile, TrecFormatError } = await import('../../engine/eval/index.js');
       const { ConceptEvaluator } = await import('../../engine/scoring/concepts.js');
       const { exportTrainingRecord } = await import('../../model/training-export.js');
-      const { bo1ModelInput } = await import('../../service/ranking.js');
+      const { bo1ModelInput, statisticsExpansionOf } = await import('../../service/ranking.js');
       const { planWeighing } = await import('../../model/structured-weights.js');
       const { loadTokenizer } = await import('../../model/tokenize.js');
       const { defaultModelDir } = await import('../../model/runtime.js');
@@ -103,7 +103,7 @@ export function registerExportTraining(program: Command): void {
             // The search settings of `querylens search --weights twbert --expand bo1` (Terrier BM25).
             const input = bo1ModelInput(backend, entry.result.ast, text, expand, { scorer: 'bm25' });
             text = input.text;
-            expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast };
+            expansion = { queryEnd: input.queryEnd, candidates: input.expansion.ast, statistics: statisticsExpansionOf(input) };
           }
           const record = await exportTrainingRecord(reader, tokenizer, evaluator, entry.qid, text, qrels?.get(entry.qid), {
             k,
