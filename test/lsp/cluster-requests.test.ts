@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../server/engine/eval/index.js';
 import { createAnalyzer } from '../../server/engine/analysis/index.js';
 import { bo1Weight } from '../../server/engine/expansion/bo1.js';
-import type { NgramStatistics } from '../../server/model/collection-statistics.js';
+import { STATISTIC_NAMES, type NgramStatistics } from '../../server/model/collection-statistics.js';
 import type { NgramWeights, WeightModel } from '../../server/model/runtime.js';
 import { segmentQuery } from '../../server/model/segment.js';
 import type { CompareResult, RunFileResult, WeighFileResult } from '../../server/lsp/engine/protocol.js';
@@ -156,8 +156,12 @@ const CORPUS: MockCorpus = {
  */
 function expectedStatistics(): NgramStatistics[] {
   const idf = (df: number) => Math.log(1 + (4 - df + 0.5) / (df + 0.5));
-  const word = { idf: idf(3), ictf: Math.log(24 / 4), pairRatio: 0, topShare: 2 / 3, bo1: bo1Weight(3, 4, 4) };
-  const pair = { idf: idf(2), ictf: Math.log(24 / 2), pairRatio: 2 / 3, topShare: 2 / 3, bo1: bo1Weight(3, 2, 4) };
+  // The feedback statistics without an expansion: the first pass's top 3 (all three) as feedback documents;
+  // 184 and 29 hold both words (coverage 4 of 6), each word comes with the other there (co-occurrence 1), a
+  // pair has no other word (0); the gap from the first pass's scores 7.2153 … 1.25.
+  const feedback = { expansion: 0, bo1Weight: 0, fbShare: 2 / 3, fbGap: 1 - 1.25 / 7.2153, fbCoverage: 4 / 6 };
+  const word = { idf: idf(3), ictf: Math.log(24 / 4), pairRatio: 0, topShare: 2 / 3, bo1: bo1Weight(3, 4, 4), ...feedback, fbCooccur: 1 };
+  const pair = { idf: idf(2), ictf: Math.log(24 / 2), pairRatio: 2 / 3, topShare: 2 / 3, bo1: bo1Weight(3, 2, 4), ...feedback, fbCooccur: 0 };
   const max = Math.max(word.bo1, pair.bo1);
   return [word, word, pair].map((s) => ({ ...s, bo1: s.bo1 / max }));
 }
@@ -166,7 +170,7 @@ function expectStatistics(got: readonly NgramStatistics[] | undefined): void {
   const want = expectedStatistics();
   expect(got).toHaveLength(want.length);
   got!.forEach((g, i) => {
-    for (const name of ['idf', 'ictf', 'pairRatio', 'topShare', 'bo1'] as const) expect(g[name], `${name} of n-gram ${i}`).toBeCloseTo(want[i]![name], 12);
+    for (const name of STATISTIC_NAMES) expect(g[name], `${name} of n-gram ${i}`).toBeCloseTo(want[i]![name], 12);
   });
 }
 

@@ -16,14 +16,17 @@
  *   uniform BM25 ranks them locally); tf of a word in each of those documents from its term vectors, of a pair
  *   from the positions there (the second word at the distance the cluster's analyser puts it from the first
  *   in the pair's own text: a removed stopword may leave a gap);
- * - Bo1 as SEMANTICS.md §4.5 with the one-shard cf and document count (as cluster-expansion.ts).
+ * - Bo1 as SEMANTICS.md §4.5 with the one-shard cf and document count (as cluster-expansion.ts);
+ * - the feedback statistics of TW-BERT + Bo1 (`fbShare`, `fbCooccur`, `fbGap`, `fbCoverage`) as the local index
+ *   computes them without an expansion: the first pass's top FEEDBACK_DOCS as feedback documents, its scores for
+ *   the gap; `expansion` and `bo1Weight` are 0 (the editor weighs the user's query on a cluster, never Bo1 words).
  * So with more than one shard, `ictf` and `bo1` are one shard's (`oneShard`), and the hover and the model's
  * notes say so.
  */
 import { parseText, type DslQuery } from '../../../grammar/index.js';
 import { bo1Weight } from '../../engine/expansion/bo1.js';
 import { segmentQuery, type WordAnalyzer } from '../../model/segment.js';
-import { STATISTICS_TOP_K, type NgramStatistics, type StatisticName } from '../../model/collection-statistics.js';
+import { FEEDBACK_DOCS, STATISTICS_TOP_K, type NgramStatistics, type StatisticName } from '../../model/collection-statistics.js';
 import type { ClusterBackend, ClusterTermStatistics } from './cluster-backend.js';
 
 export interface ClusterNgramStatistics {
@@ -111,7 +114,8 @@ export async function clusterNgramStatistics(backend: ClusterBackend, text: stri
   // The first pass and the term vectors (with positions) of its documents.
   const unigramText = seg.ngrams.filter((g) => g.wordIndices.length === 1).map((g) => surface(g.wordIndices)).join(' ');
   const first = parseText(unigramText).ast;
-  const topDocnos = first.root && topK > 0 ? (await backend.search(first, { k: topK, scorer: 'bm25' })).hits.map((h) => h.docno) : [];
+  const firstHits = first.root && topK > 0 ? (await backend.search(first, { k: topK, scorer: 'bm25' })).hits : [];
+  const topDocnos = firstHits.map((h) => h.docno);
   const vectors = await inGroups(topDocnos, (d) => Promise.all(fields.map((f) => backend.documentTermStatistics(d, f, { positions: true }))));
 
   const tfIn = (doc: ClusterTermStatistics[], wordIndices: number[]): number => {
@@ -129,6 +133,13 @@ export async function clusterNgramStatistics(backend: ClusterBackend, text: stri
     return tf;
   };
 
+  // The feedback documents (the first pass's top FEEDBACK_DOCS), the query's distinct words each holds, the gap.
+  const fb = vectors.slice(0, FEEDBACK_DOCS);
+  const queryWordIndices = [...new Map(seg.ngrams.filter((g) => g.wordIndices.length === 1).map((g) => [termOf(surface(g.wordIndices)) ?? surface(g.wordIndices), g.wordIndices[0]!])).values()];
+  const wordsIn = fb.map((doc) => new Set(queryWordIndices.filter((w) => tfIn(doc, [w]) > 0).map((w) => surface([w]))));
+  const fbGap = firstHits.length >= 2 && firstHits[0]!.score > 0 ? Math.min(1, Math.max(0, 1 - firstHits[firstHits.length - 1]!.score / firstHits[0]!.score)) : 0;
+  const fbCoverage = fb.length && queryWordIndices.length ? wordsIn.reduce((sum, w) => sum + w.size, 0) / (fb.length * queryWordIndices.length) : 0;
+
   const raw = seg.ngrams.map((g) => {
     const s = surface(g.wordIndices);
     const d = df.get(s) ?? 0;
@@ -143,12 +154,27 @@ export async function clusterNgramStatistics(backend: ClusterBackend, text: stri
       }
     }
     const pairRatio = g.wordIndices.length === 2 ? d / Math.max(1, Math.min(df.get(surface([g.wordIndices[0]!])) ?? 0, df.get(surface([g.wordIndices[1]!])) ?? 0)) : 0;
+    const mine = new Set(g.wordIndices.map((w) => surface([w])));
+    const others = queryWordIndices.map((w) => surface([w])).filter((w) => !mine.has(w));
+    let inFb = 0;
+    let cooccur = 0;
+    fb.forEach((doc, j) => {
+      if (tfIn(doc, g.wordIndices) === 0) return;
+      inFb++;
+      if (others.length) cooccur += others.filter((w) => wordsIn[j]!.has(w)).length / others.length;
+    });
     return {
       idf: Math.log(1 + (N - d + 0.5) / (d + 0.5)),
       ictf: T > 0 ? Math.log(T / Math.max(cf, 0.5)) : 0,
       pairRatio,
       topShare: topDocnos.length ? inTop / topDocnos.length : 0,
       bo1: tfx > 0 && cf > 0 && shardDocs > 0 ? bo1Weight(tfx, cf, shardDocs) : 0,
+      expansion: 0,
+      bo1Weight: 0,
+      fbShare: fb.length ? inFb / fb.length : 0,
+      fbCooccur: inFb ? cooccur / inFb : 0,
+      fbGap,
+      fbCoverage,
     };
   });
   const maxBo1 = Math.max(0, ...raw.map((r) => r.bo1));
