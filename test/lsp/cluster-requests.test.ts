@@ -240,6 +240,8 @@ describe.each(KINDS)('weighing on %s', (kind) => {
   it('the weights action and querylens/weighFile weigh by the cluster\'s statistics', async () => {
     const model = statisticsModel();
     const s = await start(rankings(corpusCluster(CORPUS, healthy())), { kind, queries: '1\tboundary layer\n', model });
+    // The status says where the model's statistics come from.
+    expect(s.statuses.at(-1)!.model.message).toMatch(/It reads each query's statistics from the cluster: df by _count over every shard; cf, ictf and bo1 from _termvectors/);
     const actions = (await s.client.sendRequest('textDocument/codeAction', {
       textDocument: { uri: s.uri },
       range: { start: { line: 0, character: 3 }, end: { line: 0, character: 3 } },
