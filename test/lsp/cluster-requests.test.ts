@@ -209,11 +209,12 @@ describe('cluster failures in compare and weighing', () => {
     { name: 'shard failures', reply: { status: 200, fixture: 'shard-failures.json' }, code: 'cluster/shard-failures' },
   ];
 
-  it.each(failures)('$name on a search: compare fails with the message and code', async ({ reply, code }) => {
+  it.each(failures)('$name on a search: compare and runFile fail with the message and code', async ({ reply, code }) => {
     const s = await start(healthy({ search: reply }));
-    const e = await rejection(compare(s, '1'));
-    expect(e.message).toContain(`(${code})`);
-    expect(e.data).toEqual({ cluster: code });
+    for (const e of [await rejection(compare(s, '1')), await rejection(runFile(s))]) {
+      expect(e.message).toContain(`(${code})`);
+      expect(e.data).toEqual({ cluster: code });
+    }
   });
 
   it.each(failures)('$name on the statistics (_count): the weights action is disabled with the reason, weighFile says why per query', async ({ reply, code }) => {
