@@ -10,13 +10,13 @@
  */
 import type { Qrels } from '../../engine/eval/index.js';
 import type { ExplainNode } from '../../engine/search.js';
-import { walk, type QueryAst, type QueryDiagnostic } from '../../../grammar/index.js';
+import type { QueryAst, QueryDiagnostic } from '../../../grammar/index.js';
 import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
-import { expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
+import { clusterExpandedQuery, expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
+export { clusterExpansionWords } from '../../backends/remote/cluster-expansion.js';
 import type { ResolvedConfig } from '../config.js';
 import { PREVIEW_MEASURES } from './session.js';
-import { expandedAst, type ExpansionWord } from './ranking.js';
 import type { CollectionSource } from './weights.js';
 import type { WeightModel } from '../../model/runtime.js';
 import { createAnalyzer } from '../../engine/analysis/index.js';
@@ -87,7 +87,7 @@ export class ClusterSession {
     parameters: { fbDocs: number; fbTerms: number } = this.config.expansion,
   ): Promise<{ expansion: ClusterExpansion; ast: QueryAst; result: ClusterSearchResult }> {
     const expansion = await this.expansion(dialect, text, ast, parameters);
-    const expanded = expandedAst(expansion, clusterExpansionWords(expansion, ast));
+    const expanded = clusterExpandedQuery(expansion, ast);
     const key = `${dialect}\0${text}\0${k}\0${parameters.fbDocs}\0${parameters.fbTerms}`;
     const result = await this.cached('bo1-ranking', key, () => this.search(expanded, k));
     return { expansion, ast: expanded, result };
@@ -198,22 +198,6 @@ export class ClusterSession {
   close(): Promise<void> {
     return this.backend.close();
   }
-}
-
-/**
- * How the terms of a cluster expansion are written: the user's own word for a term one of the query's
- * words analyses to, else the cluster's term itself, unquoted (the query DSL cannot ask for an analysed
- * term, so the cluster analyses it again).
- */
-export function clusterExpansionWords(expansion: ClusterExpansion, original: QueryAst): Map<string, ExpansionWord> {
-  const words = new Map<string, ExpansionWord>();
-  walk(original.root, (node) => {
-    if (node.kind !== 'term' || node.fields?.length || node.context?.length) return;
-    const stems = expansion.analysed.get(node.text) ?? [];
-    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
-  });
-  for (const t of expansion.terms) if (!words.has(t.term)) words.set(t.term, { text: t.term, raw: false });
-  return words;
 }
 
 /**
