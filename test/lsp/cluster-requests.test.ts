@@ -221,11 +221,12 @@ describe('cluster failures in compare and weighing', () => {
     { name: 'shard failures', reply: { status: 200, fixture: 'shard-failures.json' }, code: 'cluster/shard-failures' },
   ];
 
-  it.each(failures)('$name on a search: compare fails with the message and code', async ({ reply, code }) => {
+  it.each(failures)('$name on a search: compare and runFile fail with the message and code', async ({ reply, code }) => {
     const s = await start(healthy({ search: reply }));
-    const e = await rejection(compare(s, '1'));
-    expect(e.message).toContain(`(${code})`);
-    expect(e.data).toEqual({ cluster: code });
+    for (const e of [await rejection(compare(s, '1')), await rejection(runFile(s))]) {
+      expect(e.message).toContain(`(${code})`);
+      expect(e.data).toEqual({ cluster: code });
+    }
   });
 
   it.each(failures)('$name on the statistics (_count): the weights action is disabled with the reason, weighFile says why per query', async ({ reply, code }) => {
@@ -252,6 +253,8 @@ describe.each(KINDS)('weighing on %s', (kind) => {
   it('the weights action and querylens/weighFile weigh by the cluster\'s statistics', async () => {
     const model = statisticsModel();
     const s = await start(rankings(corpusCluster(CORPUS, healthy())), { kind, queries: '1\tboundary layer\n', model });
+    // The status says where the model's statistics come from.
+    expect(s.statuses.at(-1)!.model.message).toMatch(/It reads each query's statistics from the cluster: df by _count over every shard; cf, ictf and bo1 from _termvectors/);
     const actions = (await s.client.sendRequest('textDocument/codeAction', {
       textDocument: { uri: s.uri },
       range: { start: { line: 0, character: 3 }, end: { line: 0, character: 3 } },

@@ -35,6 +35,36 @@ function rankings(fallback: (r: RecordedRequest) => Reply): (r: RecordedRequest)
 const sweep = (s: Session, params: Record<string, unknown>) => s.client.sendRequest('querylens/sweep', { uri: s.uri, ...params }) as Promise<SweepResult>;
 const QRELS_1 = new Map([['1', new Map([['184', 1], ['29', 0], ['77', 2]])]]);
 
+describe('cluster failures in the sweep and the browser', () => {
+  const failures: { name: string; reply: Reply; code: string }[] = [
+    { name: '401', reply: { status: 401, fixture: 'error-401.json' }, code: 'cluster/unauthorized' },
+    { name: '404 index', reply: { status: 404, fixture: 'error-404-index.json' }, code: 'cluster/index-missing' },
+    { name: '429', reply: { status: 429, fixture: 'error-429.json' }, code: 'cluster/too-many-requests' },
+    { name: 'timeout', reply: { fail: 'timeout' }, code: 'cluster/timeout' },
+    { name: 'connection refused', reply: { fail: 'refused' }, code: 'cluster/connection-refused' },
+  ];
+
+  it.each([...failures, { name: 'shard failures', reply: { status: 200, fixture: 'shard-failures.json' } as Reply, code: 'cluster/shard-failures' }])(
+    '$name on a search: the sweep fails with the message and code',
+    async ({ reply, code }) => {
+      const s = await start(healthy({ search: reply }), { queries: '1\tskin friction\n' });
+      const e = await rejection(sweep(s, { fbDocs: [2] }));
+      expect(e.message).toContain(`(${code})`);
+      expect(e.data).toEqual({ cluster: code });
+    },
+  );
+
+  // _termvectors and get address one document on one shard: no shard failures there.
+  it.each(failures)('$name on _termvectors and get: document and analyze fail with the message and code', async ({ reply, code }) => {
+    const answer = corpusCluster(CORPUS, healthy());
+    const s = await start((r) => (r.path.includes('/_termvectors') || r.path.includes('/_doc/') ? reply : answer(r)));
+    for (const e of [await rejection(s.client.sendRequest('querylens/document', { docno: '29' })), await rejection(s.client.sendRequest('querylens/analyze', { text: 'boundary' }))]) {
+      expect(e.message).toContain(`(${code})`);
+      expect(e.data).toEqual({ cluster: code });
+    }
+  });
+});
+
 describe.each(KINDS)('querylens/sweep on %s', (kind) => {
   it('sweeps fbDocs × fbTerms with Bo1 and ranking on the cluster, evaluated by querylens; the edit writes only the expansion', async () => {
     const s = await start(rankings(withTermVectors(healthy())), { kind, queries: '1\tskin friction\n2\t#combine( flow\n' });

@@ -32,7 +32,7 @@ import {
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Reply } from '../support/mock-cluster.js';
+import { searchReply, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
 
 closeSessionsAfterEach();
 describe.each(['opensearch', 'elasticsearch'] as const)('the editor on %s', (kind) => {
@@ -138,6 +138,64 @@ describe('per-shard statistics', () => {
     expect(notes.map((d) => d.range.start.line)).toEqual([0, 1]);
     expect(notes[0]!.message).toMatch(/3 shards.*search_type=dfs_query_then_fetch/);
     expect(notes[0]!.severity).toBe(3);
+  });
+
+  it('the note names the doc_freq differences the explanations show, and dfs_query_then_fetch does not cover _explain', async () => {
+    /** An `_explain` answer whose BM25 tree shows `text:boundari` with n of N documents (that document's shard). */
+    const explainWith = (docno: string, n: number, N: number): Reply => ({
+      status: 200,
+      text: JSON.stringify({
+        _index: 'docs',
+        _id: docno,
+        matched: true,
+        explanation: {
+          value: 4.1,
+          description: 'sum of:',
+          details: [
+            {
+              value: 4.1,
+              description: `weight(text:boundari in ${docno}) [PerFieldSimilarity], result of:`,
+              details: [
+                {
+                  value: 4.1,
+                  description: 'score(freq=2.0), computed as boost * idf * tf from:',
+                  details: [
+                    {
+                      value: 1.5,
+                      description: 'idf, computed as log(1 + (N - n + 0.5) / (n + 0.5)) from:',
+                      details: [
+                        { value: n, description: 'n, number of documents containing term', details: [] },
+                        { value: N, description: 'N, total number of documents with field', details: [] },
+                      ],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    });
+    const hits = [{ docno: '184', score: 7.2, source: { title: 'transition in hypersonic flow' } }, { docno: '29', score: 5.0 }];
+    const shards = { probe: { status: 200, fixture: 'count-3-shards.json' } as Reply, search: searchReply(hits, 3) };
+    const answer = (r: RecordedRequest, base: (r: RecordedRequest) => Reply): Reply =>
+      r.path === '/docs/_explain/184' ? explainWith('184', 312, 467) : r.path === '/docs/_explain/29' ? explainWith('29', 298, 466) : base(r);
+    for (const dfs of [false, true]) {
+      const base = healthy(shards);
+      const s = await start((r) => answer(r, base), { backend: { dfsQueryThenFetch: dfs } });
+      const before = (await diagnostics(s)).filter((d) => d.code === 'cluster/per-shard-statistics');
+      expect(before).toHaveLength(dfs ? 0 : 2);
+      const published = s.diagnostics.get(s.uri)!.length;
+      await s.client.sendRequest('querylens/preview', { uri: s.uri, qid: '1', k: 2 });
+      await until(() => s.diagnostics.get(s.uri)!.length > published, 'diagnostics republished');
+      const notes = (await diagnostics(s)).filter((d) => d.code === 'cluster/per-shard-statistics');
+      // Only query 1 was explained: its note cites the values, query 2's (when there is one) does not.
+      expect(notes.filter((d) => /explanations show it/.test(d.message)).map((d) => d.range.start.line)).toEqual([0]);
+      const note = notes.find((d) => d.range.start.line === 0)!;
+      expect(note.message).toContain('`text:boundari` is in 312 of 467 documents on the shard of 184 but 298 of 466 documents on the shard of 29');
+      if (dfs) expect(note.message).toMatch(/^_explain scores a document with its own shard's term statistics \(it has no dfs_query_then_fetch\)/);
+      else expect(note.message).toMatch(/^The cluster's index has 3 shards/);
+    }
   });
 
   it('"dfsQueryThenFetch": true: no note, and every search carries search_type=dfs_query_then_fetch', async () => {

@@ -9,7 +9,7 @@
  *   `field_statistics`), summed over the search fields, documents the largest field count. `_termvectors`
  *   computes them on the shard that holds the document: one shard's statistics (`scope`).
  */
-import { walk, type QueryAst } from '../../../grammar/index.js';
+import { walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import type { AnalyzedToken, Analyzer } from '../../engine/analysis/analyzer.js';
 import { expandBo1, type ExpansionResult } from '../../engine/expansion/index.js';
 import type { CollectionView } from '../../engine/expansion/bo1.js';
@@ -97,4 +97,51 @@ export async function expandOnCluster(backend: ClusterBackend, ast: QueryAst, do
   };
   const expansion = expandBo1(query, stats, collection, options.fbTerms, { method: 'bo1' });
   return { method: 'bo1', feedbackDocs: documents.map((d) => d.doc), feedbackDocnos: unique, analysed, scope: 'one-shard', ...expansion };
+}
+
+/** How a term of a cluster expansion is written in a query: a word (raw: quoted, unanalysed) and, for a term of the user's, their own node. */
+export interface ClusterExpansionWord {
+  text: string;
+  raw: boolean;
+  written?: TermNode;
+}
+
+/**
+ * How the terms of a cluster expansion are written: the user's own word for a term one of the query's
+ * words analyses to, else the cluster's term itself, unquoted (the query DSL cannot ask for an analysed
+ * term, so the cluster analyses it again).
+ */
+export function clusterExpansionWords(expansion: ClusterExpansion, original: QueryAst): Map<string, ClusterExpansionWord> {
+  const words = new Map<string, ClusterExpansionWord>();
+  walk(original.root, (node) => {
+    if (node.kind !== 'term' || node.fields?.length || node.context?.length) return;
+    const stems = expansion.analysed.get(node.text) ?? [];
+    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
+  });
+  for (const t of expansion.terms) if (!words.has(t.term)) words.set(t.term, { text: t.term, raw: false });
+  return words;
+}
+
+/**
+ * The expanded query as a cluster runs it: each of the expansion's terms (a raw stem the expansion made, without
+ * a source range) written as clusterExpansionWords says, the weights as computed (not rounded).
+ */
+export function clusterExpandedQuery(expansion: ClusterExpansion, original: QueryAst): QueryAst {
+  const words = clusterExpansionWords(expansion, original);
+  const stems = new Set(expansion.terms.map((t) => t.term));
+  const rewrite = (node: QueryNode): QueryNode => {
+    if (node.kind === 'filter') return { ...node, scored: rewrite(node.scored) };
+    if (node.kind !== 'belief') return node;
+    return {
+      ...node,
+      items: node.items.map((item) => {
+        const term = item.node;
+        if (term.kind !== 'term' || !term.raw || term.range.end !== 0 || !stems.has(term.text)) return item;
+        const word = words.get(term.text)!;
+        if (word.written) return { ...item, node: { ...word.written, fields: undefined, context: undefined } };
+        return { ...item, node: { kind: 'term', text: word.text, raw: word.raw, range: term.range, ...(/^[0-9]+$/.test(word.text) ? { numeric: true } : {}) } };
+      }),
+    };
+  };
+  return { ...expansion.ast, root: expansion.ast.root ? rewrite(expansion.ast.root) : null };
 }

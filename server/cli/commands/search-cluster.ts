@@ -1,7 +1,9 @@
 /**
  * `querylens search --backend-config FILE QUERYFILE`: ranks every query of the file on an OpenSearch or
  * Elasticsearch cluster (server/backends/remote) and prints a TREC run, like `search --index`. The
- * cluster scores the documents, so the scorer's parameters, feedback and model weights do not apply;
+ * cluster scores the documents, so the scorer's parameters and model weights do not apply; `--expand bo1`
+ * expands each query from its top fbDocs on the cluster with statistics from the cluster
+ * (cluster-expansion.ts, as the editor's Bo1 action) and ranks the expanded query there;
  * each construct the cluster evaluates differently is a warning at its place in the query file, and
  * every cluster failure is one line (ClusterError's message) with exit status 2.
  */
@@ -19,6 +21,8 @@ export interface ClusterSearchCliOptions extends SourceCliOptions {
   scorer: ScorerName;
   recover?: boolean;
   quiet?: boolean;
+  /** Bo1 on the cluster before the final ranking. */
+  expand?: { fbDocs: number; fbTerms: number };
 }
 
 /** Ranks the query file on the configured cluster, writing run lines to `out` as each query is answered. */
@@ -48,9 +52,16 @@ export async function searchOnCluster(file: string, opts: ClusterSearchCliOption
       process.stderr.write(`querylens: ${skipped} quer${skipped === 1 ? 'y' : 'ies'} with syntax errors not ranked; fix them, or rank the recovered queries with --recover\n`);
       process.exitCode = 1;
     }
+    const { expandOnCluster, clusterExpandedQuery } = await import('../../backends/remote/cluster-expansion.js');
     for (const entry of toRank) {
-      const result = await backend.search(entry.result.ast, { k: opts.k, scorer: opts.scorer });
+      const ast = entry.result.ast;
+      let result = await backend.search(ast, { k: opts.expand ? Math.max(opts.k, opts.expand.fbDocs) : opts.k, scorer: opts.scorer });
+      // The warnings are the written query's (the expanded one has no place in the file).
       printer.add(file, source.text, entryDiagnosticsInFile(source, entry, result.diagnostics));
+      if (opts.expand) {
+        const expansion = await expandOnCluster(backend, ast, result.hits.slice(0, opts.expand.fbDocs).map((h) => h.docno), { fbTerms: opts.expand.fbTerms });
+        result = await backend.search(clusterExpandedQuery(expansion, ast), { k: opts.k, scorer: opts.scorer });
+      }
       let lines = '';
       result.hits.forEach((h, i) => {
         // A TREC run separates its columns by white space: such an _id cannot be written.

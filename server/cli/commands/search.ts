@@ -104,16 +104,19 @@ export function registerSearch(program: Command): void {
         '--mu': opts.mu,
         '--param': opts.param?.length ? opts.param : undefined,
         '--anserini': opts.anserini,
-        '--expand': opts.expand,
         '--queries-out': opts.queriesOut,
         '--model-dir': opts.modelDir,
         '--weights': opts.weights === 'none' ? undefined : opts.weights,
         '--window-stats': opts.windowStats === 'exact' ? undefined : opts.windowStats,
       }).filter(([, v]) => v !== undefined);
+      if (opts.expand !== undefined && opts.expand !== 'bo1') throw new CliError(`--expand ${opts.expand} cannot be used with --backend-config: on a cluster querylens expands with bo1 only (--expand bo1)`);
       if (local.length) throw new CliError(`${local.map(([name]) => name).join(', ')} cannot be used with --backend-config: the cluster ranks with its own index and similarity settings`);
       if (!isScorerName(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
+      if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1');
+      // Bo1 runs on the cluster (its feedback documents and statistics); RM3 has no cluster path and is refused above.
+      const expand = opts.expand === 'bo1' ? { fbDocs: countOption('--fb-docs', opts.fbDocs, false) ?? 3, fbTerms: countOption('--fb-terms', opts.fbTerms, true) ?? 10 } : undefined;
       const { searchOnCluster } = await import('./search-cluster.js');
-      await searchOnCluster(file, { backendConfig: opts.backendConfig, k, runId: opts.runId, scorer: opts.scorer, recover: opts.recover, quiet: opts.quiet, dialect: opts.dialect, fields: opts.fields });
+      await searchOnCluster(file, { backendConfig: opts.backendConfig, k, runId: opts.runId, scorer: opts.scorer, recover: opts.recover, quiet: opts.quiet, dialect: opts.dialect, fields: opts.fields, expand });
       return;
     }
     if (opts.expand !== undefined && opts.expand !== 'bo1' && opts.expand !== 'rm3') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1 or rm3)`);

@@ -20,7 +20,7 @@ import type { ClusterHit } from '../../backends/remote/cluster-backend.js';
 import { snippetOf, type Snippet } from '../../service/snippets.js';
 import { toLspDiagnostic } from '../diagnostics.js';
 import { nodesAt, rangeInFile, type QueryDocument } from '../documents.js';
-import type { FeatureModule, QueryPosition } from '../features.js';
+import type { FeatureHost, FeatureModule, QueryPosition } from '../features.js';
 import { CLUSTER_DEPTH, type ClusterSession } from './cluster-session.js';
 import type { EngineContext } from './context.js';
 import { formatNumber } from './hover-stats.js';
@@ -135,13 +135,24 @@ function translationProblems(session: ClusterSession, entry: QueryEntry): QueryD
   return session.translation(entry.dialect, entry.text, entry.result.ast).map((d) => ({ ...d, code: DSL_CODES[d.code] ?? `cluster/${d.code.replace(/^translate\//, '')}`, message: `On the cluster: ${d.message}` }));
 }
 
+/** What the query's `_explain` trees showed of shards' statistics, as a sentence ('' when nothing differed). */
+function shardEvidence(session: ClusterSession, entry: QueryEntry): string {
+  const differences = session.shardDifferences(entry.dialect, entry.text);
+  if (!differences.length) return '';
+  const shown = differences.slice(0, 3).map(
+    (d) => `\`${d.term}\` is in ${d.values.map((v) => `${formatNumber(v.n)} of ${formatNumber(v.N)} documents on the shard of ${v.docno}`).join(' but ')}`,
+  );
+  return `The cluster's explanations show it: ${shown.join('; ')}${differences.length > 3 ? `; and ${differences.length - 3} more terms` : ''}.`;
+}
+
 export function clusterDiagnostics(session: ClusterSession, doc: QueryDocument): Diagnostic[] {
   const out: Diagnostic[] = [];
   const perShard = session.perShardStatistics();
   for (const entry of doc.source.entries) {
     if (!runnable(entry)) continue;
     for (const d of translationProblems(session, entry)) out.push(toLspDiagnostic(doc, entry, d));
-    if (perShard) {
+    const evidence = shardEvidence(session, entry);
+    if (perShard || evidence) {
       // Once per query, on its first operator or word.
       const root = entry.result.ast.root!;
       let first = root.range;
@@ -152,9 +163,11 @@ export function clusterDiagnostics(session: ClusterSession, doc: QueryDocument):
         toLspDiagnostic(doc, entry, {
           code: PER_SHARD_CODE,
           severity: 'info',
-          message:
-            `The cluster's index has ${session.summary!.shards} shards, and each scores this query with its own term statistics (df, document count, average length), ` +
-            'so scores differ from whole-index ones and between shards. Set "dfsQueryThenFetch": true in the "backend" section of querylens.json to search with search_type=dfs_query_then_fetch.',
+          message: perShard
+            ? `The cluster's index has ${session.summary!.shards} shards, and each scores this query with its own term statistics (df, document count, average length), ` +
+              'so scores differ from whole-index ones and between shards. Set "dfsQueryThenFetch": true in the "backend" section of querylens.json to search with search_type=dfs_query_then_fetch.' +
+              (evidence ? ` ${evidence}` : '')
+            : `_explain scores a document with its own shard's term statistics (it has no dfs_query_then_fetch), so an explanation's value can differ from the document's score in the ranking. ${evidence}`,
           range: first,
         }),
       );
@@ -218,8 +231,10 @@ export async function clusterPreview(
         await step();
       }
     }
+    let evidence = false;
     for (const [i, h] of shown.entries()) {
       const explanation = explanations[i];
+      if (explanation && session.observeExplanation(entry.dialect, entry.text, h.docno, explanation)) evidence = true;
       hits.push({
         rank: window.offset + i + 1,
         docno: h.docno,
@@ -230,6 +245,7 @@ export async function clusterPreview(
         relevance: session.relevance(qid, h.docno),
       });
     }
+    if (evidence) session.onShardEvidence?.();
     const s = session.config.scorer;
     return {
       qid: entry.qid,
@@ -255,6 +271,7 @@ export async function clusterPreview(
 export async function clusterExplain(session: ClusterSession, entry: QueryEntry, ast: QueryAst, docno: string, step: () => Promise<void>): Promise<ExplainResult> {
   try {
     const explanation = await session.backend.explain(ast, docno, { scorer: session.config.scorer.name });
+    if (session.observeExplanation(entry.dialect, entry.text, docno, explanation)) session.onShardEvidence?.();
     await step();
     const document = await session.backend.document(docno);
     await step();
@@ -275,6 +292,8 @@ export async function clusterExplain(session: ClusterSession, entry: QueryEntry,
 }
 
 export function clusterFeaturesModule(context: EngineContext): FeatureModule {
+  // The server's host once registered: shards' differing statistics seen in an explanation republish the diagnostics.
+  let host: FeatureHost | null = null;
   return {
     id: 'engine/cluster',
     codeLenses: (doc, token) => {
@@ -289,7 +308,13 @@ export function clusterFeaturesModule(context: EngineContext): FeatureModule {
     },
     diagnostics: (doc) => {
       const session = context.cluster();
-      return session ? clusterDiagnostics(session, doc) : [];
+      if (!session) return [];
+      session.onShardEvidence ??= () => host?.refreshDiagnostics();
+      return clusterDiagnostics(session, doc);
+    },
+    register(_connection, registered) {
+      host = registered;
+      return { dispose: () => (host = null) };
     },
   };
 }

@@ -9,13 +9,14 @@
  * A new `ClusterSession` is made for every (re)configuration; the previous one's client is closed.
  */
 import type { Qrels } from '../../engine/eval/index.js';
-import { walk, type QueryAst, type QueryDiagnostic } from '../../../grammar/index.js';
+import type { ExplainNode } from '../../engine/search.js';
+import type { QueryAst, QueryDiagnostic } from '../../../grammar/index.js';
 import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
-import { expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
+import { clusterExpandedQuery, expandOnCluster, type ClusterExpansion } from '../../backends/remote/cluster-expansion.js';
+export { clusterExpansionWords } from '../../backends/remote/cluster-expansion.js';
 import type { ResolvedConfig } from '../config.js';
 import { PREVIEW_MEASURES } from './session.js';
-import { expandedAst, type ExpansionWord } from './ranking.js';
 import type { CollectionSource } from './weights.js';
 import type { WeightModel } from '../../model/runtime.js';
 import { createAnalyzer } from '../../engine/analysis/index.js';
@@ -86,7 +87,7 @@ export class ClusterSession {
     parameters: { fbDocs: number; fbTerms: number } = this.config.expansion,
   ): Promise<{ expansion: ClusterExpansion; ast: QueryAst; result: ClusterSearchResult }> {
     const expansion = await this.expansion(dialect, text, ast, parameters);
-    const expanded = expandedAst(expansion, clusterExpansionWords(expansion, ast));
+    const expanded = clusterExpandedQuery(expansion, ast);
     const key = `${dialect}\0${text}\0${k}\0${parameters.fbDocs}\0${parameters.fbTerms}`;
     const result = await this.cached('bo1-ranking', key, () => this.search(expanded, k));
     return { expansion, ast: expanded, result };
@@ -141,6 +142,43 @@ export class ClusterSession {
     return { key: this, width: this.config.formatting.width, ngramStatistics: async (text, model) => (await this.ngramStatistics(text, model)).ngrams };
   }
 
+  /**
+   * Called when an `_explain` tree shows a term's document frequency differing from one seen before for the
+   * same query (another shard's statistics): the engine features republish the diagnostics.
+   */
+  onShardEvidence: (() => void) | undefined;
+
+  /** Per query (dialect + text): per weighed term (`text:boundari`), the (n, N) its explanations show → a docno showing it. */
+  private readonly explained = new Map<string, Map<string, Map<string, { n: number; N: number; docno: string }>>>();
+
+  /**
+   * Records what an `_explain` tree of the query says of each term's statistics on the document's shard
+   * (Lucene's BM25 explanation: "n, number of documents containing term", "N, total number of documents with
+   * field"); returns true when a term now shows two different values, i.e. shards that differ.
+   */
+  observeExplanation(dialect: string, text: string, docno: string, tree: ExplainNode): boolean {
+    const key = `${dialect}\0${text}`;
+    let byTerm = this.explained.get(key);
+    if (!byTerm) this.explained.set(key, (byTerm = new Map()));
+    let differs = false;
+    for (const seen of termStatisticsIn(tree)) {
+      let values = byTerm.get(seen.term);
+      if (!values) byTerm.set(seen.term, (values = new Map()));
+      const id = `${seen.n}/${seen.N}`;
+      if (values.has(id)) continue;
+      values.set(id, { n: seen.n, N: seen.N, docno });
+      if (values.size === 2) differs = true;
+    }
+    return differs;
+  }
+
+  /** The terms of a query whose explanations showed different statistics, with each value seen and a document showing it. */
+  shardDifferences(dialect: string, text: string): { term: string; values: { n: number; N: number; docno: string }[] }[] {
+    const byTerm = this.explained.get(`${dialect}\0${text}`);
+    if (!byTerm) return [];
+    return [...byTerm].filter(([, values]) => values.size > 1).map(([term, values]) => ({ term, values: [...values.values()] }));
+  }
+
   /** Whether scores use each shard's own statistics: more than one shard, searched without dfs_query_then_fetch. */
   perShardStatistics(): boolean {
     return !!this.summary && this.summary.shards > 1 && !this.backend.config.dfsQueryThenFetch;
@@ -163,17 +201,29 @@ export class ClusterSession {
 }
 
 /**
- * How the terms of a cluster expansion are written: the user's own word for a term one of the query's
- * words analyses to, else the cluster's term itself, unquoted (the query DSL cannot ask for an analysed
- * term, so the cluster analyses it again).
+ * The per-term statistics a Lucene BM25 explanation shows: under each `weight(<field>:<term> in <doc>)` node,
+ * the values described "n, number of documents containing term" and "N, total number of documents with field".
  */
-export function clusterExpansionWords(expansion: ClusterExpansion, original: QueryAst): Map<string, ExpansionWord> {
-  const words = new Map<string, ExpansionWord>();
-  walk(original.root, (node) => {
-    if (node.kind !== 'term' || node.fields?.length || node.context?.length) return;
-    const stems = expansion.analysed.get(node.text) ?? [];
-    if (stems.length === 1 && !words.has(stems[0]!)) words.set(stems[0]!, { text: node.text, raw: node.raw, written: node });
-  });
-  for (const t of expansion.terms) if (!words.has(t.term)) words.set(t.term, { text: t.term, raw: false });
-  return words;
+export function termStatisticsIn(tree: ExplainNode): { term: string; n: number; N: number }[] {
+  const out: { term: string; n: number; N: number }[] = [];
+  const find = (node: ExplainNode, prefix: string): number | undefined => {
+    if (node.description.startsWith(prefix)) return node.value;
+    for (const c of node.children) {
+      const v = find(c, prefix);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  };
+  const visit = (node: ExplainNode): void => {
+    const weight = /^weight\((.+) in \d+\)/.exec(node.description);
+    if (weight) {
+      const n = find(node, 'n, number of documents containing term');
+      const N = find(node, 'N, total number of documents with field');
+      if (n !== undefined && N !== undefined) out.push({ term: weight[1]!, n, N });
+      return;
+    }
+    node.children.forEach(visit);
+  };
+  visit(tree);
+  return out;
 }

@@ -172,6 +172,15 @@ export class LocalEngineProvider implements EngineProvider {
     } catch (err) {
       model = { state: 'error', path: config.model, message: `Loading the weighting model failed: ${describe(err)}`, fix: 'See the server log.' };
     }
+    const cluster = this.clusterSession;
+    if (model.state === 'ready' && cluster && this.weightModel?.model.readsStatistics) {
+      // Where a collection-aware model's inputs come from on a cluster (server/backends/remote/cluster-statistics.ts).
+      const shards = cluster.summary && cluster.summary.shards > 1 ? `one shard's of ${cluster.summary.shards} (_termvectors)` : 'from _termvectors';
+      model = {
+        ...model,
+        message: `${model.message} It reads each query's statistics from the cluster: df by _count over every shard; cf, ictf and bo1 ${shards}; a #1 pair's cf is its document count.`,
+      };
+    }
     if (generation === this.generation) this.current = { provider: this.name, index, model };
     return this.current;
   }

@@ -122,16 +122,6 @@ export function expandedQueryText(
   return printExpansion(expansion, dialect, words, digits);
 }
 
-/**
- * The expanded query with `words` for its stems and the weights as computed (not rounded): what ranks
- * on a cluster, whose query DSL cannot ask for an analysed stem (a raw term), so each stem is written
- * as a word the cluster analyses back to it.
- */
-export function expandedAst(expansion: ExpansionResult, words: ReadonlyMap<string, ExpansionWord>): QueryAst {
-  const stems = new Set(expansion.terms.map((t) => t.term));
-  return { ...expansion.ast, root: expansion.ast.root ? withWords(expansion.ast.root, stems, words) : null };
-}
-
 /** The expansion printed with `words` for its stems (expandedQueryText; on a cluster, the cluster's words). */
 export function printExpansion(expansion: ExpansionResult, dialect: string, words: ReadonlyMap<string, ExpansionWord>, digits = REWRITE_DIGITS): string {
   const stems = new Set(expansion.terms.map((t) => t.term));

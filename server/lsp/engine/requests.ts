@@ -78,7 +78,7 @@ export function requireSession(context: EngineContext): EngineSession {
   if (cluster) {
     throw new ResponseError(
       ErrorCodes.InvalidRequest,
-      `querylens: this request is not available on a cluster backend yet (this workspace ranks on ${cluster.backend.location}); the preview lens, the results panel, explain, compare, run file, weighing, hover statistics, the translation diagnostics and the Bo1 action are. Remove "backend" from querylens.json to use the local index`,
+      `querylens: this request is not available on a cluster backend yet (this workspace ranks on ${cluster.backend.location}); the other engine features and requests are. Remove "backend" from querylens.json to use the local index`,
       { backend: 'cluster' },
     );
   }
