@@ -177,10 +177,15 @@ export interface SweepResult {
   skipped: { qid: string; reason: string }[];
   configEdit: unknown | null;
   configEditRefused: string | null;
+  /** On a cluster: what the sweep varied and what scored it. */
+  note?: string;
 }
 
 export function settingText(s: SweepResult['rows'][number]['setting']): string {
-  const parts = s.scorer === 'ql' ? [`μ=${s.mu}`] : [`k1=${s.k1}`, `b=${s.b}`];
+  // On a cluster a row has no k1, b or μ: the index's own similarity scored it (the result's note).
+  const params = s.scorer === 'ql' ? [s.mu === undefined ? null : `μ=${s.mu}`] : [s.k1 === undefined ? null : `k1=${s.k1}`, s.b === undefined ? null : `b=${s.b}`];
+  const parts = params.filter((p): p is string => p !== null);
+  if (!parts.length) parts.push("the index's similarity");
   if (s.bo1) parts.push(`Bo1 ${s.bo1.fbDocs} docs × ${s.bo1.fbTerms} terms`);
   return `${s.scorer === 'ql' ? 'QL' : 'BM25'} ${parts.join(' ')}`;
 }
@@ -222,16 +227,16 @@ export function renderSweep(result: SweepResult, nonce: string, file: string, gr
     : `<button disabled>Apply</button> <small>${escape(result.configEditRefused ?? 'no querylens.json to write')}</small>`;
   const skipped = result.skipped.length ? `<p><small>Left out: ${result.skipped.map((s) => `${escape(s.qid)} (${escape(s.reason)})`).join(', ')}</small></p>` : '';
   const body = `<h2>Sweep: ${escape(file)}</h2><p>Grid <code>${escape(grid)}</code>: ${result.rows.length} settings, best by ${escape(label(result.by))}.</p>
-${notice ? `<p><i>${escape(notice)}</i></p>` : ''}<p>${apply}</p>
+${notice ? `<p><i>${escape(notice)}</i></p>` : ''}${result.note ? `<p><i>${escape(result.note)}</i></p>` : ''}<p>${apply}</p>
 <table id="sweep"><thead>${head}</thead><tbody>${rows}</tbody></table>${skipped}`;
   return page(`Sweep: ${file}`, body, nonce, { view: 'sweep' });
 }
 
 /** The parts of workbench-protocol.ts's index browser answers the browser panel shows. */
 export interface BrowserContent {
-  terms?: { numDocs: number; matching: number; terms: { term: string; df: number; cf: number }[] };
+  terms?: { numDocs: number; matching: number; terms: { term: string; df: number; cf: number | null }[]; note?: string };
   postings?: { term: string; found: boolean; df: number; cf: number; postings: { docno: string; tf: number; positions: number[]; positionsCut: boolean }[]; cut: boolean };
-  document?: { docno: string; title: string; fields: Record<string, string>; length: number; terms: { term: string; tf: number; positions: number[] }[]; distinctTerms: number };
+  document?: { docno: string; title: string; fields: Record<string, string>; length: number; terms: { term: string; tf: number; positions: number[]; field?: string }[]; distinctTerms: number; note?: string };
   analyze?: { profile: string; indexed: boolean; note: string | null; words: { surface: string; term: string | null; stopword: boolean; position: number | null; df?: number | null }[] };
   error?: string;
 }
@@ -243,8 +248,8 @@ export function renderBrowser(content: BrowserContent, nonce: string, inputs: Re
   if (content.error) out += `<p><i>${escape(content.error)}</i></p>`;
   const t = content.terms;
   if (t)
-    out += `<section data-focus><h3>Top terms by df (${t.matching} matching of ${t.numDocs} documents)</h3><table id="terms"><thead><tr><th>Term</th><th>df</th><th>cf</th></tr></thead><tbody>${t.terms
-      .map((x) => `<tr><td><button ${msg({ type: 'browse', view: 'postings', text: x.term })}>${escape(x.term)}</button></td><td>${x.df}</td><td>${x.cf}</td></tr>`)
+    out += `<section data-focus><h3>${t.note ? 'Terms' : 'Top terms by df'} (${t.matching} matching of ${t.numDocs} documents)</h3>${t.note ? `<p><i>${escape(t.note)}</i></p>` : ''}<table id="terms"><thead><tr><th>Term</th><th>df</th><th>cf</th></tr></thead><tbody>${t.terms
+      .map((x) => `<tr><td><button ${msg({ type: 'browse', view: 'postings', text: x.term })}>${escape(x.term)}</button></td><td>${x.df}</td><td>${x.cf ?? '–'}</td></tr>`)
       .join('')}</tbody></table></section>`;
   const p = content.postings;
   if (p)
@@ -254,10 +259,10 @@ export function renderBrowser(content: BrowserContent, nonce: string, inputs: Re
   const d = content.document;
   if (d)
     out += `<section data-focus><h3>Document ${escape(d.docno)}: ${escape(d.title)}</h3><p><button ${msg({ type: 'open', docno: d.docno })}>open in an editor</button> ${d.length} indexed tokens, ${d.distinctTerms} distinct terms</p>
-<table><tbody>${Object.entries(d.fields)
+${d.note ? `<p><i>${escape(d.note)}</i></p>` : ''}<table><tbody>${Object.entries(d.fields)
       .map(([k, v]) => `<tr><th>${escape(k)}</th><td>${escape(v)}</td></tr>`)
       .join('')}</tbody></table><h4>Term vector</h4><table id="termvector"><thead><tr><th>Term</th><th>tf</th><th>Positions</th></tr></thead><tbody>${d.terms
-      .map((x) => `<tr><td>${escape(x.term)}</td><td>${x.tf}</td><td>${x.positions.join(' ')}</td></tr>`)
+      .map((x) => `<tr><td>${escape(x.term)}${x.field ? ` <small>(${escape(x.field)})</small>` : ''}</td><td>${x.tf}</td><td>${x.positions.join(' ')}</td></tr>`)
       .join('')}</tbody></table></section>`;
   const a = content.analyze;
   if (a)

@@ -292,6 +292,19 @@ describe('sweep panel', () => {
     const refused = renderSweep({ ...result, configEdit: null, configEditRefused: 'there is no querylens.json in /w' }, 'n', 'q.indri', 'k1=1', null);
     expect(refused).toContain('<button disabled>Apply</button> <small>there is no querylens.json in /w</small>');
   });
+
+  it('on a cluster: rows without k1 and b say the index\'s similarity scored them, and the note is shown', () => {
+    const cluster: SweepResult = {
+      ...result,
+      rows: [{ setting: { scorer: 'bm25', bo1: { fbDocs: 3, fbTerms: 10 } }, mean: { ndcg_cut_10: 0.4, map: 0.1 }, queries: 5 }],
+      best: 0,
+      note: 'fbDocs and fbTerms varied on https://c:9200/docs; its similarity scored every setting',
+    };
+    const html = renderSweep(cluster, 'n', 'q.indri', 'fbDocs=3', null);
+    expect(html).toContain("★ BM25 the index&#39;s similarity Bo1 3 docs × 10 terms");
+    expect(html).not.toContain('undefined');
+    expect(html).toContain('<p><i>fbDocs and fbTerms varied on https://c:9200/docs; its similarity scored every setting</i></p>');
+  });
 });
 
 describe('index browser and document view', () => {
@@ -309,6 +322,22 @@ describe('index browser and document view', () => {
     expect(html).toContain('Postings of heat: df 2, cf 5');
     expect(html).toContain('<td>The</td><td><i>stopword</i></td><td>–</td>');
     expect(html).toContain('value="heat&#34;&#62;&#60;b&#62;"');
+  });
+
+  it('on a cluster: terms in term order without cf, a term vector per field, and where the numbers come from', () => {
+    const html = renderBrowser(
+      {
+        terms: { numDocs: 9, matching: 1, terms: [{ term: 'heat', df: 2, cf: null }], note: 'Terms from _terms_enum, in term order' },
+        document: { docno: 'd2', title: 'T', fields: { text: 'heat' }, length: 1, terms: [{ term: 'heat', tf: 1, positions: [0], field: 'text' }], distinctTerms: 1, note: 'From _source and _termvectors' },
+      },
+      'n',
+      {},
+    );
+    expect(html).toContain('<h3>Terms (1 matching of 9 documents)</h3><p><i>Terms from _terms_enum, in term order</i></p>');
+    expect(html).toContain('<td>2</td><td>–</td>');
+    expect(html).not.toContain('null');
+    expect(html).toContain('<td>heat <small>(text)</small></td>');
+    expect(html).toContain('<p><i>From _source and _termvectors</i></p>');
   });
 
   it('shows the stored fields and finds the matched words, whole words only', () => {
