@@ -246,6 +246,47 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
     const kind = /Cannot find module|binding|\.node/.test(msg) ? 'runtime-unavailable' : 'invalid-model';
     return fail(kind, `Cannot load the tokenizer ${tokenizerFile}: ${msg}`);
   }
+  const opened = await openOnnxSession(onnxFile, device, `the ${name} model`, options.threads ?? 2);
+  if (!opened.ok) return { ok: false, error: opened.error };
+  const { ort, session, used, notices } = opened;
+  for (const input of [config.inputs.ids, config.inputs.attentionMask, config.inputs.ngramMask]) {
+    if (!session.inputNames.includes(input)) {
+      await session.release().catch(() => undefined);
+      return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
+    }
+  }
+  if (entry.statistics) {
+    const { input, names } = entry.statistics;
+    // A model reads the statistics its config lists, in that order; each must be one this querylens computes.
+    const known = new Set<string>(STATISTIC_NAMES);
+    if (!Array.isArray(names) || names.length === 0 || new Set(names).size !== names.length || !names.every((n) => typeof n === 'string' && known.has(n))) {
+      await session.release().catch(() => undefined);
+      return fail('invalid-model', `${dir}/config.json: the ${name} model reads the statistics ${JSON.stringify(names)}, but this querylens computes ${STATISTIC_NAMES.join(', ')}.`);
+    }
+    if (!session.inputNames.includes(input)) {
+      await session.release().catch(() => undefined);
+      return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
+    }
+  }
+  if (!entry.final) notices.push(`The ${name} model in ${dir} is not the final trained model (see model/MODEL_CARD.md).`);
+  const analyzer = options.analyzer ?? createAnalyzer(config.profile);
+  return {
+    ok: true,
+    model: new OnnxWeightModel(name, used, notices, config, entry, session, ort, tokenizer, analyzer, options.batchSize ?? 32),
+  };
+}
+
+export type OpenOnnxSessionResult =
+  | { ok: true; ort: OrtModule; session: OrtSession; used: 'cpu' | 'cuda'; notices: string[] }
+  | { ok: false; error: WeightModelError };
+
+/**
+ * One ONNX session under the runtime's device policy: `cpu`; `cuda`, a typed `cuda-unavailable` error when its
+ * provider cannot be created; `auto`, CUDA when it can be created, else the CPU with a notice. `label` names the
+ * model in the notice ("the twbert model").
+ */
+export async function openOnnxSession(onnxFile: string, device: DeviceRequest, label: string, threads = 2): Promise<OpenOnnxSessionResult> {
+  const fail = (kind: WeightModelErrorKind, message: string): OpenOnnxSessionResult => ({ ok: false, error: new WeightModelError(kind, message) });
   let ort: OrtModule;
   try {
     ort = require('onnxruntime-node') as OrtModule;
@@ -263,7 +304,7 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
   const notices: string[] = [];
   const sessionOptions = (providers: string[]) => ({
     executionProviders: providers,
-    intraOpNumThreads: options.threads ?? 2,
+    intraOpNumThreads: threads,
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
   });
@@ -290,7 +331,7 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
             `Install onnxruntime-node with its CUDA 12 provider (ONNXRUNTIME_NODE_INSTALL=cuda12) on a machine with an NVIDIA GPU, or use device "cpu" or "auto".`,
         );
       }
-      notices.push(`CUDA is not available (${describe(err).split('\n')[0]}); the ${name} model runs on the CPU.`);
+      notices.push(`CUDA is not available (${describe(err).split('\n')[0]}); ${label} runs on the CPU.`);
       try {
         session = await ort.InferenceSession.create(onnxFile, sessionOptions(['cpu']));
         used = 'cpu';
@@ -299,31 +340,7 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
       }
     }
   }
-  for (const input of [config.inputs.ids, config.inputs.attentionMask, config.inputs.ngramMask]) {
-    if (!session.inputNames.includes(input)) {
-      await session.release().catch(() => undefined);
-      return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
-    }
-  }
-  if (entry.statistics) {
-    const { input, names } = entry.statistics;
-    // A model reads the statistics its config lists, in that order; each must be one this querylens computes.
-    const known = new Set<string>(STATISTIC_NAMES);
-    if (!Array.isArray(names) || names.length === 0 || new Set(names).size !== names.length || !names.every((n) => typeof n === 'string' && known.has(n))) {
-      await session.release().catch(() => undefined);
-      return fail('invalid-model', `${dir}/config.json: the ${name} model reads the statistics ${JSON.stringify(names)}, but this querylens computes ${STATISTIC_NAMES.join(', ')}.`);
-    }
-    if (!session.inputNames.includes(input)) {
-      await session.release().catch(() => undefined);
-      return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
-    }
-  }
-  if (!entry.final) notices.push(`The ${name} model in ${dir} is not the final trained model (see model/MODEL_CARD.md).`);
-  const analyzer = options.analyzer ?? createAnalyzer(config.profile);
-  return {
-    ok: true,
-    model: new OnnxWeightModel(name, used, notices, config, entry, session, ort, tokenizer, analyzer, options.batchSize ?? 32),
-  };
+  return { ok: true, ort, session, used, notices };
 }
 
 interface Prepared {

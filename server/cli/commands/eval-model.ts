@@ -365,7 +365,39 @@ interface EvalModelCliOptions {
   model: string;
   modelDir?: string;
   loco?: string;
+  learned?: string;
   device: string;
+}
+
+/**
+ * `--learned DIR`: the learned surface-form expansion's table instead of the weighting model's (issue 15;
+ * eval-surface.ts): the training collections ranked by the fold models in DIR/<collection>/, the reporting
+ * sets by the model in --model-dir (default model/artifacts).
+ */
+async function printLearnedExpansionTable(opts: EvalModelCliOptions, dataDir: string, collections: string[], limit: number | undefined, test: 't' | 'randomization'): Promise<void> {
+  const { evaluateLearnedExpansion, formatLearnedTable, loadLearnedModels } = await import('./eval-surface.js');
+  const { defaultModelDir } = await import('../../model/runtime.js');
+  const specs = collectionSpecs(dataDir);
+  const cacheDir = opts.cache ?? defaultCacheDir();
+  const log = (s: string) => console.error(`querylens: ${s}`);
+  const modelDir = opts.modelDir ?? defaultModelDir();
+  const { shipped, folds } = await loadLearnedModels(modelDir, opts.learned!, collections.map((c) => specs[c]!), opts.device);
+  const started = performance.now();
+  try {
+    const rows = await evaluateLearnedExpansion({ specs, openIndex: (spec) => cachedIndex(specs[spec.name]!, cacheDir, log), collections, shipped, folds, limit, test, log });
+    const cpu = cpus();
+    const header = [
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), learned expansion on ${shipped.device}; ${((performance.now() - started) / 1000).toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
+      `Training collections: each ranked by the fold model in ${opts.learned}/<collection>/, trained and selected without it (checked from its surface.json); reporting sets by ${modelDir} (trained on ${(shipped.config.provenance?.trainedOn ?? []).join(', ') || 'unknown'}).`,
+      'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; Bo1: 3 feedback documents, 10 terms; learned + Bo1: Bo1 over the learned query\'s own first pass.',
+    ];
+    const text = formatLearnedTable(rows, header);
+    process.stdout.write(text);
+    if (opts.out) writeOutputFile(opts.out, text);
+  } finally {
+    await shipped.release();
+    await Promise.all(Object.values(folds).map((m) => m.release()));
+  }
 }
 
 /**
@@ -409,6 +441,7 @@ export function registerEvalModel(program: Command): void {
     .option('--model <name>', 'the model to evaluate: twbert or deepct', 'twbert')
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--loco <dir>', 'leave-one-collection-out: rank each training collection with the model in <dir>/<collection>/ (trained and selected without it); --model-dir ranks the reporting sets')
+    .option('--learned <dir>', 'the learned surface-form expansion instead: training collections ranked by the fold models in <dir>/<collection>/, reporting sets by --model-dir')
     .option('--device <device>', 'model device: auto, cpu or cuda', 'auto')
     .action(async (opts: EvalModelCliOptions) => {
       const dataDir = opts.data ?? defaultDataDir();
@@ -423,6 +456,7 @@ export function registerEvalModel(program: Command): void {
       }
       const test = opts.test === 'randomisation' ? 'randomization' : opts.test;
       if (test !== 't' && test !== 'randomization') throw new CliError(`unknown --test '${opts.test}': use t or randomization`);
+      if (opts.learned !== undefined) return printLearnedExpansionTable(opts, dataDir, collections, limit, test);
       if (opts.model !== 'twbert' && opts.model !== 'deepct') throw new CliError(`unknown --model '${opts.model}' (expected twbert or deepct)`);
       const started = performance.now();
       const loaded = await loadModelForCli(opts.model, opts.modelDir, opts.device);

@@ -18,6 +18,8 @@ interface ExpandCliOptions extends SourceCliOptions {
   origWeight?: string;
   scorer?: string;
   json?: boolean;
+  modelDir?: string;
+  device?: string;
 }
 
 function positiveInteger(name: string, text: string | undefined, allowZero = false): number | undefined {
@@ -38,15 +40,18 @@ export function registerExpand(program: Command): void {
     .description('Expand each query of a file with Bo1 or RM3 pseudo-relevance feedback; prints the terms and the expanded Indri query')
     .argument('<queryfile>', 'query file (.indri, .lucene, .tsv, Indri parameters, TREC topics)')
     .requiredOption('--index <dir>', 'index folder built by `querylens index`')
-    .option('--method <name>', 'bo1 (Terrier) or rm3 (Indri relevance model)', 'bo1')
+    .option('--method <name>', 'bo1 (Terrier), rm3 (Indri relevance model) or learned (surface forms of the corpus weighed by a model: #wsyn groups)', 'bo1')
     .option('--fb-docs <n>', 'feedback documents (default 3 for bo1, 10 for rm3)')
     .option('--fb-terms <n>', 'expansion terms (default 10; bo1 with 0 only reweights the query terms)')
     .option('--orig-weight <w>', 'rm3: weight of the original query, fbOrigWeight (default 0.5)')
     .option('--scorer <name>', `first-pass scorer: ${SCORER_NAMES.join(', ')} (default bm25 for bo1, ql for rm3)`)
-    .option('--json', 'print JSON instead of the query file');
+    .option('--json', 'print JSON instead of the query file')
+    .option('--model-dir <dir>', 'learned: folder with surface.json, surface.onnx and surface-embeddings.bin (default: model/artifacts)')
+    .option('--device <device>', 'learned: model device, auto, cpu or cuda (default auto)');
   addSourceOptions(cmd).action(async (file: string, opts: ExpandCliOptions) => {
     const method = opts.method;
-    if (method !== 'bo1' && method !== 'rm3') throw new CliError(`unknown --method '${method}': use bo1 or rm3`);
+    if (method === 'learned') return expandLearned(file, opts);
+    if (method !== 'bo1' && method !== 'rm3') throw new CliError(`unknown --method '${method}': use bo1, rm3 or learned`);
     const fbTerms = positiveInteger('--fb-terms', opts.fbTerms, true);
     let originalWeight: number | undefined;
     if (opts.origWeight !== undefined) {
@@ -128,6 +133,14 @@ export function registerExpand(program: Command): void {
     if (opts.json) console.log(JSON.stringify(json, null, 2));
     else if (out.length) process.stdout.write(out.join('\n') + '\n');
   });
+}
+
+/** `--method learned` (learned-expansion.ts); the feedback options belong to bo1 and rm3. */
+async function expandLearned(file: string, opts: ExpandCliOptions): Promise<void> {
+  const clash = Object.entries({ '--fb-docs': opts.fbDocs, '--fb-terms': opts.fbTerms, '--orig-weight': opts.origWeight, '--scorer': opts.scorer }).filter(([, v]) => v !== undefined);
+  if (clash.length) throw new CliError(`${clash.map(([n]) => n).join(', ')} cannot be used with --method learned`);
+  const { expandLearnedForCli } = await import('./learned-expansion.js');
+  await expandLearnedForCli(file, opts);
 }
 
 /** The weighted items of the #weight nodes expansion built (for rounding before printing). */

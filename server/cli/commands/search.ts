@@ -45,6 +45,14 @@ export const WEIGHTS_CHOICES: readonly WeightsChoice[] = ['none', 'phrase', 'twb
 /**
  * rankQueries (server/service/ranking.ts) with the model's failures as one-line CLI errors.
  */
+/** `--expand learned`: the learned surface-form expansion (learned-expansion.ts); it combines with no weights or feedback options. */
+async function searchLearned(file: string, opts: SearchCliOptions, k: number): Promise<void> {
+  const clash = Object.entries({ '--weights': opts.weights === 'none' ? undefined : opts.weights, '--fb-docs': opts.fbDocs, '--fb-terms': opts.fbTerms }).filter(([, v]) => v !== undefined);
+  if (clash.length) throw new CliError(`${clash.map(([n]) => n).join(', ')} cannot be used with --expand learned (its model weighs the suggested words itself)`);
+  const { searchLearnedForCli } = await import('./learned-expansion.js');
+  await searchLearnedForCli(file, opts, k);
+}
+
 export async function rankQueriesForCli(backend: SearchBackend, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
   const { rankQueries } = await import('../../service/ranking.js');
   const { WeightModelError } = await import('../../model/runtime.js');
@@ -119,7 +127,8 @@ export function registerSearch(program: Command): void {
       await searchOnCluster(file, { backendConfig: opts.backendConfig, k, runId: opts.runId, scorer: opts.scorer, recover: opts.recover, quiet: opts.quiet, dialect: opts.dialect, fields: opts.fields, expand });
       return;
     }
-    if (opts.expand !== undefined && opts.expand !== 'bo1' && opts.expand !== 'rm3') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1 or rm3)`);
+    if (opts.expand === 'learned') return searchLearned(file, opts, k);
+    if (opts.expand !== undefined && opts.expand !== 'bo1' && opts.expand !== 'rm3') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1, rm3 or learned)`);
     if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1|rm3');
     const weights = parseWeightsOption(opts.weights);
     if (weights !== 'none' && opts.expand === 'rm3') throw new CliError(`--weights ${weights} combines with --expand bo1 only (paper §5.3), not rm3`);

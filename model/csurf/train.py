@@ -1,0 +1,341 @@
+"""The learned surface-form expansion's weighting model (issue 15 §2), trained end to end through the engine's
+Terrier BM25 on the expanded query, with leave-one-collection-out selection, and its ONNX export.
+
+The model: an MLP over each candidate's features (server/model/surface-features.ts: sources, similarity to
+the query word and to the rest of the query, collection statistics beside the query word's), a sigmoid
+weight in (0, 1) per candidate surface form; under MIN_WEIGHT it is not suggested.
+
+The expanded query is the one the engine ranks: each query word becomes `#wsyn(1 word w_c cand …)`, one
+pseudo-term with tf = tf_word + Σ w_c·tf_c (SEMANTICS.md §1.4), scored by Terrier BM25 (k1 1.2, b 0.75,
+k3 8; idf log2((N − df + 0.5)/(df + 0.5))). The engine's df of the group is the union of the documents of
+its items with weight > 0; training uses df_word + Σ gate(w_c)·(df_c − df(word ∧ c)), a soft gate
+for "weight ≥ MIN_WEIGHT", which counts a document shared by two candidates (but not the word) twice.
+The loss is ListNet's cross-entropy between the softmax of the BM25 scores over the query's document pool
+(model/csurf/export.mjs) and a target of grade / rank² (`Batch.loss`), each training collection weighing the same.
+
+  /usr/bin/python3 -m model.csurf.train loco   # the rotation: fold models (model/.work/csurf/folds/), then the
+                                               # shipped model (the knob the rotation chose, all seven) into artifacts/
+  /usr/bin/python3 -m model.csurf.train smoke           # a few steps on one collection (the test)
+
+Selection (as model/twbert/loco.py): for each training collection L left out, every knob (steps) is
+scored by an inner rotation over the six others (train on five, pool MAP gain over uniform on the sixth),
+the best is trained on all six, and L is reported with that fold model. A training on the five collections
+outside {L, V} serves both L's inner rotation (validated on V) and V's (validated on L), so the 21 pairs are
+trained once each. SciFact test and NFCorpus test are never read. The shipped model uses the knob that wins
+the rotation over all seven (validated on each with the model trained on the six others).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+K1, B, K3 = 1.2, 0.75, 8.0
+MIN_WEIGHT = 0.05
+TRAINING = ["cacm", "scifact-train", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
+STEP_KNOBS = [0, 100]  # full-batch Adam steps: the one knob the rotation chooses (0 = suggest nothing)
+QUERY_CAP = 30  # queries per collection (a seeded sample of the larger ones), to keep the rotation short
+HIDDEN = 16
+LR = 0.05
+SEED = 15
+RANK_POWER = 2.0
+
+ROOT = Path(__file__).resolve().parents[2]
+WORK = ROOT / "model" / ".work" / "csurf"
+FEATURES = 14
+
+
+class Batch:
+    """Every query of some collections, flattened so one forward pass scores all their pool documents."""
+
+    def __init__(self, records: list[dict]):
+        feats, cgroup, dfc, co = [], [], [], []
+        dfw, ng, kq, gquery = [], [], [], []
+        dk, dq, rel = [], [], []
+        pair_d, pair_g, w_pair, w_tf, c_pair, c_idx, c_tf = [], [], [], [], [], [], []
+        self.judged, self.collection, self.qids = [], [], []
+        g0 = c0 = d0 = 0
+        for qi, r in enumerate(records):
+            self.judged.append(r["judgedRelevant"])
+            self.collection.append(r["collection"])
+            self.qids.append(r["qid"])
+            n, avgdl = float(r["N"]), float(r["avgdl"])
+            qtf = [g["qtf"] for g in r["groups"]]
+            top = max(qtf)
+            cand_base = []
+            for gi, g in enumerate(r["groups"]):
+                dfw.append(g["df"])
+                ng.append(n)
+                q = g["qtf"] / top
+                kq.append((K3 + 1) * q / (K3 + q))
+                gquery.append(qi)
+                cand_base.append(c0)
+                for c in g["cands"]:
+                    feats.append(c["features"])
+                    cgroup.append(g0 + gi)
+                    dfc.append(c["df"])
+                    co.append(c["co"])
+                    c0 += 1
+            for di, d in enumerate(r["docs"]):
+                dk.append(K1 * ((1 - B) + B * d["dl"] / avgdl))
+                dq.append(qi)
+                rel.append(max(0.0, float(d["rel"])))
+                pairs = {}
+                for gi, ci, tf in d["tf"]:
+                    p = pairs.get(gi)
+                    if p is None:
+                        p = pairs[gi] = len(pair_d)
+                        pair_d.append(d0 + di)
+                        pair_g.append(g0 + gi)
+                    if ci < 0:
+                        w_pair.append(p)
+                        w_tf.append(tf)
+                    else:
+                        c_pair.append(p)
+                        c_idx.append(cand_base[gi] + ci)
+                        c_tf.append(tf)
+            g0 += len(r["groups"])
+            d0 += len(r["docs"])
+        f32 = lambda x: torch.tensor(x, dtype=torch.float32)
+        i64 = lambda x: torch.tensor(x, dtype=torch.long)
+        self.feats = torch.tensor(feats, dtype=torch.float32).reshape(-1, FEATURES)
+        self.cgroup, self.dfc, self.co = i64(cgroup), f32(dfc), f32(co)
+        self.dfw, self.ng, self.kq, self.gquery = f32(dfw), f32(ng), f32(kq), i64(gquery)
+        self.dk, self.dq, self.rel = f32(dk), i64(dq), f32(rel)
+        self.pair_d, self.pair_g = i64(pair_d), i64(pair_g)
+        self.w_pair, self.w_tf = i64(w_pair), f32(w_tf)
+        self.c_pair, self.c_idx, self.c_tf = i64(c_pair), i64(c_idx), f32(c_tf)
+        self.nq, self.ng_count, self.nd = len(records), g0, d0
+        rel_sum = torch.zeros(self.nq, dtype=torch.float32).index_add_(0, self.dq, self.rel)
+        self.has_rel = rel_sum > 0
+        self.target = self.rel / rel_sum.clamp(min=1e-9)[self.dq]
+
+    def query_weights(self, collections) -> torch.Tensor:
+        """The loss's weight of each query: each of `collections` weighs the same, every other query 0."""
+        chosen = set(collections)
+        counts = {c: self.collection.count(c) for c in chosen}
+        qw = [1.0 / (counts[c] * len(chosen)) if c in chosen else 0.0 for c in self.collection]
+        return torch.tensor(qw, dtype=torch.float32) * self.has_rel
+
+    def scores(self, w: torch.Tensor) -> torch.Tensor:
+        """BM25 of every pool document for the query expanded with candidate weights `w` [C]."""
+        w = w.float()
+        gate = torch.sigmoid((w - MIN_WEIGHT) * 200.0)
+        df = self.dfw + torch.zeros(self.ng_count, dtype=torch.float32).index_add(0, self.cgroup, gate * (self.dfc - self.co))
+        df = torch.minimum(df, self.ng)  # the over-count of shared documents cannot pass N
+        idf = torch.log2((self.ng - df + 0.5) / (df + 0.5))
+        tf = torch.zeros(len(self.pair_d), dtype=torch.float32).index_add(0, self.w_pair, self.w_tf)
+        if len(self.c_pair):
+            tf = tf.index_add(0, self.c_pair, w[self.c_idx] * gate[self.c_idx] * self.c_tf)
+        tfn = (K1 + 1) * tf / (self.dk[self.pair_d] + tf)
+        contrib = tfn * idf[self.pair_g] * self.kq[self.pair_g]
+        return torch.zeros(self.nd, dtype=torch.float32).index_add(0, self.pair_d, contrib)
+
+    def ranks(self, s: torch.Tensor) -> torch.Tensor:
+        """Each document's rank in its query's pool under scores `s` (1 = best; not differentiated)."""
+        s = s.detach().numpy()
+        dq = self.dq.numpy()
+        order = np.lexsort((-s, dq))
+        starts = np.searchsorted(dq[order], np.arange(self.nq))
+        r = np.empty(len(s))
+        r[order] = np.arange(len(s)) - starts[dq[order]] + 1
+        return torch.tensor(r, dtype=torch.float32)
+
+    def loss(self, s: torch.Tensor, qweight: torch.Tensor) -> torch.Tensor:
+        """ListNet cross-entropy whose target is each relevant document's grade / rank² under the current scores:
+        AP is decided at the top, and plain ListNet is ruled by the relevant documents that rank last (it rewards
+        raising them from score 0 at any cost to the top of the ranking, which measured as a MAP loss)."""
+        t = self.rel / self.ranks(s) ** RANK_POWER
+        t = t / torch.zeros(self.nq, dtype=torch.float32).index_add(0, self.dq, t).clamp(min=1e-9)[self.dq]
+        m = torch.full((self.nq,), -1e30, dtype=torch.float32).scatter_reduce(0, self.dq, s.detach(), reduce="amax", include_self=True)
+        z = torch.zeros(self.nq, dtype=torch.float32).index_add(0, self.dq, torch.exp(s - m[self.dq]))
+        lse = torch.log(z.clamp(min=1e-30)) + m
+        per_query = -torch.zeros(self.nq, dtype=torch.float32).index_add(0, self.dq, t * (s - lse[self.dq]))
+        return (per_query * qweight).sum()
+
+    def average_precision(self, s: torch.Tensor) -> np.ndarray:
+        """AP of each query's pool ranking (ties by pool order; unpooled relevant documents count as missed)."""
+        s = s.detach().numpy()
+        dq = self.dq.numpy()
+        rel = self.rel.numpy()
+        out = np.zeros(self.nq)
+        starts = np.searchsorted(dq, np.arange(self.nq + 1))
+        for q in range(self.nq):
+            a, b = starts[q], starts[q + 1]
+            order = np.argsort(-s[a:b], kind="stable")
+            r = rel[a:b][order] > 0
+            # A document no term matches scores 0 and is not retrieved by the engine.
+            r = r & (s[a:b][order] > 0)
+            hits = np.cumsum(r)
+            out[q] = float((hits[r] / (np.nonzero(r)[0] + 1)).sum() / max(1, self.judged[q]))
+        return out
+
+
+class SurfaceWeigher(torch.nn.Module):
+    def __init__(self, hidden: int = HIDDEN):
+        super().__init__()
+        self.hidden = torch.nn.Linear(FEATURES, hidden)
+        self.out = torch.nn.Linear(hidden, 1)
+        # Start from "suggest nothing" (every weight sigmoid(−5) < MIN_WEIGHT), so 0 steps is exactly no
+        # expansion; well below the threshold, so a step switches on only the candidates the features favour
+        # (from sigmoid(−3), just under it, the first steps switched on 80 % of them).
+        torch.nn.init.zeros_(self.out.weight)
+        torch.nn.init.constant_(self.out.bias, -5.0)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self.out(torch.tanh(self.hidden(features)))).squeeze(-1)
+
+
+def load(collection: str, path: Path | None = None, cap: int | None = None) -> list[dict]:
+    path = path or WORK / "data" / f"{collection}.jsonl"
+    if not path.exists():
+        sys.exit(f"missing {path}: run `node model/csurf/export.mjs {collection}` first")
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if cap is not None and len(records) > cap:
+        keep = np.random.default_rng(SEED).choice(len(records), cap, replace=False)
+        records = [records[i] for i in sorted(keep)]
+    return records
+
+
+def train(batch: Batch, collections, steps: int, checkpoints: list[int] | None = None, seed: int = SEED):
+    """Full-batch Adam on the queries of `collections`; the model after `steps` (and state dicts at `checkpoints`)."""
+    torch.manual_seed(seed)
+    model = SurfaceWeigher()
+    opt = torch.optim.Adam(model.parameters(), lr=LR)
+    qweight = batch.query_weights(collections)
+    states = {0: {k: v.clone() for k, v in model.state_dict().items()}}
+    for step in range(1, steps + 1):
+        opt.zero_grad()
+        loss = batch.loss(batch.scores(model(batch.feats)), qweight)
+        loss.backward()
+        opt.step()
+        if checkpoints and step in checkpoints:
+            states[step] = {k: v.clone() for k, v in model.state_dict().items()}
+    return model, states
+
+
+def pool_maps(batch: Batch, model: SurfaceWeigher | None) -> dict[str, float]:
+    """Pool MAP per collection of `batch` with the model's weights (None: no expansion, uniform BM25)."""
+    with torch.no_grad():
+        w = model(batch.feats) if model is not None else torch.zeros(len(batch.feats))
+        w = torch.where(w >= MIN_WEIGHT, w, torch.zeros_like(w))
+        ap = batch.average_precision(batch.scores(w))
+    names = np.array(batch.collection)
+    return {c: float(ap[names == c].mean()) for c in sorted(set(batch.collection))}
+
+
+class Rotation:
+    """Trainings on subsets of the training collections, each run once and kept (with its knob checkpoints)."""
+
+    def __init__(self, data: dict[str, list[dict]], log):
+        self.data, self.log, self.cache, self.valid = data, log, {}, {}
+
+    def states(self, collections) -> dict:
+        key = tuple(sorted(collections))
+        if key not in self.cache:
+            _, self.cache[key] = train(Batch([r for c in key for r in self.data[c]]), key, max(STEP_KNOBS), STEP_KNOBS)
+        return self.cache[key]
+
+    def base(self, held: str) -> float:
+        if held not in self.valid:
+            batch = Batch(self.data[held])
+            self.valid[held] = (batch, pool_maps(batch, None)[held], {})
+        return self.valid[held][1]
+
+    def gain(self, trained_on, held: str, steps: int) -> float:
+        base = self.base(held)
+        batch, _, maps = self.valid[held]
+        key = (tuple(sorted(trained_on)), steps)
+        if key not in maps:
+            m = SurfaceWeigher()
+            m.load_state_dict(self.states(trained_on)[steps])
+            maps[key] = pool_maps(batch, m)[held]
+        return (maps[key] - base) / max(base, 1e-9)
+
+    def choose(self, collections) -> int:
+        """The knob with the best mean pool-MAP gain over uniform on each of `collections` left out in turn."""
+        gains = {k: [] for k in STEP_KNOBS}
+        for held in collections:
+            rest = [c for c in collections if c != held]
+            for k in STEP_KNOBS:
+                gains[k].append(self.gain(rest, held, k))
+            self.log(f"    inner: {held} left out: " + ", ".join(f"{k} steps {gains[k][-1]:+.3f}" for k in STEP_KNOBS))
+        best = max(STEP_KNOBS, key=lambda k: (float(np.mean(gains[k])), -k))
+        self.log(f"    chosen: {best} steps (mean gains " + ", ".join(f"{k}: {np.mean(gains[k]):+.4f}" for k in STEP_KNOBS) + ")")
+        return best
+
+
+def export_onnx(model: SurfaceWeigher, out_dir: Path, provenance: dict, steps: int) -> None:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    model.eval()
+    torch.onnx.export(
+        model,
+        torch.zeros(2, FEATURES),
+        str(out_dir / "surface.onnx"),
+        input_names=["features"],
+        output_names=["weights"],
+        dynamic_axes={"features": {0: "candidates"}, "weights": {0: "candidates"}},
+        opset_version=14,
+    )
+    config = {"file": "surface.onnx", "features": FEATURES, "minWeight": MIN_WEIGHT, "steps": steps, "provenance": provenance}
+    (out_dir / "surface.json").write_text(json.dumps(config, indent=2) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("stage", choices=["loco", "smoke"])
+    ap.add_argument("--data", type=Path, default=None, help="smoke: a training-record file (default: model/.work/csurf/data/adi.jsonl)")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+
+    if args.stage == "smoke":
+        data = load("adi", args.data)
+        batch = Batch(data)
+        collections = sorted(set(batch.collection))
+        qweight = batch.query_weights(collections)
+        before = float(batch.loss(batch.scores(SurfaceWeigher()(batch.feats)), qweight))
+        model, _ = train(batch, collections, 10)
+        after = float(batch.loss(batch.scores(model(batch.feats)), qweight))
+        out = args.out or (WORK / "smoke")
+        export_onnx(model, out, {"trainedOn": collections, "selectedOn": []}, 10)
+        parity = torch.rand(5, FEATURES, generator=torch.Generator().manual_seed(1))
+        with torch.no_grad():
+            expected = model(parity).tolist()
+        (out / "parity.json").write_text(json.dumps({"features": parity.tolist(), "weights": expected}))
+        print(json.dumps({"lossBefore": before, "lossAfter": after}))
+        return
+
+    logf = open(WORK / "loco.log", "a")
+
+    def log(s: str) -> None:
+        print(s, flush=True)
+        logf.write(s + "\n")
+        logf.flush()
+
+    data = {c: load(c, cap=QUERY_CAP) for c in TRAINING}
+    rotation = Rotation(data, log)
+    for held in TRAINING:
+        rest = [c for c in TRAINING if c != held]
+        log(f"fold {held}:")
+        steps = rotation.choose(rest)
+        model = SurfaceWeigher()
+        model.load_state_dict(rotation.states(rest)[steps])
+        log(f"  {held}: pool MAP uniform {rotation.base(held):.4f}, learned {rotation.gain(rest, held, steps):+.2%} ({steps} steps)")
+        export_onnx(model, WORK / "folds" / held, {"trainedOn": rest, "selectedOn": rest, "leftOut": held}, steps)
+    # The shipped model: the knob chosen by the rotation over all seven, trained on all seven.
+    log("shipped model:")
+    steps = rotation.choose(TRAINING)
+    model = SurfaceWeigher()
+    model.load_state_dict(rotation.states(TRAINING)[steps])
+    export_onnx(model, args.out or (ROOT / "model" / "artifacts"), {"trainedOn": TRAINING, "selectedOn": TRAINING}, steps)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+/**
+ * The learned surface-form expansion of one query, up to the model (issue 15): the query's plain words
+ * (surface-query.ts), a first pass (uniform BM25 of the query as written, top SURFACE_FEEDBACK_DOCS) for
+ * the co-occurrence source and the shares, the candidates (engine/expansion/surface-candidates.ts) and
+ * each candidate's features (surface-features.ts). The training export and run time both call
+ * `queryCandidates`, so the model is trained on the inputs it is run on.
+ */
+import type { QueryAst } from '../../grammar/ast.js';
+import { parseIndri, parseLucene } from '../../grammar/index.js';
+import { surfaceCandidates, type SurfaceLexicon, type WordCandidates } from '../engine/expansion/surface-candidates.js';
+import type { IndexReader } from '../engine/index/reader.js';
+import { search } from '../engine/search.js';
+import { surfaceFeatures } from './surface-features.js';
+import { expandableWords, roundWeight, surfaceExpandedText, SURFACE_DIGITS, type SurfaceAlternative } from './surface-query.js';
+
+/** First-pass documents read for co-occurrence and the top-k shares. */
+export const SURFACE_FEEDBACK_DOCS = 10;
+
+export interface QueryCandidates {
+  /** One entry per distinct expandable word (by term), in query order. */
+  words: WordCandidates[];
+  feedbackDocs: number[];
+  /** The feature vector of every candidate, word by word, candidate by candidate. */
+  features: number[][];
+}
+
+export function queryCandidates(reader: IndexReader, ast: QueryAst, lexicon: SurfaceLexicon): QueryCandidates {
+  const seen = new Set<string>();
+  const words = expandableWords(ast, reader.analyzer).filter((w) => !seen.has(w.term) && seen.add(w.term));
+  const feedbackDocs = ast.root && words.length ? search(reader, ast, { scorer: 'bm25', k: SURFACE_FEEDBACK_DOCS }).hits.map((h) => h.doc) : [];
+  const candidates = surfaceCandidates(
+    reader,
+    words.map((w) => ({ word: w.word, term: w.term })),
+    feedbackDocs,
+    lexicon,
+  );
+  const N = reader.stats().numDocs;
+  const features = candidates.flatMap((w) => w.candidates.map((c) => surfaceFeatures(w, c, N, words.length)));
+  return { words: candidates, feedbackDocs, features };
+}
+
+/** The model's weights (one per candidate, in `features` order) as each word's alternatives. */
+export function alternativesOf(found: QueryCandidates, weights: ArrayLike<number>): Map<string, SurfaceAlternative[]> {
+  const out = new Map<string, SurfaceAlternative[]>();
+  let i = 0;
+  for (const w of found.words) {
+    const list = w.candidates.map((c) => ({ word: c.word, raw: c.raw, weight: weights[i++]! }));
+    out.set(w.term, list.sort((a, b) => b.weight - a.weight));
+  }
+  return out;
+}
+
+/** One query word's suggestions, best first (what a person reads in the CLI comment lines and the editor's title). */
+export interface WordSuggestions {
+  word: string;
+  term: string;
+  alternatives: { word: string; term: string; weight: number; sources: string[] }[];
+}
+
+export interface LearnedExpansion {
+  /** The query with the suggestions in it (surface-query.ts), in `dialect`. */
+  text: string;
+  dialect: 'indri' | 'lucene';
+  /** `text` parsed: what is ranked. */
+  ast: QueryAst;
+  suggestions: WordSuggestions[];
+  feedbackDocs: number[];
+}
+
+/**
+ * The learned expansion of one query: candidates, the model's weight for each, and the query rewritten with
+ * the weighed alternatives (weights under the model's minWeight left out). `text` is the query as written.
+ */
+export async function learnedExpansion(
+  reader: IndexReader,
+  ast: QueryAst,
+  text: string,
+  model: { weigh(features: readonly (readonly number[])[]): Promise<Float32Array> },
+  lexicon: SurfaceLexicon,
+  digits = SURFACE_DIGITS,
+): Promise<LearnedExpansion> {
+  const found = queryCandidates(reader, ast, lexicon);
+  const weights = await model.weigh(found.features);
+  const alternatives = alternativesOf(found, weights);
+  const rewritten = surfaceExpandedText(text, ast, alternatives, reader.analyzer, digits);
+  const parsed = rewritten.dialect === 'lucene' ? parseLucene(rewritten.text).ast : parseIndri(rewritten.text).ast;
+  let i = 0;
+  const suggestions = found.words.map((w) => ({
+    word: w.word,
+    term: w.term,
+    alternatives: w.candidates
+      .map((c) => ({ word: c.word, term: c.term, weight: weights[i++]!, sources: c.sources }))
+      .filter((a) => roundWeight(a.weight, digits) > 0)
+      .sort((a, b) => b.weight - a.weight || (a.word < b.word ? -1 : 1)),
+  }));
+  return { text: rewritten.text, dialect: rewritten.dialect, ast: parsed, suggestions, feedbackDocs: found.feedbackDocs };
+}

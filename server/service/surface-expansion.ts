@@ -1,0 +1,49 @@
+/**
+ * The learned surface-form expansion for both front ends (issue 15): `querylens expand --method learned`,
+ * `search --expand learned` and the evaluation. It reads postings and stored text for its candidates, which
+ * only a local index has; another backend is refused with NotLocalIndexError.
+ */
+import type { QueryAst } from '../../grammar/ast.js';
+import type { SearchHit, SearchOptions } from '../engine/search.js';
+import { learnedExpansion, type LearnedExpansion } from '../model/surface-expansion.js';
+import type { SurfaceModel } from '../model/surface-model.js';
+import type { SurfaceResources } from '../model/surface-resources.js';
+import { LocalSearchBackend, type SearchBackend } from './backend.js';
+import { rankQuery, type FeedbackOptions } from './ranking.js';
+import { NotLocalIndexError } from './workbench.js';
+
+export interface LearnedExpansionTools {
+  model: SurfaceModel;
+  resources: SurfaceResources;
+}
+
+/** The query with the model's suggestions in it (model/surface-expansion.ts learnedExpansion). */
+export async function expandLearned(backend: SearchBackend, ast: QueryAst, text: string, tools: LearnedExpansionTools): Promise<LearnedExpansion> {
+  if (!(backend instanceof LocalSearchBackend)) throw new NotLocalIndexError();
+  return learnedExpansion(backend.reader, ast, text, tools.model, tools.resources.lexiconFor(backend.reader));
+}
+
+export interface LearnedRun {
+  hits: SearchHit[];
+  expansion: LearnedExpansion;
+  /** The query ranked last: the learned expansion, or, with `bo1`, that query expanded by Bo1. */
+  finalAst: QueryAst;
+}
+
+/**
+ * Ranks a query with its learned expansion; with `bo1`, the expanded query is then expanded by Bo1 from its
+ * own first pass (rankQuery), so the two combine as a user combines them in the editor: accept the learned
+ * suggestions, then add Bo1's terms.
+ */
+export async function rankLearned(
+  backend: SearchBackend,
+  ast: QueryAst,
+  text: string,
+  tools: LearnedExpansionTools,
+  search: SearchOptions,
+  bo1?: FeedbackOptions,
+): Promise<LearnedRun> {
+  const expansion = await expandLearned(backend, ast, text, tools);
+  const run = rankQuery(backend, expansion.ast, { ...search, expand: bo1 });
+  return { hits: run.hits, expansion, finalAst: run.expansion?.ast ?? expansion.ast };
+}

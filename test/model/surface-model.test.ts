@@ -1,0 +1,88 @@
+/**
+ * The learned expansion's model end to end on a tiny collection: the engine's training export
+ * (server/model/surface-training-export.ts) → a few steps of model/csurf/train.py through BM25 → ONNX →
+ * the Node runtime (server/model/surface-model.ts) gives the PyTorch weights (parity), and the learned
+ * expansion rewrites a query into a query that parses. A missing model is a typed, explained state.
+ * Skipped (with the reason printed) when torch cannot be imported.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseIndri, parseText } from '../../grammar/index.js';
+import { buildMemoryIndex } from '../../server/engine/index/memory.js';
+import { learnedExpansion } from '../../server/model/surface-expansion.js';
+import { loadSurfaceModel } from '../../server/model/surface-model.js';
+import { SurfaceResources } from '../../server/model/surface-resources.js';
+import { surfaceTrainingRecord } from '../../server/model/surface-training-export.js';
+import { runChecked } from '../support/process.js';
+import { ARTIFACTS_DIR, PYTHON, REPO_ROOT, prng, torchUnavailableReason } from './helpers.js';
+
+const skipReason = torchUnavailableReason();
+if (skipReason) console.log(`skipping the learned-expansion training test: ${skipReason}`);
+
+const work = mkdtempSync(join(tmpdir(), 'ql-surface-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const TOPICS = [
+  ['car', 'automobile', 'vehicle', 'engine', 'truck'],
+  ['illness', 'disease', 'sickness', 'patient', 'fever'],
+  ['ocean', 'sea', 'water', 'wave', 'coast'],
+  ['film', 'movie', 'cinema', 'actor', 'director'],
+];
+
+describe('learned expansion model', () => {
+  it('explains a missing model', async () => {
+    const r = await loadSurfaceModel(work, { device: 'cpu' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.error.kind).toBe('missing-model');
+      expect(r.error.message).toMatch(/No learned-expansion model in .*surface\.json is missing.*model\.csurf\.train/);
+    }
+  });
+
+  it.skipIf(skipReason !== null)('trains through BM25, exports ONNX that equals PyTorch, and expands a query', async () => {
+    const rand = prng(15);
+    const docs = Array.from({ length: 120 }, (_, i) => {
+      const topic = TOPICS[i % TOPICS.length]!;
+      const words = Array.from({ length: 12 }, () => topic[Math.floor(rand() * topic.length)]!);
+      return { docno: `D${i}`, fields: { text: words.join(' ') } };
+    });
+    const reader = buildMemoryIndex(docs, { profile: 'terrier' });
+    const lexicon = new SurfaceResources({ modelDir: ARTIFACTS_DIR }).lexiconFor(reader);
+    const records = TOPICS.map((topic, t) => {
+      const text = topic[0]!;
+      const judged = new Map(docs.filter((_d, i) => i % TOPICS.length === t).map((d) => [d.docno, 1]));
+      return surfaceTrainingRecord(reader, 'smoke', `q${t}`, text, parseText(text).ast, judged, lexicon);
+    });
+    expect(records.every((r) => r !== null)).toBe(true);
+    expect(records.some((r) => r!.groups.some((g) => g.cands.length > 0))).toBe(true);
+    const data = join(work, 'smoke.jsonl');
+    writeFileSync(data, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const out = join(work, 'model');
+    const printed = await runChecked(PYTHON, ['-W', 'ignore', '-m', 'model.csurf.train', 'smoke', '--data', data, '--out', out], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
+    });
+    const losses = JSON.parse(printed.trim().split('\n').pop()!) as { lossBefore: number; lossAfter: number };
+    expect(losses.lossAfter).toBeLessThan(losses.lossBefore);
+
+    const loaded = await loadSurfaceModel(out, { device: 'cpu' });
+    if (!loaded.ok) throw loaded.error;
+    const model = loaded.model;
+    try {
+      const parity = JSON.parse(readFileSync(join(out, 'parity.json'), 'utf8')) as { features: number[][]; weights: number[] };
+      const weights = await model.weigh(parity.features);
+      parity.weights.forEach((w, i) => {
+        if (w >= model.config.minWeight) expect(weights[i]).toBeCloseTo(w, 5);
+        else expect(weights[i]).toBe(0);
+      });
+      const x = await learnedExpansion(reader, parseText('car').ast, 'car', model, lexicon);
+      expect(x.dialect).toBe('indri');
+      expect(parseIndri(x.text).diagnostics).toEqual([]);
+      for (const w of x.suggestions) for (const a of w.alternatives) expect(reader.termStats(a.term)?.df).toBeGreaterThan(0);
+    } finally {
+      await model.release();
+    }
+  }, 120_000);
+});
