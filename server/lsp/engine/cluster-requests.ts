@@ -11,15 +11,15 @@
  */
 import type { CancellationToken } from 'vscode-languageserver';
 import { printIndri, printLucene, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
-import { formatRunLines, type SearchHit } from '../../engine/search.js';
-import { evaluateRuns } from '../../service/evaluation.js';
+import type { SearchHit } from '../../engine/search.js';
 import type { ClusterHit } from '../../backends/remote/cluster-backend.js';
 import type { QueryDocument } from '../documents.js';
 import { clusterFailure } from './cluster-features.js';
 import { CLUSTER_DEPTH, clusterExpansionWords, type ClusterSession } from './cluster-session.js';
 import type { CompareResult, CompareRow, QueryMetrics, RankedVariant, RunFileResult } from './protocol.js';
 import { printExpansion, runnable } from './ranking.js';
-import { judgedQid, PREVIEW_MEASURES } from './session.js';
+import { judgedQid } from './session.js';
+import { RunFileBuilder } from './run-file.js';
 import { weighableQuery, weighCached, weighedQueryAst, type LoadedModel } from './weights.js';
 
 /** What runFile shares with the local path: the checked parameters and the per-query steps. */
@@ -31,7 +31,7 @@ export interface RunFileJob {
   notRunnableReason: (entry: QueryEntry) => string;
 }
 
-/** As SearchHit for formatRunLines (which reads docno and score only). */
+/** As SearchHit for the run lines (RunFileBuilder reads docno and score only). */
 function runHits(hits: readonly ClusterHit[]): SearchHit[] {
   return hits.map((h, i) => ({ doc: i, docno: h.docno, score: h.score }) as SearchHit);
 }
@@ -40,46 +40,27 @@ export async function clusterRunFile(session: ClusterSession, job: RunFileJob): 
   const { doc, k, tag } = job;
   const { expansion: exp, scorer: s } = session.config;
   const expand = exp.method === 'bo1' ? { method: 'bo1' as const, fbDocs: exp.fbDocs, fbTerms: exp.fbTerms } : undefined;
-  let text = '';
-  let lines = 0;
-  let queries = 0;
-  const skipped: RunFileResult['skipped'] = [];
-  const run = new Map<string, { docno: string; score: number }[]>();
+  const built = new RunFileBuilder(tag);
   try {
     for (const entry of doc.source.entries) {
       if (!runnable(entry)) {
-        skipped.push({ qid: entry.qid, reason: job.notRunnableReason(entry) });
+        built.skip(entry, job.notRunnableReason(entry));
         continue;
       }
       const ast = entry.result.ast;
       const result = expand ? (await session.expandedRanking(entry.dialect, entry.text, ast, k)).result : await session.rankingAt(entry.dialect, entry.text, ast, k);
-      text += formatRunLines(entry.qid, runHits(result.hits), tag);
-      lines += result.hits.length;
-      queries++;
-      // As the local run: no line for a query that retrieves nothing, and only written ids are evaluated.
-      if (result.hits.length && judgedQid(entry) !== null) run.set(entry.qid, result.hits.map((h) => ({ docno: h.docno, score: h.score })));
+      built.add(entry, runHits(result.hits));
       await job.step();
     }
   } catch (err) {
     clusterFailure(err);
   }
-  let metrics: RunFileResult['metrics'] = null;
-  if (session.qrels) {
-    const [evaluated] = evaluateRuns([{ runId: tag, queries: run }], session.qrels, { measures: PREVIEW_MEASURES });
-    if (evaluated.queries.length) metrics = { mean: evaluated.mean, perQuery: Object.fromEntries(evaluated.perQuery), judged: evaluated.queries.length };
-  }
-  return {
-    version: doc.version,
-    text,
-    queries,
-    lines,
-    skipped,
-    metrics,
+  return built.result(doc.version, session.qrels, {
     scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
     // The cluster index's similarity ranks; no other scorer can be requested (requests.ts runFile).
     scorers: [],
     expansion: expand ? { method: expand.method, fbDocs: expand.fbDocs, fbTerms: expand.fbTerms } : null,
-  };
+  });
 }
 
 function delta(a: QueryMetrics | null, b: QueryMetrics | null): QueryMetrics | null {

@@ -24,8 +24,7 @@
 import { existsSync } from 'node:fs';
 import { ErrorCodes, LSPErrorCodes, ResponseError, type CancellationToken, type Connection } from 'vscode-languageserver';
 import { printIndri, printLucene, translate, type QueryAst, type QueryEntry } from '../../../grammar/index.js';
-import { formatRunLines, type ScorerName, type SearchHit } from '../../engine/search.js';
-import { evaluateRuns } from '../../service/evaluation.js';
+import type { ScorerName, SearchHit } from '../../engine/search.js';
 import { explainDocument as explainInBackend } from '../../service/explain.js';
 import { rankQuery } from '../../service/ranking.js';
 import { matchedTerms } from '../../service/snippets.js';
@@ -62,10 +61,11 @@ import type { EngineContext } from './context.js';
 import { clusterExplain, clusterPreview } from './cluster-features.js';
 import { clusterCompare, clusterRunFile } from './cluster-requests.js';
 import { bo1Expansion, expandedQueryText, runnable, runQueryAst } from './ranking.js';
-import { judgedQid, PREVIEW_MEASURES, type EngineSession } from './session.js';
+import { judgedQid, type EngineSession } from './session.js';
 import { judgedTopic, relevantNotShown } from './not-shown.js';
 import { clusterFailureReason, weightsRewrite, type WeightsRewrite } from './weights-action.js';
 import { indexCollection, weighableQuery, weighCached, weighedQueryAst } from './weights.js';
+import { RunFileBuilder } from './run-file.js';
 import { collectionOf } from './collection.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
@@ -316,43 +316,21 @@ export async function runFile(context: EngineContext, params: RunFileParams, tok
   const options = session.optionsWithScorer(s.name);
   const expand = exp.method === 'bo1' ? { method: 'bo1' as const, fbDocs: exp.fbDocs, fbTerms: exp.fbTerms } : undefined;
 
-  let text = '';
-  let lines = 0;
-  let queries = 0;
-  const skipped: RunFileResult['skipped'] = [];
-  const run = new Map<string, { docno: string; score: number }[]>();
+  const built = new RunFileBuilder(tag);
   for (const entry of doc.source.entries) {
     if (!runnable(entry)) {
-      skipped.push({ qid: entry.qid, reason: notRunnableReason(entry) });
+      built.skip(entry, notRunnableReason(entry));
       continue;
     }
     // The same call and formatting as `querylens search` (server/cli/commands/search.ts).
-    const result = rankQuery(session.backend, entry.result.ast, { ...options, k, expand });
-    text += formatRunLines(entry.qid, result.hits, tag);
-    lines += result.hits.length;
-    queries++;
-    // A run file has no line for a query that retrieves nothing; trec_eval then ignores the query.
-    // Only queries with a written id are evaluated (an implied id is a line number, not a topic).
-    if (result.hits.length && judgedQid(entry) !== null) run.set(entry.qid, result.hits.map((h) => ({ docno: h.docno, score: h.score })));
+    built.add(entry, rankQuery(session.backend, entry.result.ast, { ...options, k, expand }).hits);
     await step(context.documents, doc, token);
   }
-
-  let metrics: RunFileResult['metrics'] = null;
-  if (session.qrels) {
-    const [evaluated] = evaluateRuns([{ runId: tag, queries: run }], session.qrels, { measures: PREVIEW_MEASURES });
-    if (evaluated.queries.length) metrics = { mean: evaluated.mean, perQuery: Object.fromEntries(evaluated.perQuery), judged: evaluated.queries.length };
-  }
-  return {
-    version: doc.version,
-    text,
-    queries,
-    lines,
-    skipped,
-    metrics,
+  return built.result(doc.version, session.qrels, {
     scorer: { name: s.name, k1: s.k1, b: s.b, mu: s.mu },
     scorers,
     expansion: expand ? { method: expand.method, fbDocs: expand.fbDocs, fbTerms: expand.fbTerms } : null,
-  };
+  });
 }
 
 export async function weighFile(context: EngineContext, host: FeatureHost, params: DocumentRef, token: CancellationToken): Promise<WeighFileResult> {
