@@ -9,12 +9,13 @@
  *   `field_statistics`), summed over the search fields, documents the largest field count. `_termvectors`
  *   computes them on the shard that holds the document: one shard's statistics (`scope`).
  */
-import { walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
+import { walk, type QueryAst, type TermNode } from '../../../grammar/index.js';
 import type { AnalyzedToken, Analyzer } from '../../engine/analysis/analyzer.js';
 import { expandBo1, type ExpansionResult } from '../../engine/expansion/index.js';
 import type { CollectionView } from '../../engine/expansion/bo1.js';
 import type { FeedbackDocument, FeedbackStatistics } from '../../engine/expansion/feedback.js';
 import { originalQuery } from '../../engine/expansion/query-terms.js';
+import { withExpansionWords } from '../../engine/expansion/expansion-words.js';
 import type { ClusterBackend } from './cluster-backend.js';
 
 export interface ClusterExpansion extends ExpansionResult {
@@ -129,19 +130,5 @@ export function clusterExpansionWords(expansion: ClusterExpansion, original: Que
 export function clusterExpandedQuery(expansion: ClusterExpansion, original: QueryAst): QueryAst {
   const words = clusterExpansionWords(expansion, original);
   const stems = new Set(expansion.terms.map((t) => t.term));
-  const rewrite = (node: QueryNode): QueryNode => {
-    if (node.kind === 'filter') return { ...node, scored: rewrite(node.scored) };
-    if (node.kind !== 'belief') return node;
-    return {
-      ...node,
-      items: node.items.map((item) => {
-        const term = item.node;
-        if (term.kind !== 'term' || !term.raw || term.range.end !== 0 || !stems.has(term.text)) return item;
-        const word = words.get(term.text)!;
-        if (word.written) return { ...item, node: { ...word.written, fields: undefined, context: undefined } };
-        return { ...item, node: { kind: 'term', text: word.text, raw: word.raw, range: term.range, ...(/^[0-9]+$/.test(word.text) ? { numeric: true } : {}) } };
-      }),
-    };
-  };
-  return { ...expansion.ast, root: expansion.ast.root ? rewrite(expansion.ast.root) : null };
+  return { ...expansion.ast, root: expansion.ast.root ? withExpansionWords(expansion.ast.root, stems, words) : null };
 }

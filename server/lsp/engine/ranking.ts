@@ -6,6 +6,7 @@
 import { printIndri, translate, walk, type QueryAst, type QueryEntry, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { hasErrors } from '../../../grammar/diagnostics.js';
 import type { ExpansionResult } from '../../engine/expansion/index.js';
+import { withExpansionWords } from '../../engine/expansion/expansion-words.js';
 import type { SurfaceForm } from '../../engine/expansion/surface-forms.js';
 import type { SearchResult } from '../../engine/search.js';
 import { expandWithFeedback } from '../../service/ranking.js';
@@ -87,25 +88,6 @@ export interface ExpansionWord extends SurfaceForm {
   written?: TermNode;
 }
 
-/** The expanded #weight with each expansion term (a raw stem) replaced by its word (expansionWords). */
-function withWords(node: QueryNode, stems: ReadonlySet<string>, words: ReadonlyMap<string, ExpansionWord>): QueryNode {
-  if (node.kind === 'filter') return { ...node, scored: withWords(node.scored, stems, words) };
-  if (node.kind !== 'belief') return node;
-  return {
-    ...node,
-    items: node.items.map((item) => {
-      const term = item.node;
-      // Expansion's own terms are raw stems without a source range; the user's other concepts are kept as they are.
-      if (term.kind !== 'term' || !term.raw || term.range.end !== 0 || !stems.has(term.text)) return item;
-      const word = words.get(term.text);
-      if (!word) return item;
-      if (word.written) return { ...item, node: { ...word.written, fields: undefined, context: undefined } };
-      const numeric = /^[0-9]+$/.test(word.text) ? { numeric: true } : {};
-      return { ...item, node: { kind: 'term', text: word.text, raw: word.raw, range: term.range, ...numeric } };
-    }),
-  };
-}
-
 /**
  * The expanded query as text of the document's dialect (Indri `#weight(...)`, Lucene `t^w …`), for a
  * person: the user's words as typed, a word for each added stem, weights to REWRITE_DIGITS
@@ -125,7 +107,7 @@ export function expandedQueryText(
 /** The expansion printed with `words` for its stems (expandedQueryText; on a cluster, the cluster's words). */
 export function printExpansion(expansion: ExpansionResult, dialect: string, words: ReadonlyMap<string, ExpansionWord>, digits = REWRITE_DIGITS): string {
   const stems = new Set(expansion.terms.map((t) => t.term));
-  const root = expansion.ast.root ? roundWeights(withWords(expansion.ast.root, stems, words), digits) : null;
+  const root = expansion.ast.root ? roundWeights(withExpansionWords(expansion.ast.root, stems, words), digits) : null;
   const ast: QueryAst = { ...expansion.ast, root };
   if (dialect === 'lucene') return translate(ast, 'lucene').text;
   return printIndri(ast);
