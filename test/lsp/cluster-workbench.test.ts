@@ -4,11 +4,13 @@
  * explained refusal), and the index browser (`document`, `analyze`, `indexTerms` where the cluster type lists
  * terms, `postings` explained), on both cluster types, with cluster failures as explained request errors.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../server/engine/eval/index.js';
-import type { AnalyzeResult, DocumentResult, IndexTermsResult, SweepResult } from '../../server/lsp/engine/workbench-protocol.js';
+import type { AnalyzeResult, DocumentResult, IndexTermsResult, JudgeResult, SweepResult } from '../../server/lsp/engine/workbench-protocol.js';
 import { corpusCluster, searchReply, type MockCorpus, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
-import { closeSessionsAfterEach, healthy, rejection, start, withTermVectors, type Session } from './cluster-harness.js';
+import { closeSessionsAfterEach, healthy, QRELS, rejection, start, withTermVectors, type Session } from './cluster-harness.js';
 
 closeSessionsAfterEach();
 
@@ -176,5 +178,26 @@ describe('querylens/indexTerms on a cluster', () => {
     const s = await start((r) => (r.path === '/docs/_terms_enum' ? { status: 401, fixture: 'error-401.json' } : answer(r)), { kind: 'elasticsearch' });
     const e = await rejection(s.client.sendRequest('querylens/indexTerms', {}));
     expect(e.data).toEqual({ cluster: 'cluster/unauthorized' });
+  });
+});
+
+describe.each(KINDS)('judging in place on %s', (kind) => {
+  it('writes the grade to the workspace\'s qrels file once the cluster has the document; a missing one or a failure writes nothing', async () => {
+    const s = await start(corpusCluster(CORPUS, healthy()), { kind });
+    const qrels = join(s.root, 'qrels.txt');
+    const judged = (await s.client.sendRequest('querylens/judge', { uri: s.uri, qid: '2', docno: '29', grade: 2 })) as JudgeResult;
+    expect(judged).toMatchObject({ line: 4, action: 'appended', previous: null });
+    expect(readFileSync(qrels, 'utf8')).toBe(`${QRELS}2 0 29 2\n`);
+    expect(s.requests.some((r) => r.path.endsWith('/_doc/29'))).toBe(true);
+    const missing = await rejection(s.client.sendRequest('querylens/judge', { uri: s.uri, qid: '2', docno: 'nope', grade: 1 }));
+    expect(missing.code).toBe(-32602);
+    expect(missing.message).toContain('no document "nope" in the index');
+    expect(readFileSync(qrels, 'utf8')).toBe(`${QRELS}2 0 29 2\n`);
+
+    const answer = corpusCluster(CORPUS, healthy());
+    const failing = await start((r) => (r.path.includes('/_doc/') ? { status: 429, fixture: 'error-429.json' } : answer(r)), { kind });
+    const e = await rejection(failing.client.sendRequest('querylens/judge', { uri: failing.uri, qid: '2', docno: '29', grade: 1 }));
+    expect(e.data).toEqual({ cluster: 'cluster/too-many-requests' });
+    expect(readFileSync(join(failing.root, 'qrels.txt'), 'utf8')).toBe(QRELS);
   });
 });

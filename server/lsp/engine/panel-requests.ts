@@ -14,7 +14,8 @@ import type { FeatureHost, FeatureModule } from '../features.js';
 import { UNJUDGED_CACHE } from './unjudged-diagnostics.js';
 import type { EngineContext } from './context.js';
 import { requireSession, step } from './requests.js';
-import { judgedQid } from './session.js';
+import { EngineSession, judgedQid } from './session.js';
+import { clusterFailure } from './cluster-features.js';
 import { COMPARE_TRIES_REQUEST, JUDGE_REQUEST, type CompareTriesParams, type CompareTriesResult, type CompareTryListResult, type JudgeParams, type JudgeResult } from './workbench-protocol.js';
 
 function invalidRequest(message: string): ResponseError<void> {
@@ -22,7 +23,9 @@ function invalidRequest(message: string): ResponseError<void> {
 }
 
 export async function judge(context: EngineContext, host: FeatureHost, params: JudgeParams, token: CancellationToken): Promise<JudgeResult> {
-  const session = requireSession(context);
+  // On a cluster the judgement is written to the same local qrels file; the cluster is only asked whether the document exists.
+  const cluster = context.cluster();
+  const session = cluster ?? requireSession(context);
   if (typeof params?.docno !== 'string') throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: docno must be a string');
   if (!Number.isInteger(params.grade)) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: grade must be an integer');
   const { doc, entry } = await context.documents.resolve(params.uri, params.qid, params.version, token);
@@ -32,7 +35,15 @@ export async function judge(context: EngineContext, host: FeatureHost, params: J
   const path = session.config.qrels;
   if (!path) throw invalidRequest('no qrels file is configured; set "qrels" in querylens.json to the file judgements are written to');
   if (!session.qrels) throw invalidRequest(`the qrels file ${path} could not be read when the index loaded (see querylens/status); nothing was written`);
-  if (session.backend.docByDocno(params.docno) === undefined) throw new ResponseError(ErrorCodes.InvalidParams, `querylens: no document "${params.docno}" in the index`);
+  const noDocument = () => new ResponseError(ErrorCodes.InvalidParams, `querylens: no document "${params.docno}" in the index`);
+  if (cluster) {
+    try {
+      await cluster.backend.document(params.docno);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'cluster/document-missing') throw noDocument();
+      clusterFailure(err);
+    }
+  } else if (session instanceof EngineSession && session.backend.docByDocno(params.docno) === undefined) throw noDocument();
   await step(context.documents, doc, token);
   let edit;
   try {
@@ -45,8 +56,10 @@ export async function judge(context: EngineContext, host: FeatureHost, params: J
   let judged = session.qrels.get(qid);
   if (!judged) session.qrels.set(qid, (judged = new Map()));
   judged.set(params.docno, params.grade);
-  session.caches.delete('lens');
-  session.caches.delete(UNJUDGED_CACHE);
+  if (session instanceof EngineSession) {
+    session.caches.delete('lens');
+    session.caches.delete(UNJUDGED_CACHE);
+  }
   host.refreshCodeLenses();
   host.refreshDiagnostics();
   return { qrels: path, line: edit.line, action: edit.action, previous: edit.previous };
