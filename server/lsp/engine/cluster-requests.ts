@@ -16,10 +16,11 @@ import type { ClusterHit } from '../../backends/remote/cluster-backend.js';
 import type { QueryDocument } from '../documents.js';
 import { clusterFailure } from './cluster-features.js';
 import { CLUSTER_DEPTH, clusterExpansionWords, type ClusterSession } from './cluster-session.js';
-import type { CompareResult, CompareRow, QueryMetrics, RankedVariant, RunFileResult } from './protocol.js';
+import type { CompareResult, QueryMetrics, RankedVariant, RunFileResult } from './protocol.js';
 import { printExpansion, runnable } from './ranking.js';
 import { judgedQid } from './session.js';
 import { RunFileBuilder } from './run-file.js';
+import { compareRows } from './compare-rows.js';
 import { weighableQuery, weighCached, weighedQueryAst, type LoadedModel } from './weights.js';
 
 /** What runFile shares with the local path: the checked parameters and the per-query steps. */
@@ -124,22 +125,7 @@ export async function clusterCompare(
     hits: l.hits.slice(0, k).map((h, i) => ({ rank: i + 1, docno: h.docno, title: title(h), score: h.score, relevance: session.relevance(qid, h.docno) })),
     metrics: session.metrics(qid, l.hits),
   }));
-  const rankMaps = lists.map((l) => new Map(l.hits.map((h, i) => [h.docno, i + 1])));
-  const hitOf = new Map<string, ClusterHit>();
-  for (const l of lists) for (const h of l.hits.slice(0, k)) if (!hitOf.has(h.docno)) hitOf.set(h.docno, h);
-  const rows: CompareRow[] = [...hitOf].map(([docno, h]) => {
-    const ranks: Record<string, number | null> = {};
-    const change: Record<string, number | null> = {};
-    lists.forEach((l, i) => (ranks[l.name] = rankMaps[i]!.get(docno) ?? null));
-    for (const l of lists.slice(1)) {
-      const before = ranks.original;
-      const after = ranks[l.name];
-      change[l.name] = before != null && after != null ? before - after : null;
-    }
-    return { docno, title: title(h), relevance: session.relevance(qid, docno), ranks, change };
-  });
-  const best = (r: CompareRow) => Object.values(r.ranks).reduce<number>((min, x) => Math.min(min, x ?? Infinity), Infinity);
-  rows.sort((a, b) => best(a) - best(b) || (a.ranks.original ?? Infinity) - (b.ranks.original ?? Infinity));
+  const rows = compareRows(lists, k, (docno, h) => ({ title: title(h), relevance: session.relevance(qid, docno) }));
   const deltas = qid !== null && session.qrels?.has(qid) ? Object.fromEntries(variants.slice(1).map((v) => [v.name, delta(variants[0]!.metrics, v.metrics)!])) : null;
   return { qid: entry.qid, version, variants, rows, expansionTerms, deltas, notes };
 }

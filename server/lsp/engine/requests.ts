@@ -43,7 +43,6 @@ import {
   type BuildIndexResult,
   type CompareParams,
   type CompareResult,
-  type CompareRow,
   type ExplainParams,
   type ExplainResult,
   type PreviewHit,
@@ -66,6 +65,7 @@ import { judgedTopic, relevantNotShown } from './not-shown.js';
 import { clusterFailureReason, weightsRewrite, type WeightsRewrite } from './weights-action.js';
 import { indexCollection, weighableQuery, weighCached, weighedQueryAst } from './weights.js';
 import { RunFileBuilder } from './run-file.js';
+import { compareRows } from './compare-rows.js';
 import { collectionOf } from './collection.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
@@ -229,22 +229,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   }
   const variants = lists.map((l) => variant(session, judgedQid(entry), l.name, l.query, l.hits, k));
 
-  const rankMaps = lists.map((l) => new Map(l.hits.map((h, i) => [h.docno, i + 1])));
-  const docOf = new Map<string, number>();
-  for (const l of lists) for (const h of l.hits.slice(0, k)) if (!docOf.has(h.docno)) docOf.set(h.docno, h.doc);
-  const rows: CompareRow[] = [...docOf].map(([docno, d]) => {
-    const ranks: Record<string, number | null> = {};
-    const change: Record<string, number | null> = {};
-    lists.forEach((l, i) => (ranks[l.name] = rankMaps[i]!.get(docno) ?? null));
-    for (const l of lists.slice(1)) {
-      const before = ranks.original;
-      const after = ranks[l.name];
-      change[l.name] = before != null && after != null ? before - after : null;
-    }
-    return { docno, title: session.title(d), relevance: session.relevance(judgedQid(entry), docno), ranks, change };
-  });
-  const best = (r: CompareRow) => Object.values(r.ranks).reduce<number>((min, x) => Math.min(min, x ?? Infinity), Infinity);
-  rows.sort((a, b) => best(a) - best(b) || (a.ranks.original ?? Infinity) - (b.ranks.original ?? Infinity));
+  const rows = compareRows(lists, k, (docno, h) => ({ title: session.title(h.doc), relevance: session.relevance(judgedQid(entry), docno) }));
 
   const judged = judgedQid(entry);
   const deltas = judged !== null && session.qrels?.has(judged)
