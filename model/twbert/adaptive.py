@@ -39,7 +39,7 @@ import numpy as np
 import torch
 
 from . import loco
-from .common import WORK, log, seed_all
+from .common import WORK, log, seed_all, load_own
 from .finetune import Maxout
 from .loco import DEVICE, REPORTING, TRAINING, batch_loss, load_collection, load_encoder, map_of, predict_all, uniform_weights
 from .model import ALL_STAT_NAMES, StatsTWBert
@@ -278,7 +278,7 @@ def main(argv=None):
     if a.stage in ("folds", "ship"):
         FOLDS.mkdir(parents=True, exist_ok=True)
         for k, v in table.items():
-            saved = torch.load(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
+            saved = load_own(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
             others = [n for n in TRAINING if n != k]
             torch.save({"state": saved["states"][v["epochs"]], "head": saved["head"], "knobs": v["knobs"], "epochs": v["epochs"],
                         "encoder": a.encoder, "provenance": loco.provenance(others, others),

@@ -31,6 +31,31 @@ def setup_threads() -> None:
     torch.set_num_threads(int(os.environ.get("TWBERT_THREADS", "2")))
 
 
+def training_device() -> torch.device:
+    """Where training runs: CUDA when torch sees a GPU, the CPU otherwise (the same recipe on both).
+    TWBERT_DEVICE=cpu|cuda forces one, so that a GPU machine can also run the CPU side of a parity check."""
+    wanted = os.environ.get("TWBERT_DEVICE", "auto")
+    if wanted == "cpu" or (wanted == "auto" and not torch.cuda.is_available()):
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        raise SystemExit("TWBERT_DEVICE=cuda but torch sees no CUDA device")
+    return torch.device("cuda")
+
+
+DEVICE = training_device()
+
+
+def load_own(path) -> object:
+    """torch.load of a file this pipeline wrote (checkpoints, caches of prepared queries), onto the CPU. Not
+    weights-only: the caches hold our own classes, which torch >= 2.6 refuses by default."""
+    return torch.load(path, map_location="cpu", weights_only=False)
+
+
+def cpu_state(module: torch.nn.Module) -> dict:
+    """A state dict on the CPU: checkpoints load the same on a machine without a GPU."""
+    return {k: v.detach().cpu() for k, v in module.state_dict().items()}
+
+
 def seed_all(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from .common import WORK, Timer, log, seed_all, setup_threads
+from .common import DEVICE, WORK, Timer, cpu_state, log, seed_all, setup_threads, load_own
 from .finetune import DEV_FILES, TRAIN_FILES, dev_objective, evaluate, load_queries, predict, uniform_map
 from .model import DeepCT, EncoderConfig
 
@@ -40,26 +40,28 @@ def main(argv=None):
     p.add_argument("--data-dir", default=None, help="export-training JSONL folder (default model/.work/train)")
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--log", default=str(WORK / "deepct.log"))
+    p.add_argument("--last-out", default=None, help="also save the last state here (device_parity.py compares it)")
     a = p.parse_args(argv)
     setup_threads()
     seed_all(a.seed)
     rng = random.Random(a.seed)
     logf = Path(a.log)
-    ck = torch.load(a.init, map_location="cpu")
+    ck = load_own(a.init)
     cfg = EncoderConfig(**ck["cfg"])
     model = DeepCT(cfg)
     # Start from the pre-trained encoder; the regression head starts fresh.
     model.encoder.load_state_dict({k[len("encoder."):]: v for k, v in ck["state"].items() if k.startswith("encoder.")})
     torch.nn.init.constant_(model.head.bias, 0.5)
+    model.to(DEVICE)
     train = [(q, t) for q in load_queries(TRAIN_FILES, unigrams_only=True, max_per_file=a.max_per_file, data_dir=a.data_dir) if (t := term_recall(q)) is not None]
     dev = load_queries(DEV_FILES, unigrams_only=True, max_per_file=a.max_per_file, data_dir=a.data_dir)
     uni = uniform_map(dev)
-    log(logf, f"deepct: {len(train)} training queries, {sum(len(t) for _, t in train)} words; uniform dev {uni}")
+    log(logf, f"deepct: {len(train)} training queries, {sum(len(t) for _, t in train)} words; uniform dev {uni}; device {DEVICE}")
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=0.01)
     timer = Timer()
     start = evaluate(model, dev)
     best = (dev_objective(start, uni), 0, start)
-    torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "step": 0, "dev": start}, a.out)
+    torch.save({"cfg": cfg.to_dict(), "state": cpu_state(model), "step": 0, "dev": start}, a.out)
     log(logf, f"step 0 dev {start} objective {best[0]:+.4f}")
     step = 0
     for epoch in range(a.epochs):
@@ -81,13 +83,15 @@ def main(argv=None):
                 log(logf, f"step {step} dev {maps} objective {obj:+.4f}")
                 if obj > best[0]:
                     best = (obj, step, maps)
-                    torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "step": step, "dev": maps}, a.out)
+                    torch.save({"cfg": cfg.to_dict(), "state": cpu_state(model), "step": step, "dev": maps}, a.out)
             if a.minutes is not None and timer.minutes() > a.minutes:
                 break
         if a.minutes is not None and timer.minutes() > a.minutes:
             log(logf, f"stopped by the --minutes {a.minutes} cap at step {step}")
             break
-    final = torch.load(a.out, map_location="cpu")
+    if a.last_out:
+        torch.save({"cfg": cfg.to_dict(), "state": cpu_state(model), "step": step}, a.last_out)
+    final = load_own(a.out)
     final.update({"uniform_dev": uni, "steps_run": step, "minutes": timer.minutes(),
                   "description": "DeepCT-Query baseline: per-word regression to term recall (querylens)"})
     torch.save(final, a.out)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from .common import ARTIFACTS, MODEL_DIR, RECIPE_PROVENANCE, WORK, pad_batch, read_jsonl
+from .common import ARTIFACTS, MODEL_DIR, RECIPE_PROVENANCE, WORK, pad_batch, read_jsonl, load_own
 from .model import ALL_STAT_NAMES, DeepCT, Encoder, EncoderConfig, StatsTWBert, TWBert
 
 INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask", "ngramOrder": "ngram_order"}
@@ -35,7 +35,7 @@ def load_checkpoint(kind: str, path: Path):
     """The model to export, its checkpoint, and (TW-BERT with phase 4) the expansion factor. The factor is not part
     of the graph (the runtime applies it, from config.json), so the model is built without it: the ONNX file is the
     same whether or not phase 4 ran."""
-    ck = torch.load(path, map_location="cpu")
+    ck = load_own(path)
     if ck.get("head", {}).get("kind") == "stats":
         # TW-BERT + Bo1: the factor of the expansion words' weights (loco.py chose it), applied by the runtime.
         scale = ck.get("expansionScale")
@@ -66,7 +66,7 @@ def load_stats_checkpoint(ck):
     head = {k: v for k, v in ck["head"].items() if k != "kind"}
     model = StatsTWBert(**head)
     model.load_state_dict(ck["state"])
-    enc = torch.load(ck["encoder"], map_location="cpu")
+    enc = load_own(ck["encoder"])
     model.encoder = Encoder(EncoderConfig(**enc["cfg"]))
     model.encoder.load_state_dict({k[len("encoder."):]: v for k, v in enc["state"].items() if k.startswith("encoder.")})
     model.eval()

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from . import bm25
-from .common import WORK, Timer, log, pad_batch, seed_all, setup_threads, read_jsonl
+from .common import DEVICE, WORK, Timer, cpu_state, log, pad_batch, seed_all, setup_threads, read_jsonl, load_own
 from .model import EncoderConfig, TWBert, DeepCT
 
 TRAIN_FILES = ["scifact-train", "cacm", "pseudo-scifact", "pseudo-cacm"]
@@ -86,7 +86,7 @@ def load_queries(names, unigrams_only=False, max_per_file=None, data_dir=None):
             st = path.stat()
             cache = WORK / "cache" / f"{name}.{int(unigrams_only)}.{max_per_file}.{st.st_size}.{int(st.st_mtime)}.pt"
             if cache.exists():
-                out += torch.load(cache)
+                out += load_own(cache)
                 continue
         qs = []
         for r in read_jsonl(path, max_per_file):
@@ -138,7 +138,7 @@ def cache_features(model, queries, batch=64):
         for i in range(0, len(queries), batch):
             chunk = queries[i : i + batch]
             ids, att, nmask, order = _inputs(chunk)
-            f = model.features(ids, att, nmask)
+            f = model.features(ids.to(DEVICE), att.to(DEVICE), nmask.to(DEVICE))
             for j, q in enumerate(chunk):
                 g = len(q.ngram_tokens)
                 q.feats = f[j, :g].clone()
@@ -156,26 +156,28 @@ def _expansion_mask(queries, g):
 
 
 def predict(model, queries):
+    """[B,G] weights, on the CPU whatever device the model runs on: BM25 scores in float64 there
+    (gradients flow back across the copy)."""
     w = _predict(model, queries)
     if getattr(model, "expansion_on", False):
-        w = model.scale_expansion(w, _expansion_mask(queries, w.shape[1]))
-    return w
+        w = model.scale_expansion(w, _expansion_mask(queries, w.shape[1]).to(w.device))
+    return w.cpu()
 
 
 def _predict(model, queries):
     if all(getattr(q, "feats", None) is not None for q in queries):
         g = max(len(q.ngram_tokens) for q in queries)
-        feats = torch.zeros(len(queries), g, queries[0].feats.shape[-1])
-        order = torch.zeros(len(queries), g)
+        feats = torch.zeros(len(queries), g, queries[0].feats.shape[-1], device=DEVICE)
+        order = torch.zeros(len(queries), g, device=DEVICE)
         for i, q in enumerate(queries):
             feats[i, : q.feats.shape[0]] = q.feats
             order[i, : q.order.shape[0]] = q.order
         lexical = None
         if model.lexical_on:
             ids, _, nmask, _ = _inputs(queries)
-            lexical = model.lexical_offsets(ids, nmask)
+            lexical = model.lexical_offsets(ids.to(DEVICE), nmask.to(DEVICE))
         return model.score(feats, order, lexical)
-    return model(*_inputs(queries))
+    return model(*(x.to(DEVICE) for x in _inputs(queries)))
 
 
 def evaluate(model, dev, batch=64):
@@ -326,7 +328,7 @@ def main(argv=None):
     seed_all(a.seed)
     rng = random.Random(a.seed)
     logf = Path(a.log)
-    ck = torch.load(a.init, map_location="cpu")
+    ck = load_own(a.init)
     cfg = EncoderConfig(**ck["cfg"])
     if a.expansion:
         # The model as --init has it (its head configuration too), plus the expansion factor (starts at 1).
@@ -336,6 +338,7 @@ def main(argv=None):
                        deviation_bound=a.deviation_bound, prior=a.prior is not None)
     # Pre-training has no bigram_bias (starts at 0) and no MLP head (starts as a zero residual).
     model.load_state_dict(ck["state"], strict=False)
+    model.to(DEVICE)
     head_cfg = model.head_config()
     maxout = Maxout()
     train = []
@@ -350,7 +353,7 @@ def main(argv=None):
     for q in train:
         counts[q.source] = counts.get(q.source, 0) + 1
     uni = uniform_map(dev)
-    log(logf, f"finetune: train {counts}, dev {len(dev)}, uniform dev MAP {uni}")
+    log(logf, f"finetune: train {counts}, dev {len(dev)}, uniform dev MAP {uni}, device {DEVICE}")
     head_params = list(model.head.parameters()) + [model.bigram_bias] + list(maxout.parameters())
     if a.head_hidden > 0:
         head_params += list(model.mlp.parameters()) + list(model.mlp_out.parameters())
@@ -380,7 +383,7 @@ def main(argv=None):
     elif a.prior:
         log(logf, f"genericity prior: kept from {a.init} (scale {model.prior_scale.item():+.4f})")
     if a.lexical:
-        allowed = lexical_allowed(train, cfg.vocab_size, a.lexical_min_queries, a.lexical_whole_words)
+        allowed = lexical_allowed(train, cfg.vocab_size, a.lexical_min_queries, a.lexical_whole_words).to(DEVICE)
         if a.lexical_max_genericity is not None:
             if not a.prior:
                 raise SystemExit("--lexical-max-genericity needs --prior")
@@ -452,7 +455,7 @@ def main(argv=None):
 
     def save(step, maps, path=a.out):
         swap_ema()
-        torch.save({"cfg": cfg.to_dict(), "head": head_cfg, "state": model.state_dict(), "step": step, "dev": maps}, path)
+        torch.save({"cfg": cfg.to_dict(), "head": head_cfg, "state": cpu_state(model), "step": step, "dev": maps}, path)
         swap_ema()
 
     save(0, start_maps)
@@ -524,7 +527,7 @@ def main(argv=None):
     elif obj > best[0]:
         best = (obj, step, maps)
         save(step, maps)
-    final = torch.load(a.out, map_location="cpu")
+    final = load_own(a.out)
     final.update({"uniform_dev": uni, "args": vars(a), "train_counts": counts, "steps_run": step, "minutes": timer.minutes(),
                   "description": "TW-BERT fine-tuned through Terrier BM25 (querylens)"})
     torch.save(final, a.out)
@@ -532,7 +535,7 @@ def main(argv=None):
         log(logf, f"expansion scale kept: {float(final['state']['expansion_log_scale'].exp()):.6f} (step {final['step']})")
     if a.lexical:
         moved = final["state"]["lexical.weight"].squeeze(-1) != 0
-        log(logf, f"lexical offsets kept: {int(moved.sum())} wordpieces moved, {int((moved & (allowed == 0)).sum())} outside the allowed set")
+        log(logf, f"lexical offsets kept: {int(moved.sum())} wordpieces moved, {int((moved & (allowed.cpu() == 0)).sum())} outside the allowed set")
     log(logf, f"finetune done: {step} steps in {timer.minutes():.1f} min; best step {best[1]} dev {best[2]} objective {best[0]:+.4f}; uniform {uni}")
 
 

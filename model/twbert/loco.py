@@ -27,6 +27,7 @@ Training uses CUDA when torch.cuda.is_available(), the same recipe on the CPU ot
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
@@ -39,7 +40,7 @@ import numpy as np
 import torch
 
 from . import bm25
-from .common import WORK, log, pad_batch, read_jsonl, seed_all
+from .common import DEVICE, WORK, log, pad_batch, read_jsonl, seed_all, load_own
 from .finetune import D1, D2, LISTMLE_TEMPERATURE, Maxout
 from .model import ALL_STAT_NAMES, EncoderConfig, StatsTWBert, TWBert
 
@@ -52,7 +53,6 @@ LOCO_DATA = WORK / "loco"
 RUNS = WORK / "loco-runs"
 FOLDS = WORK / "loco-folds"
 CACHE = WORK / "cache"
-DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 # The knobs the rotation chooses between (with the number of epochs, 1..EPOCHS).
 GRID = [
@@ -75,14 +75,26 @@ class Row:
         self.ngrams, self.feats, self.stats, self.order = ngrams, feats, stats, order
 
 
+def encoder_fingerprint(encoder: TWBert | None) -> str:
+    """A short digest of the encoder's weights ("noenc" without one)."""
+    if encoder is None:
+        return "noenc"
+    h = hashlib.sha1()
+    for k, v in sorted(encoder.state_dict().items()):
+        h.update(k.encode())
+        h.update(v.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:12]
+
+
 def load_collection(name: str, encoder: TWBert | None, suffix: str = "") -> list[bm25.QueryData]:
     """Prepared queries of model/.work/loco/<name><suffix>.jsonl with their frozen-encoder rows (cached on disk).
     Without an encoder the contextual states are zeros: enough for the statistics-only configurations."""
     path = LOCO_DATA / f"{name}{suffix}.jsonl"
     st = path.stat()
-    cache = CACHE / f"loco.{name}{suffix}.{st.st_size}.{int(st.st_mtime)}.{'enc' if encoder else 'noenc'}.pt"
+    # Keyed by the export file and by the encoder that computed the rows: another encoder must not reuse them.
+    cache = CACHE / f"loco.{name}{suffix}.{st.st_size}.{int(st.st_mtime)}.{encoder_fingerprint(encoder)}.pt"
     if cache.exists():
-        return torch.load(cache)
+        return load_own(cache)
     queries = []
     for record in read_jsonl(path):
         q = bm25.prepare(record)
@@ -109,7 +121,7 @@ def load_collection(name: str, encoder: TWBert | None, suffix: str = "") -> list
 
 
 def load_encoder(path: Path) -> TWBert:
-    ck = torch.load(path, map_location="cpu")
+    ck = load_own(path)
     model = TWBert(EncoderConfig(**ck["cfg"]))
     model.load_state_dict(ck["state"], strict=False)
     model.eval()
@@ -393,7 +405,7 @@ def choose_expansion(encoder, uniform, logf):
     own = {}
     for k in TRAINING:
         path = FOLDS / f"{k}.pt"
-        ck = torch.load(path)
+        ck = load_own(path)
         model = model_from(ck)
         per = {j: expansion_gains(model, expanded[j], uniform[j]) for j in TRAINING}
         best = max(EXPANSION_FACTORS, key=lambda f: np.mean([per[j][f] for j in TRAINING if j != k]))
@@ -453,7 +465,7 @@ def main(argv=None):
         # configuration chosen on the other six (never on the collection itself).
         FOLDS.mkdir(parents=True, exist_ok=True)
         for k, v in table.items():
-            saved = torch.load(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
+            saved = load_own(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
             others = [n for n in TRAINING if n != k]
             torch.save({"state": saved["states"][v["epochs"] - 1], "head": saved["head"], "knobs": v["knobs"], "epochs": v["epochs"],
                         "encoder": a.encoder, "provenance": provenance(others, others),

@@ -13,7 +13,7 @@ import random
 import torch
 import torch.nn.functional as F
 
-from .common import SPECIAL_IDS, MASK_ID, WORK, Timer, load_glove_rows, log, pad_batch, read_jsonl, seed_all, setup_threads
+from .common import DEVICE, SPECIAL_IDS, MASK_ID, WORK, Timer, cpu_state, load_glove_rows, log, pad_batch, read_jsonl, seed_all, setup_threads, load_own
 from .model import EncoderConfig, MLMHead, TWBert, count_parameters
 
 MASK_RATE = 0.15
@@ -67,6 +67,8 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--hidden", type=int, default=EncoderConfig.hidden)
     p.add_argument("--layers", type=int, default=EncoderConfig.layers)
+    p.add_argument("--dropout", type=float, default=EncoderConfig.dropout,
+                   help="encoder dropout (0: deterministic up to float noise, as device_parity.py compares CPU and GPU)")
     p.add_argument("--log", default=str(WORK / "pretrain.log"))
     p.add_argument("--resume", default=None,
                    help="continue from this checkpoint (weights, MLM head if saved, data position) with a fresh "
@@ -84,8 +86,8 @@ def main(argv=None):
     logf = Path(a.log)
     data = read_jsonl(Path(a.data), a.limit)
     rng.shuffle(data)
-    resume = torch.load(a.resume, map_location="cpu") if a.resume else None
-    cfg = EncoderConfig(**resume["cfg"]) if resume else EncoderConfig(hidden=a.hidden, layers=a.layers, ffn=4 * a.hidden)
+    resume = load_own(a.resume) if a.resume else None
+    cfg = EncoderConfig(**resume["cfg"]) if resume else EncoderConfig(hidden=a.hidden, layers=a.layers, ffn=4 * a.hidden, dropout=a.dropout)
     model = TWBert(cfg)
     glove_rows = 0
     if resume:
@@ -100,13 +102,15 @@ def main(argv=None):
     mlm = MLMHead(cfg, model.encoder.word)
     if resume and "mlm_head" in resume and not a.fresh_mlm_head:
         mlm.load_state_dict(resume["mlm_head"])
+    model.to(DEVICE)
+    mlm.to(DEVICE)
     params = list(model.parameters()) + [q for n, q in mlm.named_parameters() if not n.startswith("embedding")]
     opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=0.01)
     # Same shuffle as the run being resumed (same seed), so a continuation starts at the first sequence
     # that run did not see; its step count carries on.
     prev_steps = int(resume.get("total_steps", resume["step"])) if resume else 0
     log(logf, f"pretrain: {len(data)} sequences, encoder {count_parameters(model)} params, GloVe rows {glove_rows}, "
-              f"cfg {cfg.to_dict()}" + (f", resumed from {a.resume} after {prev_steps} steps" if resume else ""))
+              f"cfg {cfg.to_dict()}, device {DEVICE}" + (f", resumed from {a.resume} after {prev_steps} steps" if resume else ""))
     timer = Timer()
     warmup = a.warmup
     step = 0
@@ -123,13 +127,13 @@ def main(argv=None):
             pos = 0
         batch = data[pos : pos + a.batch]
         pos += a.batch
-        ids, att, nmask, valid, lab = make_batch(batch, rng, cfg.vocab_size)
+        ids, att, nmask, valid, lab = (x.to(DEVICE) for x in make_batch(batch, rng, cfg.vocab_size))
         states = model.encoder(ids, att)
         sel = lab != -100
         logits = mlm(states[sel])
         mlm_loss = F.cross_entropy(logits, lab[sel])
         weights = torch.relu(model.head(torch.bmm(nmask, states) / nmask.sum(-1, keepdim=True).clamp(min=1)).squeeze(-1))
-        mse = ((weights - 1.0) ** 2)[valid].mean() if valid.any() else torch.zeros(())
+        mse = ((weights - 1.0) ** 2)[valid].mean() if valid.any() else torch.zeros((), device=DEVICE)
         loss = mlm_loss + mse
         # Linear warm-up, then linear decay over the step budget (to 5 % of --lr).
         lr = a.lr * min(1.0, (step + 1) / warmup) * max(0.05, 1.0 - step / a.max_steps)
@@ -146,9 +150,9 @@ def main(argv=None):
         if step % 50 == 0 or step == 1:
             log(logf, f"step {step} min {timer.minutes():.1f} lr {lr:.2e} mlm {ema_mlm:.3f} acc {ema_acc:.3f} mse {ema_mse:.4f}")
         if step % 200 == 0:
-            torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "mlm_head": mlm.state_dict(), "step": step,
+            torch.save({"cfg": cfg.to_dict(), "state": cpu_state(model), "mlm_head": cpu_state(mlm), "step": step,
                         "total_steps": prev_steps + step}, a.out)
-    torch.save({"cfg": cfg.to_dict(), "state": model.state_dict(), "mlm_head": mlm.state_dict(), "step": step,
+    torch.save({"cfg": cfg.to_dict(), "state": cpu_state(model), "mlm_head": cpu_state(mlm), "step": step,
                 "total_steps": prev_steps + step,
                 "mlm": ema_mlm, "mlm_acc": ema_acc, "mse": ema_mse, "minutes": timer.minutes(),
                 "sequences": len(data)}, a.out)

@@ -4,7 +4,7 @@
  * Node runtime weighs a query.
  * Checks the plumbing, not the quality. Skipped (with the reason printed) when torch cannot be imported.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -29,7 +29,13 @@ const skipReason = torchUnavailableReason();
 if (skipReason) console.log(`skipping the training smoke test: ${skipReason}`);
 
 const work = mkdtempSync(join(tmpdir(), 'ql-train-smoke-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => {
+  // QUERYLENS_KEEP_SMOKE_DIR keeps a copy of the slice and its checkpoints: model/twbert/device_parity.py re-runs the
+  // training stages on it on the CPU and on a GPU.
+  const keep = process.env.QUERYLENS_KEEP_SMOKE_DIR;
+  if (keep) cpSync(work, keep, { recursive: true });
+  rmSync(work, { recursive: true, force: true });
+});
 
 // Asynchronous: a synchronous child would block this worker's RPC with vitest (see test/support/process.ts).
 function python(args: string[]): Promise<string> {
