@@ -23,6 +23,18 @@ export async function expandLearned(backend: SearchBackend, ast: QueryAst, text:
   return learnedExpansion(backend.reader, ast, text, tools.model, tools.resources.lexiconFor(backend.reader));
 }
 
+/**
+ * Reads the lexical resources for this index now (WordNet's tables, the word vectors of the index's words:
+ * a second or more), so that an editor pays it while loading, not on the first suggestion it shows. Returns
+ * what could not be loaded, with its fix.
+ */
+export function prepareLearnedExpansion(backend: SearchBackend, tools: LearnedExpansionTools): readonly { message: string }[] {
+  if (!(backend instanceof LocalSearchBackend)) throw new NotLocalIndexError();
+  const lexicon = tools.resources.lexiconFor(backend.reader);
+  lexicon.synonyms?.('word');
+  return tools.resources.problems;
+}
+
 export interface LearnedRun {
   hits: SearchHit[];
   expansion: LearnedExpansion;
