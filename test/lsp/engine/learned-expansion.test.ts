@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex } from '../../../server/engine/index/index.js';
 import { DEFAULT_WORDNET_DIR } from '../../../server/model/surface-wordnet.js';
 import { applyEdits, freshUri, parseMarkers, positionAt, REPO, type TestClient } from '../harness.js';
+import type { CompareResult } from '../../../server/lsp/engine/protocol.js';
 import { startIn, type Status } from './fixture.js';
 
 const hasWordNet = existsSync(join(DEFAULT_WORDNET_DIR, 'data.noun'));
@@ -32,6 +33,9 @@ const CORPUS = [
 ];
 /** Topic 1 judges the motorcar document relevant, which "car engine" ranks only once expanded. */
 const QRELS = ['1 0 d2 1', '1 0 d5 2', '1 0 d6 0'];
+
+/** The shipped TW-BERT model, for the compare columns that combine it with the learned expansion. */
+const TWBERT = ['config.json', 'tokenizer.json', 'twbert.onnx'].map((f) => join(REPO, 'model/artifacts', f));
 
 type LearnedStatus = Status & { learnedExpansion?: { state: string; message: string; fix?: string } };
 
@@ -64,7 +68,7 @@ describe.skipIf(!hasWordNet)('learned expansion with a model that suggests somet
   const settings: Record<string, unknown> = { querylens: {} };
   beforeAll(async () => {
     const fixture = join(REPO, 'test/lsp/fixtures/learned-model');
-    root = await workspace([join(fixture, 'surface.json'), join(fixture, 'surface.onnx')]);
+    root = await workspace([join(fixture, 'surface.json'), join(fixture, 'surface.onnx'), ...TWBERT]);
     const started = await startIn(root, { settings });
     client = started.client;
     expect(started.status.index.state).toBe('ready');
@@ -115,6 +119,36 @@ describe.skipIf(!hasWordNet)('learned expansion with a model that suggests somet
     expect(action!.disabled!.reason).toMatch(/^The learned model suggests nothing for this query: none of its words can take alternatives/);
   });
 
+  it('compares original · Bo1 · learned · TW-BERT · learned + Bo1 + TW-BERT, rows built for every column', async () => {
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\tcar engine');
+    const r = await client.request<CompareResult>('querylens/compare', { uri, qid: '1', k: 10 });
+    expect(r.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
+    const byName = Object.fromEntries(r.variants.map((v) => [v.name, v]));
+    // The learned column runs the query the action writes.
+    expect(byName.learned!.query).toBe('#wsyn(1 car 0.6 automobile 0.6 motorcar) engine');
+    expect(r.learned).toEqual([{ word: 'car', alternatives: [{ word: 'automobile', weight: expect.closeTo(0.6, 6) }, { word: 'motorcar', weight: expect.closeTo(0.6, 6) }] }]);
+    // The combination: TW-BERT's weights, the learned groups inside them, then Bo1's terms.
+    expect(byName['learned+bo1+weighted']!.query).toMatch(/^#weight\( .*#wsyn\(1 car 0\.6 automobile 0\.6 motorcar\)/);
+    // The motorcar document (judged 2) is retrieved only by the columns with the learned expansion.
+    const d5 = r.rows.find((row) => row.docno === 'd5')!;
+    expect(d5.ranks.original).toBeNull();
+    expect(d5.ranks.weighted).toBeNull();
+    expect(d5.ranks.learned).not.toBeNull();
+    expect(d5.ranks['learned+bo1+weighted']).not.toBeNull();
+    for (const row of r.rows) expect(Object.keys(row.ranks)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
+    expect(Object.keys(r.deltas!)).toEqual(['bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
+    expect(r.deltas!.learned!.ndcg_cut_10).toBeGreaterThan(0);
+    expect(r.notes.filter((n) => /learned/i.test(n))).toEqual([]);
+  });
+
+  it('compares a Lucene query with the learned groups in its own syntax', async () => {
+    const uri = freshUri('lucene');
+    client.open(uri, 'lucene', '1\t+car engine');
+    const r = await client.request<CompareResult>('querylens/compare', { uri, qid: '1' });
+    expect(r.variants.find((v) => v.name === 'learned')!.query).toBe('+(car OR automobile^0.6 OR motorcar^0.6) engine');
+  });
+
   it('shows inlay hints on words with strong alternatives only when learnedExpansion.hints is on', async () => {
     const text = '1\tcar engine\n2\t+car^2 engine';
     const uri = freshUri('lucene');
@@ -142,7 +176,7 @@ describe('learned expansion with the shipped model (trained 0 steps)', () => {
   let status: LearnedStatus;
   beforeAll(async () => {
     const artifacts = join(REPO, 'model/artifacts');
-    root = await workspace(['surface.json', 'surface.onnx', 'surface-embeddings.bin'].map((f) => join(artifacts, f)));
+    root = await workspace([...['surface.json', 'surface.onnx', 'surface-embeddings.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
     const started = await startIn(root);
     client = started.client;
     status = started.status as LearnedStatus;
@@ -165,5 +199,15 @@ describe('learned expansion with the shipped model (trained 0 steps)', () => {
     expect(action!.disabled!.reason).toMatch(
       /^The learned model suggests nothing for this query: it weighs each of the \d+ candidates of its words below 0\.05\. It was trained 0 steps \(the leave-one-collection-out rotation chose not to expand, model\/MODEL_CARD\.md\), so it suggests nothing\.$/,
     );
+  });
+
+  it('keeps the learned columns in compare and says why they equal the query as written', async () => {
+    const uri = freshUri('indri');
+    client.open(uri, 'indri', '1\tcar engine');
+    const r = await client.request<CompareResult>('querylens/compare', { uri, qid: '1' });
+    expect(r.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
+    expect(r.variants.find((v) => v.name === 'learned')!.query).toBe('car engine');
+    expect(r.learned).toEqual([]);
+    expect(r.notes).toContainEqual(expect.stringMatching(/^The learned model suggests nothing for this query: .* The learned column ranks the query as written\.$/));
   });
 });
