@@ -15,6 +15,7 @@
  */
 import { CodeActionKind, type CancellationToken, type CodeAction, type InlayHint, type Range } from 'vscode-languageserver';
 import { walk, type QueryEntry } from '../../../grammar/index.js';
+import type { SearchHit } from '../../engine/search.js';
 import type { LearnedExpansion } from '../../model/surface-expansion.js';
 import { expandLearned } from '../../service/surface-expansion.js';
 import { entryAt, isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
@@ -71,8 +72,14 @@ function shown(weight: number): string {
 function metricChange(session: EngineSession, entry: QueryEntry, x: LearnedExpansion): string {
   const qid = judgedQid(entry);
   if (qid === null || !session.qrels?.has(qid)) return '';
+  // Code actions are asked for at every cursor move: the expanded query's top 10 is ranked once per query text
+  // (the measure is computed each time, so a grade judged in place counts at once).
+  const cache = session.cache<SearchHit[]>('learned-top-ten');
+  const key = `${entry.dialect}\0${entry.text}`;
+  let expanded = cache.get(key);
+  if (!expanded) cache.set(key, (expanded = runQueryAst(session, x.ast, 10).hits));
   const before = session.metrics(qid, topTen(session, entry).hits, ['ndcg_cut_10']);
-  const after = session.metrics(qid, runQueryAst(session, x.ast, 10).hits, ['ndcg_cut_10']);
+  const after = session.metrics(qid, expanded, ['ndcg_cut_10']);
   if (!before || !after) return '';
   return ` · nDCG@10 ${before.ndcg_cut_10!.toFixed(2)} → ${after.ndcg_cut_10!.toFixed(2)}`;
 }
