@@ -166,6 +166,21 @@ export interface CompareResult {
   expansionTerms: { term: string; weight: number; isOriginal: boolean }[];
   deltas: Record<string, Record<string, number>> | null;
   notes: string[];
+  learned?: { word: string; alternatives: { word: string; weight: number }[] }[];
+}
+
+/** What a person calls each of compare's variants (protocol.ts RankedVariant.name); an unknown name is shown as sent. */
+const VARIANT_LABELS: Record<string, string> = {
+  original: 'original',
+  bo1: 'Bo1',
+  learned: 'learned',
+  weighted: 'TW-BERT',
+  'learned+bo1+weighted': 'learned + Bo1 + TW-BERT',
+  'learned+bo1': 'learned + Bo1',
+};
+
+export function variantLabel(name: string): string {
+  return VARIANT_LABELS[name] ?? name;
 }
 
 /** A rank change as the user reads it: ▲3 moved up, ▼2 moved down, = unchanged, – not in both lists. */
@@ -181,7 +196,8 @@ const signed = (x: number): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFi
 export function renderCompare(result: CompareResult): string {
   const names = result.variants.map((v) => v.name);
   const others = names.slice(1);
-  const queries = result.variants.map((v) => `<tr><th>${escape(v.name)}</th><td><pre>${escape(v.query)}</pre></td></tr>`).join('');
+  const labels = names.map((n) => escape(variantLabel(n)));
+  const queries = result.variants.map((v, i) => `<tr><th>${labels[i]}</th><td><pre>${escape(v.query)}</pre></td></tr>`).join('');
   const measures = Object.keys(result.variants.find((v) => v.metrics)?.metrics ?? {});
   const metricRows = measures
     .map((m) => {
@@ -194,7 +210,7 @@ export function renderCompare(result: CompareResult): string {
     })
     .join('');
   const metrics = measures.length
-    ? `<table><thead><tr><th>Measure</th>${names.map((n) => `<th>${escape(n)}</th>`).join('')}</tr></thead><tbody>${metricRows}</tbody></table>`
+    ? `<table><thead><tr><th>Measure</th>${labels.map((l) => `<th>${l}</th>`).join('')}</tr></thead><tbody>${metricRows}</tbody></table>`
     : '<p><i>No judgements for this query.</i></p>';
   const rows = result.rows
     .map(
@@ -205,17 +221,22 @@ export function renderCompare(result: CompareResult): string {
     )
     .join('');
   const added = result.expansionTerms.filter((t) => !t.isOriginal);
-  const terms = added.length ? `<p>Bo1 adds: ${added.map((t) => `${escape(t.term)} ${t.weight.toFixed(2)}`).join(', ')}</p>` : '';
+  const bo1Terms = added.length ? `<p>Bo1 adds: ${added.map((t) => `${escape(t.term)} ${t.weight.toFixed(2)}`).join(', ')}</p>` : '';
+  // Weights as the learned query writes them (2 significant digits).
+  const learned = (result.learned ?? [])
+    .map((w) => `${escape(w.word)} ≈ ${w.alternatives.map((a) => `${escape(a.word)} ${Number(a.weight.toPrecision(2))}`).join(', ')}`)
+    .join('; ');
+  const terms = bo1Terms + (learned ? `<p>Learned expansion: ${learned}</p>` : '');
   const notes = result.notes.map((n) => `<li>${escape(n)}</li>`).join('');
   return `<!DOCTYPE html><html><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">
 <style>body{font-family:var(--vscode-font-family);color:var(--vscode-foreground)}table{border-collapse:collapse;width:100%;margin-bottom:1em}
 td,th{border-bottom:1px solid var(--vscode-panel-border);padding:4px;vertical-align:top;text-align:left}pre{margin:0;white-space:pre-wrap}</style>
 </head><body>
-<h2>Compare query ${escape(result.qid)}: ${names.map(escape).join(' · ')}</h2>
+<h2>Compare query ${escape(result.qid)}: ${labels.join(' · ')}</h2>
 <table><tbody>${queries}</tbody></table>${terms}
 ${metrics}
 ${notes ? `<ul>${notes}</ul>` : ''}
-<table><thead><tr><th>Document</th><th>Judged</th>${names.map((n) => `<th>${escape(n)}${others.includes(n) ? ' (change)' : ''}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>
+<table><thead><tr><th>Document</th><th>Judged</th>${names.map((n, i) => `<th>${labels[i]}${others.includes(n) ? ' (change)' : ''}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>
 </body></html>`;
 }

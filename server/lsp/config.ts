@@ -56,6 +56,11 @@ export interface ExpansionConfig {
   fbTerms?: number;
 }
 
+export interface LearnedExpansionConfig {
+  /** Inlay hints `≈ automobile, motorcar` after query words the learned model gives strong alternatives (off by default: one model run per query in view). */
+  hints?: boolean;
+}
+
 export interface FormattingConfig {
   /** Line width the formatters wrap at. */
   width?: number;
@@ -71,6 +76,7 @@ export interface QuerylensConfig {
   model?: string;
   device?: Device;
   formatting?: FormattingConfig;
+  learnedExpansion?: LearnedExpansionConfig;
   /**
    * A search cluster to rank on instead of the local index (server/backends/remote/config.ts; checked
    * there, when the configuration is resolved). Credentials come from the environment only.
@@ -95,6 +101,7 @@ export interface ResolvedConfig {
   model: string | null;
   device: Device;
   formatting: Required<FormattingConfig>;
+  learnedExpansion: Required<LearnedExpansionConfig>;
   /** The cluster the session ranks on; null: the local index (the default). */
   backend: ResolvedBackend | null;
   /** Folder relative paths were resolved against (null without a workspace). */
@@ -115,9 +122,10 @@ export const DEFAULTS = {
   expansion: { method: 'none', fbDocs: 3, fbTerms: 10 } as Required<ExpansionConfig>,
   device: 'auto' as Device,
   formatting: { width: 80 } as Required<FormattingConfig>,
+  learnedExpansion: { hints: false } as Required<LearnedExpansionConfig>,
 };
 
-type FieldCheck = 'string' | 'number' | 'positiveInt' | 'object' | readonly string[];
+type FieldCheck = 'string' | 'number' | 'positiveInt' | 'boolean' | 'object' | readonly string[];
 
 const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
   corpus: 'string',
@@ -128,6 +136,7 @@ const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
   scorer: { name: SCORER_NAMES, k1: 'number', b: 'number', mu: 'number' },
   expansion: { method: ['none', 'bo1'], fbDocs: 'positiveInt', fbTerms: 'positiveInt' },
   formatting: { width: 'positiveInt' },
+  learnedExpansion: { hints: 'boolean' },
   // Its keys are the cluster backend's (checked by validateClusterConfig in resolveConfig).
   backend: 'object',
 };
@@ -143,6 +152,8 @@ function checkValue(value: unknown, check: FieldCheck): string | null {
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'positiveInt':
       return Number.isInteger(value) && (value as number) > 0 ? null : 'must be a positive integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? null : 'must be true or false';
     case 'object':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'must be an object';
   }
@@ -216,6 +227,7 @@ export function mergeConfig(file: QuerylensConfig, settings: QuerylensConfig): Q
     scorer: { ...file.scorer, ...settings.scorer },
     expansion: { ...file.expansion, ...settings.expansion },
     formatting: { ...file.formatting, ...settings.formatting },
+    learnedExpansion: { ...file.learnedExpansion, ...settings.learnedExpansion },
   };
 }
 
@@ -266,6 +278,7 @@ export function resolveConfig(config: QuerylensConfig, root: string | null, back
     expansion: { ...DEFAULTS.expansion, ...config.expansion },
     device: config.device ?? DEFAULTS.device,
     formatting: { ...DEFAULTS.formatting, ...config.formatting },
+    learnedExpansion: { ...DEFAULTS.learnedExpansion, ...config.learnedExpansion },
     backend: resolveBackend(config.backend, root, backendFile),
     root,
   };

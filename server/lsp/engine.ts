@@ -50,6 +50,8 @@ export interface ResourceStatus {
 export interface EngineStatus {
   index: ResourceStatus;
   model: ResourceStatus;
+  /** The learned surface-form expansion's model (surface.json in the model folder); absent from providers without one. */
+  learnedExpansion?: ResourceStatus;
   /** Which provider produced the status. */
   provider: string;
 }

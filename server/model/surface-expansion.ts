@@ -54,6 +54,8 @@ export function alternativesOf(found: QueryCandidates, weights: ArrayLike<number
 export interface WordSuggestions {
   word: string;
   term: string;
+  /** Where the word is written in the query text (`[start, end)` offsets of each occurrence): where an editor shows it. */
+  at: { start: number; end: number }[];
   alternatives: { word: string; term: string; weight: number; sources: string[] }[];
 }
 
@@ -65,6 +67,8 @@ export interface LearnedExpansion {
   ast: QueryAst;
   suggestions: WordSuggestions[];
   feedbackDocs: number[];
+  /** Candidates the model weighed (suggested or not): 0 says the index offered none, not that the model refused them. */
+  candidates: number;
 }
 
 /**
@@ -85,13 +89,15 @@ export async function learnedExpansion(
   const rewritten = surfaceExpandedText(text, ast, alternatives, reader.analyzer, digits);
   const parsed = rewritten.dialect === 'lucene' ? parseLucene(rewritten.text).ast : parseIndri(rewritten.text).ast;
   let i = 0;
+  const written = expandableWords(ast, reader.analyzer);
   const suggestions = found.words.map((w) => ({
     word: w.word,
     term: w.term,
+    at: written.filter((x) => x.term === w.term).map((x) => ({ start: x.node.range.start, end: x.node.range.end })),
     alternatives: w.candidates
       .map((c) => ({ word: c.word, term: c.term, weight: weights[i++]!, sources: c.sources }))
       .filter((a) => roundWeight(a.weight, digits) > 0)
       .sort((a, b) => b.weight - a.weight || (a.word < b.word ? -1 : 1)),
   }));
-  return { text: rewritten.text, dialect: rewritten.dialect, ast: parsed, suggestions, feedbackDocs: found.feedbackDocs };
+  return { text: rewritten.text, dialect: rewritten.dialect, ast: parsed, suggestions, feedbackDocs: found.feedbackDocs, candidates: found.features.length };
 }

@@ -19,6 +19,8 @@ export interface SurfaceModelConfig {
   /** A weight under this means "not suggested". */
   minWeight: number;
   epochs?: number;
+  /** Training steps of the shipped model (0: the rotation chose not to expand, so it suggests nothing). */
+  steps?: number;
   provenance?: ModelProvenance & { leftOut?: string };
 }
 

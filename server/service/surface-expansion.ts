@@ -4,6 +4,8 @@
  * only a local index has; another backend is refused with NotLocalIndexError.
  */
 import type { QueryAst } from '../../grammar/ast.js';
+import { hasErrors } from '../../grammar/diagnostics.js';
+import { parseIndri, parseLucene } from '../../grammar/index.js';
 import type { SearchHit, SearchOptions } from '../engine/search.js';
 import { learnedExpansion, type LearnedExpansion } from '../model/surface-expansion.js';
 import type { SurfaceModel } from '../model/surface-model.js';
@@ -21,6 +23,29 @@ export interface LearnedExpansionTools {
 export async function expandLearned(backend: SearchBackend, ast: QueryAst, text: string, tools: LearnedExpansionTools): Promise<LearnedExpansion> {
   if (!(backend instanceof LocalSearchBackend)) throw new NotLocalIndexError();
   return learnedExpansion(backend.reader, ast, text, tools.model, tools.resources.lexiconFor(backend.reader));
+}
+
+/**
+ * Reads the lexical resources for this index now (WordNet's tables, the word vectors of the index's words:
+ * a second or more), so that an editor pays it while loading, not on the first suggestion it shows. Returns
+ * what could not be loaded, with its fix.
+ */
+export function prepareLearnedExpansion(backend: SearchBackend, tools: LearnedExpansionTools): readonly { message: string }[] {
+  if (!(backend instanceof LocalSearchBackend)) throw new NotLocalIndexError();
+  const lexicon = tools.resources.lexiconFor(backend.reader);
+  lexicon.synonyms?.('word');
+  return tools.resources.problems;
+}
+
+/**
+ * The learned expansion of a query a front end wrote itself (the editor's TW-BERT query, to combine the two),
+ * given as text of `dialect` and parsed here, so the front end parses nothing. A text with syntax errors is
+ * refused: the expansion is spliced into the text at its words' places.
+ */
+export async function expandLearnedText(backend: SearchBackend, text: string, dialect: 'indri' | 'lucene', tools: LearnedExpansionTools): Promise<LearnedExpansion> {
+  const parsed = dialect === 'lucene' ? parseLucene(text) : parseIndri(text);
+  if (hasErrors(parsed.diagnostics)) throw new SyntaxError(`the query to expand has syntax errors: ${parsed.diagnostics.find((d) => d.severity === 'error')!.message}`);
+  return expandLearned(backend, parsed.ast, text, tools);
 }
 
 export interface LearnedRun {

@@ -75,14 +75,14 @@ describe('client/package.json', () => {
     for (const [key, schema] of Object.entries<{ enum?: unknown[]; type: string | string[] }>(manifest.contributes.configuration.properties)) {
       const path = key.replace(/^querylens\./, '').split('.');
       const types = ([] as string[]).concat(schema.type);
-      const sample = schema.enum?.find((v) => v !== null) ?? (types.includes('integer') ? 3 : types.includes('number') ? 0.5 : 'x');
+      const sample = schema.enum?.find((v) => v !== null) ?? (types.includes('integer') ? 3 : types.includes('number') ? 0.5 : types.includes('boolean') ? true : 'x');
       let target = settings;
       for (const part of path.slice(0, -1)) target = (target[part] ??= {}) as Record<string, unknown>;
       target[path.at(-1)!] = sample;
     }
     const { problems } = validateConfig(settings, 'settings');
     expect(problems).toEqual([]);
-    for (const key of ['index', 'corpus', 'qrels', 'model', 'device', 'scorer.name', 'scorer.k1', 'scorer.b', 'scorer.mu', 'expansion.method', 'expansion.fbDocs', 'expansion.fbTerms']) {
+    for (const key of ['index', 'corpus', 'qrels', 'model', 'device', 'scorer.name', 'scorer.k1', 'scorer.b', 'scorer.mu', 'expansion.method', 'expansion.fbDocs', 'expansion.fbTerms', 'learnedExpansion.hints']) {
       expect(manifest.contributes.configuration.properties).toHaveProperty([`querylens.${key}`]);
     }
     // Unset settings must not override querylens.json: every default is null.

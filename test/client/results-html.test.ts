@@ -67,13 +67,38 @@ describe('compare mode', () => {
 
   it('shows each variant, its metrics with deltas, and every document\'s rank change', () => {
     const html = renderCompare(compared());
-    expect(html).toContain('<h2>Compare query 1: original · bo1 · weighted</h2>');
+    expect(html).toContain('<h2>Compare query 1: original · Bo1 · TW-BERT</h2>');
+    expect(html).toContain('<thead><tr><th>Measure</th><th>original</th><th>Bo1</th><th>TW-BERT</th></tr></thead>');
     expect(html).toContain('<th>map</th><td>0.5000</td><td>0.7500 <small>(+0.2500)</small></td><td>0.5000 <small>(+0.0000)</small></td>');
     expect(html).toContain('<td>0.2000 <small>(−0.0500)</small></td>');
     expect(html).toContain('Bo1 adds: boundari 0.41</p>');
     // Moved up 3, unchanged, moved down 5, not retrieved.
     expect(html).toContain('<td>4</td><td>1 <small>▲3</small></td><td>4 <small>=</small></td>');
     expect(html).toContain('<td>1</td><td>6 <small>▼5</small></td><td>– <small>–</small></td>');
+  });
+
+  it('names the learned columns and lists the learned suggestions', () => {
+    const base = compared();
+    const html = renderCompare(
+      compared({
+        variants: [
+          base.variants[0]!,
+          base.variants[1]!,
+          { name: 'learned', query: '#wsyn(1 car 0.6 automobile) engine', hits: [], metrics: null },
+          base.variants[2]!,
+          { name: 'learned+bo1+weighted', query: '#weight( 1.1 #wsyn(1 car 0.6 automobile) )', hits: [], metrics: null },
+        ],
+        rows: [{ docno: 'd5', title: 'Motorcars', relevance: 2, ranks: { original: null, bo1: null, learned: 1, weighted: null, 'learned+bo1+weighted': 2 }, change: {} }],
+        learned: [{ word: 'car', alternatives: [{ word: 'automobile', weight: 0.6000000238 }, { word: 'motor<car>', weight: 0.4 }] }],
+      }),
+    );
+    expect(html).toContain('<h2>Compare query 1: original · Bo1 · learned · TW-BERT · learned + Bo1 + TW-BERT</h2>');
+    expect(html).toContain('<tr><th>learned + Bo1 + TW-BERT</th><td><pre>#weight( 1.1 #wsyn(1 car 0.6 automobile) )</pre></td></tr>');
+    expect(html).toContain('<p>Learned expansion: car ≈ automobile 0.6, motor&#60;car&#62; 0.4</p>');
+    expect(html).toContain('<th>learned + Bo1 + TW-BERT (change)</th>');
+    expect(html).toContain('<td>2</td><td>–</td><td>– <small>–</small></td><td>1 <small>–</small></td><td>– <small>–</small></td><td>2 <small>–</small></td>');
+    // An unknown variant is shown by its name.
+    expect(renderCompare(compared({ variants: [base.variants[0]!, { ...base.variants[1]!, name: 'rm3' }] }))).toContain('original · rm3');
   });
 
   it('escapes index and query text, and says when nothing is judged', () => {

@@ -6,7 +6,7 @@
  *   untouched; run again, the summary and a new index;
  * - Export Run File: the save dialog's default `<file>.run`; the file written equals
  *   `querylens search` on the same index (tag = the file name);
- * - Compare: the results panel in compare mode (original · bo1 · weighted);
+ * - Compare: the results panel in compare mode (original · Bo1 · learned · TW-BERT · learned + Bo1 + TW-BERT);
  * - Apply Weights to Every Query in the File: every weighable query becomes `#weight(…)`, the
  *   message names the queries left alone.
  * Screenshots: test-output/e2e-commands/.
@@ -140,14 +140,16 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     await clearNotifications();
   });
 
-  it('Compare: the results panel shows the original, Bo1 and weighted lists side by side', async () => {
+  it('Compare: the results panel shows the original, Bo1, learned, weighted and combined lists side by side', async () => {
     await openFile('queries.indri');
     await page.locator('.monaco-editor .view-line span', { hasText: /^structural$/ }).first().click();
     await command('querylens: Compare Original');
     const panel = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
-    await panel.locator('h2', { hasText: 'Compare query 2: original · bo1 · weighted' }).waitFor({ timeout: 60_000 });
+    await panel.locator('h2', { hasText: 'Compare query 2: original · Bo1 · learned · TW-BERT · learned + Bo1 + TW-BERT' }).waitFor({ timeout: 60_000 });
     const body = await panel.locator('body').innerText();
     expect(body).toMatch(/map/);
+    // The shipped learned-expansion model (trained 0 steps) suggests nothing, and the panel says so.
+    expect(body).toMatch(/The learned model suggests nothing for this query: .* The learned column ranks the query as written\./);
     expect(body).toMatch(/Bo1 adds: /);
     expect(await panel.locator('tbody tr').count()).toBeGreaterThan(5);
     await page.screenshot({ path: join(OUT, 'compare.png') });

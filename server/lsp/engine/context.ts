@@ -10,6 +10,7 @@ import type { LiveDocuments } from './live-documents.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { EngineSession } from './session.js';
 import type { LoadedModel } from './weights.js';
+import type { LoadedLearnedExpansion } from './learned-model.js';
 
 /**
  * What the feature modules get: the current session (null while none is loaded) and the documents.
@@ -23,6 +24,8 @@ export interface EngineContext {
   model(): LoadedModel | null;
   /** The model's status (why model() is null: not configured, missing, broken). */
   modelStatus(): ResourceStatus;
+  /** The learned surface-form expansion's model and resources, when the model folder holds one and it loaded. */
+  learnedExpansion(): LoadedLearnedExpansion | null;
   /** Builds `config.corpus` into `config.index` now, even over an existing index (rebuildIndex). */
   rebuildIndex(config: ResolvedConfig, progress: OnDemandProgress): Promise<BuildOutcome>;
   /** What is happening to the index right now (a build, a load), or null when nothing is. */

@@ -122,7 +122,10 @@ export interface RankedEntry {
 }
 
 export interface RankedVariant {
-  /** 'original' | 'bo1' | 'weighted'. */
+  /**
+   * 'original' | 'bo1' | 'learned' (the learned expansion) | 'weighted' (TW-BERT) | 'learned+bo1+weighted' (the
+   * TW-BERT query, its learned expansion, then Bo1) | 'learned+bo1' (the same without a weighting model).
+   */
   name: string;
   /** The query that was run, in the document's dialect. */
   query: string;
@@ -150,8 +153,10 @@ export interface CompareResult {
   expansionTerms: { term: string; weight: number; isOriginal: boolean }[];
   /** variant metric − original metric, per non-original variant; null without qrels. */
   deltas: Record<string, QueryMetrics> | null;
-  /** Why a variant is absent (e.g. no weighting model loaded). */
+  /** Why a variant is absent (e.g. no weighting model loaded), or why the learned model suggests nothing. */
   notes: string[];
+  /** The learned expansion's suggestions for the query as written (the `learned` variant), per query word; absent without that variant. */
+  learned?: { word: string; alternatives: { word: string; weight: number }[] }[];
 }
 
 /** A whole document (every query in it). */

@@ -63,6 +63,8 @@ import { weightHintsModule } from './weight-hints.js';
 import type { LoadedModel } from './weights.js';
 import type { BuildOutcome, EngineContext, OnDemandProgress } from './context.js';
 import { weightsActionModule } from './weights-action.js';
+import { learnedExpansionModule } from './learned-expansion.js';
+import { loadLearnedExpansion, learnedStatus, prepareLearned, type LoadedLearnedExpansion } from './learned-model.js';
 
 class BuildCancelled extends Error {}
 
@@ -96,6 +98,7 @@ export class LocalEngineProvider implements EngineProvider {
   private loaded: EngineSession | null = null;
   private clusterSession: ClusterSession | null = null;
   private weightModel: LoadedModel | null = null;
+  private learned: LoadedLearnedExpansion | null = null;
   /** meta.bin mtime of the loaded index, to reopen only when the index changed. */
   private loadedStamp = '';
   private build: Build | null = null;
@@ -116,6 +119,7 @@ export class LocalEngineProvider implements EngineProvider {
       cluster: () => this.clusterSession,
       model: () => this.weightModel,
       modelStatus: () => this.current.model,
+      learnedExpansion: () => this.learned,
       rebuildIndex: (config, progress) => this.rebuildIndex(config, progress),
       indexActivity: () => this.activity(),
       documents,
@@ -132,6 +136,7 @@ export class LocalEngineProvider implements EngineProvider {
       panelRequestsModule(this.context),
       weightsActionModule(this.context),
       weightHintsModule(this.context),
+      learnedExpansionModule(this.context),
       clusterFeaturesModule(this.context),
     ];
   }
@@ -181,7 +186,13 @@ export class LocalEngineProvider implements EngineProvider {
         message: `${model.message} It reads each query's statistics from the cluster: df by _count over every shard; cf, ictf and bo1 ${shards}; a #1 pair's cf is its document count.`,
       };
     }
-    if (generation === this.generation) this.current = { provider: this.name, index, model };
+    let learnedExpansion: ResourceStatus;
+    try {
+      learnedExpansion = await this.loadLearned(config);
+    } catch (err) {
+      learnedExpansion = { state: 'error', path: config.model, message: `Loading the learned-expansion model failed: ${describe(err)}`, fix: 'See the server log.' };
+    }
+    if (generation === this.generation) this.current = { provider: this.name, index, model, learnedExpansion };
     return this.current;
   }
 
@@ -200,6 +211,9 @@ export class LocalEngineProvider implements EngineProvider {
     const model = this.weightModel;
     this.weightModel = null;
     await model?.model.dispose().catch(() => undefined);
+    const learned = this.learned;
+    this.learned = null;
+    await learned?.tools.model.release().catch(() => undefined);
   }
 
   /**
@@ -240,6 +254,26 @@ export class LocalEngineProvider implements EngineProvider {
     } finally {
       progress?.done();
     }
+  }
+
+  /**
+   * The learned-expansion model of the model folder (learned-expansion.ts), reused while the folder and device
+   * stay the same; its resources are read for the loaded index here, off the request path.
+   */
+  private async loadLearned(config: ResolvedConfig): Promise<ResourceStatus> {
+    const previous = this.learned;
+    const { loaded, status } = await loadLearnedExpansion(config, previous);
+    this.learned = loaded;
+    if (previous && previous !== loaded) await previous.tools.model.release().catch(() => undefined);
+    if (!loaded || !this.loaded) return status;
+    const progress = await this.progress('querylens: reading the learned expansion\'s word lists', false);
+    try {
+      await new Promise((r) => setImmediate(r));
+      prepareLearned(loaded, this.loaded);
+    } finally {
+      progress?.done();
+    }
+    return learnedStatus(loaded, status.path!);
   }
 
   private async dropModel(): Promise<void> {

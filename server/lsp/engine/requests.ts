@@ -66,6 +66,9 @@ import { clusterFailureReason, weightsRewrite, type WeightsRewrite } from './wei
 import { indexCollection, weighableQuery, weighCached, weighedQueryAst } from './weights.js';
 import { RunFileBuilder } from './run-file.js';
 import { compareRows } from './compare-rows.js';
+import { learnedFor, nothingSuggested } from './learned-expansion.js';
+import type { LoadedLearnedExpansion } from './learned-model.js';
+import { expandLearnedText } from '../../service/surface-expansion.js';
 import { collectionOf } from './collection.js';
 
 /** Ranking depth for metrics and ranks (trec_eval's usual cut). */
@@ -207,7 +210,7 @@ export async function compare(context: EngineContext, params: CompareParams, tok
   const expanded = runQueryAst(session, expansion.ast, DEPTH);
   await step(context.documents, doc, token);
 
-  const lists: { name: string; query: string; hits: SearchHit[] }[] = [
+  const lists: ComparedList[] = [
     { name: 'original', query: entry.text, hits: original.hits },
     { name: 'bo1', query: expandedQueryText(session, ast, expansion, entry.dialect), hits: expanded.hits },
   ];
@@ -227,6 +230,12 @@ export async function compare(context: EngineContext, params: CompareParams, tok
       lists.push({ name: 'weighted', query: text, hits: weighted.hits });
     }
   }
+  const learned = await learnedVariants(context, session, entry, lists.find((l) => l.name === 'weighted')?.query ?? null, notes);
+  await step(context.documents, doc, token);
+  if (learned) {
+    lists.splice(2, 0, learned.learned);
+    lists.push(learned.combined);
+  }
   const variants = lists.map((l) => variant(session, judgedQid(entry), l.name, l.query, l.hits, k));
 
   const rows = compareRows(lists, k, (docno, h) => ({ title: session.title(h.doc), relevance: session.relevance(judgedQid(entry), docno) }));
@@ -243,8 +252,64 @@ export async function compare(context: EngineContext, params: CompareParams, tok
     expansionTerms: expansion.terms.map((t) => ({ term: t.term, weight: t.weight, isOriginal: t.isOriginal })),
     deltas,
     notes,
+    ...(learned ? { learned: learned.suggestions } : {}),
   };
 }
+
+/**
+ * compare's learned columns: `learned` (the query as written with the learned expansion, as the action writes
+ * it) and the best combination a user can build in the editor, `learned+bo1+weighted` (TW-BERT's query, its
+ * learned expansion, then Bo1 on that: weigh, accept the suggestions, add Bo1's terms), or `learned+bo1`
+ * without a weighting model. When the model suggests nothing the columns stay, and a note says why.
+ */
+async function learnedVariants(
+  context: EngineContext,
+  session: EngineSession,
+  entry: QueryEntry,
+  weightedText: string | null,
+  notes: string[],
+): Promise<{ learned: ComparedList; combined: ComparedList; suggestions: NonNullable<CompareResult['learned']> } | null> {
+  const loaded = context.learnedExpansion();
+  if (!loaded) {
+    notes.push('No learned variants: no learned-expansion model is loaded (surface.json in the "model" folder; querylens/status says why).');
+    return null;
+  }
+  const dialect = entry.dialect === 'lucene' ? 'lucene' : 'indri';
+  try {
+    return await learnedLists(session, loaded, entry, dialect, weightedText, notes);
+  } catch (err) {
+    notes.push(`No learned variants: the learned-expansion model failed on this query: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+}
+
+async function learnedLists(
+  session: EngineSession,
+  loaded: LoadedLearnedExpansion,
+  entry: QueryEntry,
+  dialect: 'indri' | 'lucene',
+  weightedText: string | null,
+  notes: string[],
+): Promise<{ learned: ComparedList; combined: ComparedList; suggestions: NonNullable<CompareResult['learned']> }> {
+  const x = await learnedFor(session, loaded, entry);
+  const suggested = x.suggestions.filter((w) => w.alternatives.length);
+  if (!suggested.length) notes.push(`${nothingSuggested(loaded, x)} The learned column ranks the query as written.`);
+  const base = weightedText ?? entry.text;
+  if (weightedText === null) notes.push('No learned + Bo1 + TW-BERT variant without a weighted query; learned + Bo1 is shown instead.');
+  const onBase = weightedText === null ? x : await expandLearnedText(session.backend, base, dialect, loaded.tools);
+  const expansion = bo1Expansion(session, onBase.ast);
+  return {
+    learned: { name: 'learned', query: x.text, hits: runQueryAst(session, x.ast, DEPTH).hits },
+    combined: {
+      name: weightedText === null ? 'learned+bo1' : 'learned+bo1+weighted',
+      query: expandedQueryText(session, onBase.ast, expansion, dialect),
+      hits: runQueryAst(session, expansion.ast, DEPTH).hits,
+    },
+    suggestions: suggested.map((w) => ({ word: w.word, alternatives: w.alternatives.map((a) => ({ word: a.word, weight: a.weight })) })),
+  };
+}
+
+type ComparedList = { name: string; query: string; hits: SearchHit[] };
 
 /** Deepest run `querylens/runFile` writes per query. */
 const MAX_RUN_DEPTH = 10_000;

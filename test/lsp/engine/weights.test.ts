@@ -100,9 +100,10 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
     const uri = freshUri('indri');
     client.open(uri, 'indri', '1\t#combine( boundary layer )');
     const r = await client.request<CompareResult>('querylens/compare', { uri, qid: '1', k: 5 });
-    expect(r.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'weighted']);
-    expect(r.variants[2]!.query).toMatch(/^#weight\( /);
-    expect(Object.keys(r.deltas!)).toEqual(['bo1', 'weighted']);
+    // model/artifacts also holds the learned-expansion model: its columns come with the weighted one.
+    expect(r.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
+    expect(r.variants.find((v) => v.name === 'weighted')!.query).toMatch(/^#weight\( /);
+    expect(Object.keys(r.deltas!)).toEqual(['bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
     expect(r.rows.every((row) => 'weighted' in row.ranks)).toBe(true);
   });
 
@@ -110,10 +111,10 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
     const uri = freshUri('indri');
     client.open(uri, 'indri', '1\t#combine( flow.title plate )\n2\t#combine( flo* plate )');
     const kept = await client.request<CompareResult>('querylens/compare', { uri, qid: '1', k: 5 });
-    expect(kept.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'weighted']);
-    expect(kept.variants[2]!.query).toMatch(/^#weight\( [0-9.]+ flow\.title [0-9.]+ plate \)$/);
+    expect(kept.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
+    expect(kept.variants.find((v) => v.name === 'weighted')!.query).toMatch(/^#weight\( [0-9.]+ flow\.title [0-9.]+ plate \)$/);
     const refused = await client.request<CompareResult>('querylens/compare', { uri, qid: '2', k: 5 });
-    expect(refused.variants.map((v) => v.name)).toEqual(['original', 'bo1']);
+    expect(refused.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'learned+bo1']);
     expect(refused.notes.join(' ')).toMatch(/No weighted variant: cannot weigh this query: the model weighs words, and this wildcard is a pattern/);
   });
   /** Distinct plain-term queries nobody weighed before in this server (cache misses). */
