@@ -53,10 +53,26 @@ FOLDS = WORK / "adaptive-folds"
 # gate_loss: the weight of a per-query loss that tells the gate, on the Bo1-expanded training queries, whether Bo1
 # helped that query (untrained model: phrase rule + Bo1 against the phrase rule alone, AP of the query): target
 # g = 1 where it helped, g = 0 where it hurt (the ranking losses say little about how much to expand a query).
-GRID = [
+# genericity: the model also reads each n-gram's genericity across reference corpora (model.StatsTWBert `genericity`);
+# the rotation decides whether it is kept (`--genericity`: off = the grid without it, both = each setting with and
+# without it, on = only with it).
+BASE_GRID = [
     {"bound": 1.0, "context": c, "lr": lr, "expanded": 0.5, "gate_lr": g, "gate_loss": a}
     for a in (0.0, 1.0) for g in (1.0, 10.0) for c in (True, False) for lr in (2e-3, 5e-4)
 ]
+GRID = BASE_GRID
+FULL_GRID = BASE_GRID  # the grid before --grid-pick/--grid-limit: a run's file is named by its index here
+
+
+def fold_file(k: str, knobs: dict) -> Path:
+    return RUNS / f"fold.{k}.{FULL_GRID.index(knobs)}.pt"
+
+
+def save_new(obj, path: Path) -> None:
+    # A runs folder may link to another rotation's runs (reused, never rewritten): replace a link, never write through.
+    if path.is_symlink():
+        path.unlink()
+    torch.save(obj, path)
 EPOCHS = 6
 EPOCH_QUERIES = 320
 BATCH = 32
@@ -95,7 +111,8 @@ def bo1_weights(q) -> np.ndarray:
 
 
 def new_model(hidden: int, knobs: dict) -> StatsTWBert:
-    return StatsTWBert(hidden=hidden, bound=knobs["bound"], context=knobs["context"], expansion=True).to(DEVICE)
+    return StatsTWBert(hidden=hidden, bound=knobs["bound"], context=knobs["context"], expansion=True,
+                       genericity=knobs.get("genericity", False)).to(DEVICE)
 
 
 def gains(model, evaluate: dict) -> dict:
@@ -181,8 +198,9 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
 
 
 def run_key(names, knobs) -> str:
-    # A knob at its neutral value (no gate loss) is left out of the key, so runs made before it existed stay valid.
-    knobs = {k: v for k, v in knobs.items() if not (k == "gate_loss" and v == 0.0)}
+    # A knob at its neutral value (no gate loss, no genericity) is left out of the key, so runs made before it existed
+    # stay valid.
+    knobs = {k: v for k, v in knobs.items() if not ((k == "gate_loss" and v == 0.0) or (k == "genericity" and not v))}
     return "+".join(sorted(names)) + "|" + json.dumps(knobs, sort_keys=True)
 
 
@@ -200,7 +218,7 @@ def choose(results: dict, outer: str | None):
 
 
 def main(argv=None):
-    global DATA, RUNS, FOLDS, EPOCHS, EPOCH_QUERIES, GRID
+    global DATA, RUNS, FOLDS, EPOCHS, EPOCH_QUERIES, GRID, FULL_GRID
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stage", choices=["rotate", "folds", "ship"])
     p.add_argument("--encoder", default=str(WORK / "pretrained.pt"))
@@ -214,7 +232,13 @@ def main(argv=None):
     p.add_argument("--epoch-queries", type=int, default=EPOCH_QUERIES)
     p.add_argument("--grid-limit", type=int, default=None, help="smoke tests: only the first N knob settings of GRID")
     p.add_argument("--grid-pick", default=None, help="smoke tests: only these knob settings of GRID (comma-separated indices)")
+    p.add_argument("--genericity", choices=["off", "on", "both"], default="off",
+                   help="the grid without the genericity statistic, with it only, or each setting both ways")
     a = p.parse_args(argv)
+    if a.genericity != "off":
+        with_it = [{**k, "genericity": True} for k in BASE_GRID]
+        GRID = with_it if a.genericity == "on" else BASE_GRID + with_it
+    FULL_GRID = list(GRID)
     if a.grid_limit:
         GRID = GRID[: a.grid_limit]
     if a.grid_pick:
@@ -255,7 +279,7 @@ def main(argv=None):
         t = time.time()
         states = []
         model, history = train(plain, expanded, names, knobs, EPOCHS, a.seed, {k: (plain[k], expanded[k], uniform[k])}, states, targets)
-        torch.save({"states": states, "head": model.head_config(), "knobs": knobs}, RUNS / f"fold.{k}.{GRID.index(knobs)}.pt")
+        save_new({"states": states, "head": model.head_config(), "knobs": knobs}, fold_file(k, knobs))
         results[key] = history
         results_path.write_text(json.dumps(results))
         log(logf, f"run {i + 1}/{len(jobs)} left out {k}, knobs {knobs}: TW-BERT + Bo1 gain per epoch (0 = untrained) "
@@ -278,7 +302,7 @@ def main(argv=None):
     if a.stage in ("folds", "ship"):
         FOLDS.mkdir(parents=True, exist_ok=True)
         for k, v in table.items():
-            saved = torch.load(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
+            saved = torch.load(fold_file(k, v["knobs"]))
             others = [n for n in TRAINING if n != k]
             torch.save({"state": saved["states"][v["epochs"]], "head": saved["head"], "knobs": v["knobs"], "epochs": v["epochs"],
                         "encoder": a.encoder, "provenance": loco.provenance(others, others),
