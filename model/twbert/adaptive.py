@@ -61,6 +61,11 @@ BASE_GRID = [
     for a in (0.0, 1.0) for g in (1.0, 10.0) for c in (True, False) for lr in (2e-3, 5e-4)
 ]
 GRID = BASE_GRID
+# Pseudo-queries (model/make-pseudo.mjs: a document's title as the query for its own abstract, in an abstract-only
+# index of the corpus), each set with the training collection whose corpus it comes from: with the knob `pseudo` a
+# run also trains on the sets of its own training collections' corpora (never of the left-out one's), each set one
+# more pool of batches. `--pseudo-dir` holds their `export-training --stats` exports (plain and -bo1).
+PSEUDO = {"pseudo-cacm": "cacm", "pseudo-scifact": "scifact-train"}
 FULL_GRID = BASE_GRID  # the grid before --grid-pick/--grid-limit: a run's file is named by its index here
 
 
@@ -112,7 +117,7 @@ def bo1_weights(q) -> np.ndarray:
 
 def new_model(hidden: int, knobs: dict) -> StatsTWBert:
     return StatsTWBert(hidden=hidden, bound=knobs["bound"], context=knobs["context"], expansion=True,
-                       genericity=knobs.get("genericity", False)).to(DEVICE)
+                       genericity=knobs.get("genericity", False), gate_summary=knobs.get("gate_summary", False)).to(DEVICE)
 
 
 def gains(model, evaluate: dict) -> dict:
@@ -154,11 +159,13 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
     model = new_model(plain[names[0]][0].rows[0].feats.shape[-1], knobs)
     maxout = Maxout().to(DEVICE)
     lr = knobs["lr"]
-    gate = [p for n, p in model.named_parameters() if n.startswith("gate.") or n == "expansion_log_scale"]
-    rest = [p for n, p in model.named_parameters() if not (n.startswith("gate.") or n == "expansion_log_scale")]
+    is_gate = lambda n: n.startswith("gate.") or n.startswith("gate_summary.") or n == "expansion_log_scale"  # noqa: E731
+    gate = [p for n, p in model.named_parameters() if is_gate(n)]
+    rest = [p for n, p in model.named_parameters() if not is_gate(n)]
     opt = torch.optim.AdamW([{"params": rest + list(maxout.parameters()), "base_lr": lr},
                              {"params": gate, "base_lr": lr * knobs.get("gate_lr", 1.0)}], lr=lr, weight_decay=WEIGHT_DECAY)
-    pools = [([q for q in plain[n] if any(q.rel > 0)], [q for q in expanded[n] if any(q.rel > 0)]) for n in names]
+    sets = names + ([p for p, source in PSEUDO.items() if source in names and p in plain] if knobs.get("pseudo") else [])
+    pools = [([q for q in plain[n] if any(q.rel > 0)], [q for q in expanded[n] if any(q.rel > 0)]) for n in sets]
     history = []
 
     def checkpoint():
@@ -200,7 +207,7 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
 def run_key(names, knobs) -> str:
     # A knob at its neutral value (no gate loss, no genericity) is left out of the key, so runs made before it existed
     # stay valid.
-    knobs = {k: v for k, v in knobs.items() if not ((k == "gate_loss" and v == 0.0) or (k == "genericity" and not v))}
+    knobs = {k: v for k, v in knobs.items() if not ((k == "gate_loss" and v == 0.0) or (k in ("genericity", "pseudo", "gate_summary") and not v))}
     return "+".join(sorted(names)) + "|" + json.dumps(knobs, sort_keys=True)
 
 
@@ -234,10 +241,21 @@ def main(argv=None):
     p.add_argument("--grid-pick", default=None, help="smoke tests: only these knob settings of GRID (comma-separated indices)")
     p.add_argument("--genericity", choices=["off", "on", "both"], default="off",
                    help="the grid without the genericity statistic, with it only, or each setting both ways")
+    p.add_argument("--pseudo", choices=["off", "on", "both"], default="off",
+                   help="the grid without the pseudo-queries (PSEUDO), with them only, or each setting both ways")
+    p.add_argument("--gate-summary", choices=["off", "on", "both"], default="off",
+                   help="the grid without the gate's summary of the first pass and Bo1's words (model.gate_summary_features), with it only, or both")
+    p.add_argument("--pseudo-dir", default=str(WORK / "pseudo-x"), help="export-training --stats of the PSEUDO sets (plain and -bo1)")
     a = p.parse_args(argv)
     if a.genericity != "off":
         with_it = [{**k, "genericity": True} for k in BASE_GRID]
         GRID = with_it if a.genericity == "on" else BASE_GRID + with_it
+    if a.pseudo != "off":
+        with_it = [{**k, "pseudo": True} for k in GRID]
+        GRID = with_it if a.pseudo == "on" else GRID + with_it
+    if a.gate_summary != "off":
+        with_it = [{**k, "gate_summary": True} for k in GRID]
+        GRID = with_it if a.gate_summary == "on" else GRID + with_it
     FULL_GRID = list(GRID)
     if a.grid_limit:
         GRID = GRID[: a.grid_limit]
@@ -257,9 +275,17 @@ def main(argv=None):
     t = time.time()
     plain = {n: load_collection(n, encoder) for n in TRAINING + REPORTING}
     expanded = {n: load_collection(n, encoder, "-bo1") for n in TRAINING + REPORTING}
+    if any(k.get("pseudo") for k in GRID):
+        pseudo_dir = Path(a.pseudo_dir)
+        missing = [f"{n}{s}.jsonl" for n in PSEUDO for s in ("", "-bo1") if not (pseudo_dir / f"{n}{s}.jsonl").exists()]
+        if missing:
+            raise SystemExit(f"adaptive: {pseudo_dir} lacks {', '.join(missing)} (export-training --stats of the pseudo-query sets)")
+        for n in PSEUDO:
+            plain[n] = load_collection(n, encoder, data_dir=pseudo_dir)
+            expanded[n] = load_collection(n, encoder, "-bo1", data_dir=pseudo_dir)
     uniform = {n: map_of(plain[n], uniform_weights) for n in plain}
     targets = {}
-    for n in TRAINING:
+    for n in TRAINING + [p for p in PSEUDO if p in plain]:
         targets.update(expansion_targets(plain[n], expanded[n]))
     helped = [v for v in targets.values()]
     log(logf, f"gate targets: Bo1 helps {sum(v == 1.0 for v in helped)}, hurts {sum(v == 0.0 for v in helped)}, ties {sum(v == 0.5 for v in helped)} of the training queries")

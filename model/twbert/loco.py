@@ -77,10 +77,10 @@ class Row:
         self.ngrams, self.feats, self.stats, self.order = ngrams, feats, stats, order
 
 
-def load_collection(name: str, encoder: TWBert | None, suffix: str = "") -> list[bm25.QueryData]:
-    """Prepared queries of model/.work/loco/<name><suffix>.jsonl with their frozen-encoder rows (cached on disk).
-    Without an encoder the contextual states are zeros: enough for the statistics-only configurations."""
-    path = LOCO_DATA / f"{name}{suffix}.jsonl"
+def load_collection(name: str, encoder: TWBert | None, suffix: str = "", data_dir: Path | None = None) -> list[bm25.QueryData]:
+    """Prepared queries of model/.work/loco/<name><suffix>.jsonl (or `data_dir`'s) with their frozen-encoder rows
+    (cached on disk). Without an encoder the contextual states are zeros: enough for the statistics-only configurations."""
+    path = (data_dir or LOCO_DATA) / f"{name}{suffix}.jsonl"
     st = path.stat()
     cache = CACHE / f"loco.{name}{suffix}.{st.st_size}.{int(st.st_mtime)}.{'enc' if encoder else 'noenc'}.pt"
     if cache.exists():

@@ -285,6 +285,27 @@ def genericity_features(g: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     return torch.stack([g / 10.0, (g - mean) / (sd + 0.5)], -1) * vf.unsqueeze(-1)
 
 
+GATE_SUMMARY_FEATURES = 9
+
+
+def gate_summary_features(stats: torch.Tensor, order: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """[R,G,>=11] statistics (ALL_STAT_NAMES order) -> [R,9]: what a query-level expansion decision can read of the
+    whole first pass and of Bo1's words, as explicit numbers beside the gate's pooled state: the score gap and coverage
+    of the feedback documents, the Bo1 words' mean share of the feedback documents, co-occurrence there with the query's
+    words and w', the query words' mean share of the top 10 and mean idf (/10), and how many query and Bo1 words (/10)."""
+    is_exp = stats[..., 5] > 0.5
+    words = (valid & ~is_exp & (order == 0)).to(stats.dtype)
+    bo1 = (valid & is_exp).to(stats.dtype)
+    vf = valid.to(stats.dtype)
+
+    def mean(x, m):
+        return (x * m).sum(-1) / m.sum(-1).clamp(min=1.0)
+
+    return torch.stack([mean(stats[..., 9], vf), mean(stats[..., 10], vf), mean(stats[..., 7], bo1), mean(stats[..., 8], bo1),
+                        mean(stats[..., 6], bo1), mean(stats[..., 3], words), mean(stats[..., 0], words) / 10.0,
+                        words.sum(-1) / 10.0, bo1.sum(-1) / 10.0], -1)
+
+
 class StatsTWBert(nn.Module):
     """The collection-aware TW-BERT head (issue 16; model/twbert/loco.py trains it).
 
@@ -309,10 +330,13 @@ class StatsTWBert(nn.Module):
     """
 
     def __init__(self, hidden: int = 128, dim: int = 32, bound: float = 1.0, context: bool = True, expansion: bool = False,
-                 genericity: bool = False):
+                 genericity: bool = False, gate_summary: bool = False):
         super().__init__()
         self.hidden, self.dim, self.bound, self.context, self.expansion = hidden, dim, bound, context, expansion
         self.genericity = genericity
+        if gate_summary and not expansion:
+            raise ValueError("the gate summary is a signal of the expansion gate: it needs expansion=True")
+        self.gate_summary_on = gate_summary
         features = STAT_FEATURES + (len(EXPANSION_STAT_NAMES) if expansion else 0) + (GENERICITY_FEATURES if genericity else 0)
         self.ctx = nn.Linear(hidden, dim)
         self.stat = nn.Sequential(nn.Linear(features, dim), nn.GELU(), nn.Linear(dim, dim))
@@ -327,6 +351,11 @@ class StatsTWBert(nn.Module):
             nn.init.zeros_(self.gate[-1].weight)
             nn.init.zeros_(self.gate[-1].bias)
             self.expansion_log_scale = nn.Parameter(torch.zeros(()))
+        if gate_summary:
+            # Starts at 0: the gate is the same as without it until training moves it.
+            self.gate_summary = nn.Linear(GATE_SUMMARY_FEATURES, 1)
+            nn.init.zeros_(self.gate_summary.weight)
+            nn.init.zeros_(self.gate_summary.bias)
         self.encoder = None  # attached for export (the frozen pre-trained encoder)
 
     @property
@@ -344,6 +373,8 @@ class StatsTWBert(nn.Module):
                   "expansion": self.expansion}
         if self.genericity:
             config["genericity"] = True
+        if self.gate_summary_on:
+            config["gate_summary"] = True
         return config
 
     def score(self, feats, stats, order, valid):
@@ -376,6 +407,8 @@ class StatsTWBert(nn.Module):
             vf = valid.to(h.dtype).unsqueeze(-1)
             pooled = (h * vf).sum(1) / vf.sum(1).clamp(min=1.0)  # [R, 2·dim]: the query as a whole
             gate_logit = self.gate(pooled)  # [R, 1]
+            if self.gate_summary_on:
+                gate_logit = gate_logit + self.gate_summary(gate_summary_features(stats, order, valid))
             self.last_gate_logit = gate_logit  # read by adaptive.py's gate loss (training only)
             gate = 2.0 * torch.sigmoid(gate_logit)
             is_exp = stats[..., len(STAT_NAMES)] > 0.5
