@@ -105,7 +105,7 @@ describe.skipIf(skipReason !== null)('genericity: training = run time', () => {
   });
 
   it('an exported model that reads genericity reads it from its own table (ONNX = PyTorch), and says when the table is missing', async () => {
-    // A small collection-aware model with genericity, untrained but with a non-zero output layer, over a random encoder.
+    // A small collection-aware model with genericity, untrained but with non-zero output layers, over a random encoder.
     const ckpt = join(work, 'stats.pt');
     const script = [
       'import sys, torch',
@@ -113,9 +113,11 @@ describe.skipIf(skipReason !== null)('genericity: training = run time', () => {
       'torch.manual_seed(5)',
       'enc = TWBert(EncoderConfig())',
       `torch.save({"cfg": EncoderConfig().to_dict(), "state": enc.state_dict()}, sys.argv[1] + ".enc")`,
-      'm = StatsTWBert(expansion=True, genericity=True)',
+      // The gate's summary of the first pass and Bo1's words (adaptive.py --gate-summary) is in the graph too.
+      'm = StatsTWBert(expansion=True, genericity=True, gate_summary=True)',
       'torch.nn.init.normal_(m.out[-1].weight, 0.0, 0.5)',
       'torch.nn.init.normal_(m.gate[-1].weight, 0.0, 0.5)',
+      'torch.nn.init.normal_(m.gate_summary.weight, 0.0, 0.5)',
       'torch.save({"state": m.state_dict(), "head": m.head_config(), "encoder": sys.argv[1] + ".enc", "description": "genericity test"}, sys.argv[1])',
     ].join('\n');
     await runChecked(PYTHON, ['-c', script, ckpt], { cwd: REPO_ROOT });
