@@ -12,7 +12,7 @@
  *
  * Then a collection-aware model (`--stats-model DIR`, e.g. an export of model/.work/twbert-adaptive.pt; default the
  * shipped artifacts when they read statistics) on Cranfield and SciFact test (in-memory indexes of the shared data),
- * one query per call as the editor asks, per query: its statistics in the index (collection-statistics.ts), the
+ * one query per call as the editor asks (`--stats-threads N`: onnxruntime's intra-op threads, default 2), per query: its statistics in the index (collection-statistics.ts), the
  * model's inference, and their sum (the issue's budget: p50 <= 5 ms); for TW-BERT + Bo1 also the Bo1 input (the
  * first pass and Bo1 over its feedback documents) and the expanded input's statistics.
  */
@@ -141,7 +141,9 @@ async function perQuery(label: string, texts: string[], parts: Record<string, (t
 {
   const flag = process.argv.indexOf('--stats-model');
   const statsDir = flag > 0 ? process.argv[flag + 1] : dir;
-  const loaded = await loadWeightModel(statsDir, { model: 'twbert', device: 'cpu' });
+  const threadsFlag = process.argv.indexOf('--stats-threads');
+  const threads = threadsFlag > 0 ? Number(process.argv[threadsFlag + 1]) : 2;
+  const loaded = await loadWeightModel(statsDir, { model: 'twbert', device: 'cpu', threads });
   if (!loaded.ok || !loaded.model.readsStatistics) {
     console.log(`collection-aware model: none in ${statsDir} (${loaded.ok ? 'its twbert reads no statistics' : loaded.error.message}); pass --stats-model DIR`);
   } else {
@@ -149,7 +151,7 @@ async function perQuery(label: string, texts: string[], parts: Record<string, (t
     const config = JSON.parse(readFileSync(`${statsDir}/config.json`, 'utf8'));
     const names: string[] = config.models.twbert.statistics.names;
     const expands = names.includes('expansion');
-    console.log(`collection-aware model ${statsDir}: reads ${names.join(', ')}`);
+    console.log(`collection-aware model ${statsDir} (${threads} intra-op threads): reads ${names.join(', ')}`);
     for (const c of [
       { name: 'cranfield', queries: 'queries.tsv' },
       { name: 'scifact', queries: 'queries.test.tsv' },
