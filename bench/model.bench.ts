@@ -9,8 +9,19 @@
  * requests made together through the batcher (server/model/batcher.ts; the model's run counter
  * says how many ONNX runs they cost), and the longest event-loop stall of the calling thread
  * while 32 queries are weighed in-process versus in the worker.
+ *
+ * Then a collection-aware model (`--stats-model DIR`, e.g. an export of model/.work/twbert-adaptive.pt; default the
+ * shipped artifacts when they read statistics) on Cranfield and SciFact test (in-memory indexes of the shared data),
+ * one query per call as the editor asks (`--stats-threads N`: onnxruntime's intra-op threads, default 2), per query: its statistics in the index (collection-statistics.ts), the
+ * model's inference, and their sum (the issue's budget: p50 <= 5 ms); for TW-BERT + Bo1 also the Bo1 input (the
+ * first pass and Bo1 over its feedback documents) and the expanded input's statistics.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseText } from '../grammar/text/index.js';
+import { buildMemoryIndex } from '../server/engine/index/memory.js';
+import { LocalSearchBackend } from '../server/service/backend.js';
+import { bo1ModelInput, modelStatistics } from '../server/service/ranking.js';
+import { DATA_DIR } from '../test/support/data.js';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WeighBatcher } from '../server/model/batcher.js';
 import { loadWeightModelOffThread } from '../server/model/worker-model.js';
@@ -18,6 +29,7 @@ import { createAnalyzer } from '../server/engine/analysis/index.js';
 import { defaultModelDir, loadWeightModel, type WeightModelName } from '../server/model/runtime.js';
 import { segmentQuery } from '../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../server/model/tokenize.js';
+import type { NgramStatistics } from '../server/model/statistic-names.js';
 
 const dir = defaultModelDir();
 const queries = [
@@ -102,6 +114,81 @@ async function stall(n: number, fn: () => Promise<unknown>): Promise<number> {
   }
   if (inProcess.ok) await inProcess.model.dispose();
   if (worker.ok) await worker.model.dispose();
+}
+
+/** p50 / p95 of each named part of a per-query loop over `texts`, and of their sum. */
+async function perQuery(label: string, texts: string[], parts: Record<string, (text: string, carry: Record<string, unknown>) => unknown | Promise<unknown>>) {
+  const names = Object.keys(parts);
+  const times: Record<string, number[]> = Object.fromEntries([...names, 'total'].map((n) => [n, [] as number[]]));
+  for (const [i, text] of [...texts.slice(0, 10), ...texts].entries()) {
+    const carry: Record<string, unknown> = {};
+    let total = 0;
+    for (const n of names) {
+      const t = performance.now();
+      await parts[n](text, carry);
+      const dt = performance.now() - t;
+      total += dt;
+      if (i >= 10) times[n].push(dt);
+    }
+    if (i >= 10) times.total.push(total);
+  }
+  for (const n of [...names, 'total']) {
+    const sorted = times[n].sort((a, b) => a - b);
+    console.log(`${`${label}: ${n}`.padEnd(58)} p50 ${percentile(sorted, 50).toFixed(2)} ms  p95 ${percentile(sorted, 95).toFixed(2)} ms  (n=${sorted.length})`);
+  }
+}
+
+{
+  const flag = process.argv.indexOf('--stats-model');
+  const statsDir = flag > 0 ? process.argv[flag + 1] : dir;
+  const threadsFlag = process.argv.indexOf('--stats-threads');
+  const threads = threadsFlag > 0 ? Number(process.argv[threadsFlag + 1]) : 2;
+  const loaded = await loadWeightModel(statsDir, { model: 'twbert', device: 'cpu', threads });
+  if (!loaded.ok || !loaded.model.readsStatistics) {
+    console.log(`collection-aware model: none in ${statsDir} (${loaded.ok ? 'its twbert reads no statistics' : loaded.error.message}); pass --stats-model DIR`);
+  } else {
+    const model = loaded.model;
+    const config = JSON.parse(readFileSync(`${statsDir}/config.json`, 'utf8'));
+    const names: string[] = config.models.twbert.statistics.names;
+    const expands = names.includes('expansion');
+    console.log(`collection-aware model ${statsDir} (${threads} intra-op threads): reads ${names.join(', ')}`);
+    for (const c of [
+      { name: 'cranfield', queries: 'queries.tsv' },
+      { name: 'scifact', queries: 'queries.test.tsv' },
+    ]) {
+      if (!existsSync(`${DATA_DIR}/${c.name}/corpus.jsonl`)) {
+        console.log(`${c.name}: no corpus in ${DATA_DIR}`);
+        continue;
+      }
+      const docs = readFileSync(`${DATA_DIR}/${c.name}/corpus.jsonl`, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => {
+          const o = JSON.parse(l) as { _id: string; title?: string; text?: string };
+          return { docno: o._id, fields: o.title ? { title: o.title, text: o.text ?? '' } : { text: o.text ?? '' } };
+        });
+      const backend = new LocalSearchBackend(buildMemoryIndex(docs, { profile: 'terrier' }), 'bench');
+      const texts = readFileSync(`${DATA_DIR}/${c.name}/${c.queries}`, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => l.slice(l.indexOf('\t') + 1))
+        .slice(0, 200);
+      console.log(`${c.name}: ${docs.length} docs, ${texts.length} queries`);
+      await perQuery(`${c.name} as written`, texts, {
+        statistics: (text, carry) => (carry.stats = backend.ngramStatistics(text)),
+        inference: (text, carry) => model.weigh([text], [carry.stats as NgramStatistics[]]),
+      });
+      if (expands) {
+        await perQuery(`${c.name} + Bo1`, texts, {
+          'Bo1 input (first pass + Bo1)': (text, carry) =>
+            (carry.input = bo1ModelInput(backend, parseText(text).ast, text, { method: 'bo1' }, { scorer: 'bm25', k: 1000 })),
+          statistics: (_text, carry) => (carry.stats = modelStatistics(backend, carry.input as ReturnType<typeof bo1ModelInput>)),
+          inference: (_text, carry) => model.weigh([(carry.input as ReturnType<typeof bo1ModelInput>).text], [carry.stats as NgramStatistics[]]),
+        });
+      }
+    }
+    await model.dispose();
+  }
 }
 
 const config = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8'));

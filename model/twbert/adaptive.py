@@ -53,10 +53,31 @@ FOLDS = WORK / "adaptive-folds"
 # gate_loss: the weight of a per-query loss that tells the gate, on the Bo1-expanded training queries, whether Bo1
 # helped that query (untrained model: phrase rule + Bo1 against the phrase rule alone, AP of the query): target
 # g = 1 where it helped, g = 0 where it hurt (the ranking losses say little about how much to expand a query).
-GRID = [
+# genericity: the model also reads each n-gram's genericity across reference corpora (model.StatsTWBert `genericity`);
+# the rotation decides whether it is kept (`--genericity`: off = the grid without it, both = each setting with and
+# without it, on = only with it).
+BASE_GRID = [
     {"bound": 1.0, "context": c, "lr": lr, "expanded": 0.5, "gate_lr": g, "gate_loss": a}
     for a in (0.0, 1.0) for g in (1.0, 10.0) for c in (True, False) for lr in (2e-3, 5e-4)
 ]
+GRID = BASE_GRID
+# Pseudo-queries (model/make-pseudo.mjs: a document's title as the query for its own abstract, in an abstract-only
+# index of the corpus), each set with the training collection whose corpus it comes from: with the knob `pseudo` a
+# run also trains on the sets of its own training collections' corpora (never of the left-out one's), each set one
+# more pool of batches. `--pseudo-dir` holds their `export-training --stats` exports (plain and -bo1).
+PSEUDO = {"pseudo-cacm": "cacm", "pseudo-scifact": "scifact-train"}
+FULL_GRID = BASE_GRID  # the grid before --grid-pick/--grid-limit: a run's file is named by its index here
+
+
+def fold_file(k: str, knobs: dict) -> Path:
+    return RUNS / f"fold.{k}.{FULL_GRID.index(knobs)}.pt"
+
+
+def save_new(obj, path: Path) -> None:
+    # A runs folder may link to another rotation's runs (reused, never rewritten): replace a link, never write through.
+    if path.is_symlink():
+        path.unlink()
+    torch.save(obj, path)
 EPOCHS = 6
 EPOCH_QUERIES = 320
 BATCH = 32
@@ -95,7 +116,8 @@ def bo1_weights(q) -> np.ndarray:
 
 
 def new_model(hidden: int, knobs: dict) -> StatsTWBert:
-    return StatsTWBert(hidden=hidden, bound=knobs["bound"], context=knobs["context"], expansion=True).to(DEVICE)
+    return StatsTWBert(hidden=hidden, bound=knobs["bound"], context=knobs["context"], expansion=True,
+                       genericity=knobs.get("genericity", False), gate_summary=knobs.get("gate_summary", False)).to(DEVICE)
 
 
 def gains(model, evaluate: dict) -> dict:
@@ -137,11 +159,13 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
     model = new_model(plain[names[0]][0].rows[0].feats.shape[-1], knobs)
     maxout = Maxout().to(DEVICE)
     lr = knobs["lr"]
-    gate = [p for n, p in model.named_parameters() if n.startswith("gate.") or n == "expansion_log_scale"]
-    rest = [p for n, p in model.named_parameters() if not (n.startswith("gate.") or n == "expansion_log_scale")]
+    is_gate = lambda n: n.startswith("gate.") or n.startswith("gate_summary.") or n == "expansion_log_scale"  # noqa: E731
+    gate = [p for n, p in model.named_parameters() if is_gate(n)]
+    rest = [p for n, p in model.named_parameters() if not is_gate(n)]
     opt = torch.optim.AdamW([{"params": rest + list(maxout.parameters()), "base_lr": lr},
                              {"params": gate, "base_lr": lr * knobs.get("gate_lr", 1.0)}], lr=lr, weight_decay=WEIGHT_DECAY)
-    pools = [([q for q in plain[n] if any(q.rel > 0)], [q for q in expanded[n] if any(q.rel > 0)]) for n in names]
+    sets = names + ([p for p, source in PSEUDO.items() if source in names and p in plain] if knobs.get("pseudo") else [])
+    pools = [([q for q in plain[n] if any(q.rel > 0)], [q for q in expanded[n] if any(q.rel > 0)]) for n in sets]
     history = []
 
     def checkpoint():
@@ -181,8 +205,9 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
 
 
 def run_key(names, knobs) -> str:
-    # A knob at its neutral value (no gate loss) is left out of the key, so runs made before it existed stay valid.
-    knobs = {k: v for k, v in knobs.items() if not (k == "gate_loss" and v == 0.0)}
+    # A knob at its neutral value (no gate loss, no genericity) is left out of the key, so runs made before it existed
+    # stay valid.
+    knobs = {k: v for k, v in knobs.items() if not ((k == "gate_loss" and v == 0.0) or (k in ("genericity", "pseudo", "gate_summary") and not v))}
     return "+".join(sorted(names)) + "|" + json.dumps(knobs, sort_keys=True)
 
 
@@ -200,7 +225,7 @@ def choose(results: dict, outer: str | None):
 
 
 def main(argv=None):
-    global DATA, RUNS, FOLDS, EPOCHS, EPOCH_QUERIES, GRID
+    global DATA, RUNS, FOLDS, EPOCHS, EPOCH_QUERIES, GRID, FULL_GRID
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("stage", choices=["rotate", "folds", "ship"])
     p.add_argument("--encoder", default=str(WORK / "pretrained.pt"))
@@ -214,7 +239,24 @@ def main(argv=None):
     p.add_argument("--epoch-queries", type=int, default=EPOCH_QUERIES)
     p.add_argument("--grid-limit", type=int, default=None, help="smoke tests: only the first N knob settings of GRID")
     p.add_argument("--grid-pick", default=None, help="smoke tests: only these knob settings of GRID (comma-separated indices)")
+    p.add_argument("--genericity", choices=["off", "on", "both"], default="off",
+                   help="the grid without the genericity statistic, with it only, or each setting both ways")
+    p.add_argument("--pseudo", choices=["off", "on", "both"], default="off",
+                   help="the grid without the pseudo-queries (PSEUDO), with them only, or each setting both ways")
+    p.add_argument("--gate-summary", choices=["off", "on", "both"], default="off",
+                   help="the grid without the gate's summary of the first pass and Bo1's words (model.gate_summary_features), with it only, or both")
+    p.add_argument("--pseudo-dir", default=str(WORK / "pseudo-x"), help="export-training --stats of the PSEUDO sets (plain and -bo1)")
     a = p.parse_args(argv)
+    if a.genericity != "off":
+        with_it = [{**k, "genericity": True} for k in BASE_GRID]
+        GRID = with_it if a.genericity == "on" else BASE_GRID + with_it
+    if a.pseudo != "off":
+        with_it = [{**k, "pseudo": True} for k in GRID]
+        GRID = with_it if a.pseudo == "on" else GRID + with_it
+    if a.gate_summary != "off":
+        with_it = [{**k, "gate_summary": True} for k in GRID]
+        GRID = with_it if a.gate_summary == "on" else GRID + with_it
+    FULL_GRID = list(GRID)
     if a.grid_limit:
         GRID = GRID[: a.grid_limit]
     if a.grid_pick:
@@ -233,9 +275,17 @@ def main(argv=None):
     t = time.time()
     plain = {n: load_collection(n, encoder) for n in TRAINING + REPORTING}
     expanded = {n: load_collection(n, encoder, "-bo1") for n in TRAINING + REPORTING}
+    if any(k.get("pseudo") for k in GRID):
+        pseudo_dir = Path(a.pseudo_dir)
+        missing = [f"{n}{s}.jsonl" for n in PSEUDO for s in ("", "-bo1") if not (pseudo_dir / f"{n}{s}.jsonl").exists()]
+        if missing:
+            raise SystemExit(f"adaptive: {pseudo_dir} lacks {', '.join(missing)} (export-training --stats of the pseudo-query sets)")
+        for n in PSEUDO:
+            plain[n] = load_collection(n, encoder, data_dir=pseudo_dir)
+            expanded[n] = load_collection(n, encoder, "-bo1", data_dir=pseudo_dir)
     uniform = {n: map_of(plain[n], uniform_weights) for n in plain}
     targets = {}
-    for n in TRAINING:
+    for n in TRAINING + [p for p in PSEUDO if p in plain]:
         targets.update(expansion_targets(plain[n], expanded[n]))
     helped = [v for v in targets.values()]
     log(logf, f"gate targets: Bo1 helps {sum(v == 1.0 for v in helped)}, hurts {sum(v == 0.0 for v in helped)}, ties {sum(v == 0.5 for v in helped)} of the training queries")
@@ -255,7 +305,7 @@ def main(argv=None):
         t = time.time()
         states = []
         model, history = train(plain, expanded, names, knobs, EPOCHS, a.seed, {k: (plain[k], expanded[k], uniform[k])}, states, targets)
-        torch.save({"states": states, "head": model.head_config(), "knobs": knobs}, RUNS / f"fold.{k}.{GRID.index(knobs)}.pt")
+        save_new({"states": states, "head": model.head_config(), "knobs": knobs}, fold_file(k, knobs))
         results[key] = history
         results_path.write_text(json.dumps(results))
         log(logf, f"run {i + 1}/{len(jobs)} left out {k}, knobs {knobs}: TW-BERT + Bo1 gain per epoch (0 = untrained) "
@@ -278,7 +328,7 @@ def main(argv=None):
     if a.stage in ("folds", "ship"):
         FOLDS.mkdir(parents=True, exist_ok=True)
         for k, v in table.items():
-            saved = load_own(RUNS / f"fold.{k}.{GRID.index(v['knobs'])}.pt")
+            saved = load_own(fold_file(k, v["knobs"]))
             others = [n for n in TRAINING if n != k]
             torch.save({"state": saved["states"][v["epochs"]], "head": saved["head"], "knobs": v["knobs"], "epochs": v["epochs"],
                         "encoder": a.encoder, "provenance": loco.provenance(others, others),

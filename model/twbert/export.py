@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import warnings
 from pathlib import Path
 
 import torch
 
 from .common import ARTIFACTS, MODEL_DIR, RECIPE_PROVENANCE, WORK, pad_batch, read_jsonl, load_own
-from .model import ALL_STAT_NAMES, DeepCT, Encoder, EncoderConfig, StatsTWBert, TWBert
+from .genericity import GENERICITY_BIN, read_bin, record_genericity
+from .model import ALL_STAT_NAMES, GENERICITY, DeepCT, Encoder, EncoderConfig, StatsTWBert, TWBert
 
 INPUTS = {"ids": "input_ids", "attentionMask": "attention_mask", "ngramMask": "ngram_mask", "ngramOrder": "ngram_order"}
 # The collection-aware model (StatsTWBert) also reads each n-gram's statistics, [B,G,S] in the order of its
@@ -146,6 +148,9 @@ def update_config(out_dir: Path, kind: str, onnx_name: str, final: bool, descrip
     if statistics:
         # The graph reads each n-gram's collection statistics (server/model/collection-statistics.ts), in this order.
         models[kind]["statistics"] = {"input": STATS_INPUT, "names": list(statistics)}
+        if GENERICITY in statistics:
+            # ... and genericity, from the table shipped beside it (server/model/genericity.ts).
+            models[kind]["statistics"]["genericityTable"] = GENERICITY_BIN.name
     models[kind]["provenance"] = provenance or RECIPE_PROVENANCE
     path.write_text(json.dumps(cfg, indent=2) + "\n")
 
@@ -160,11 +165,17 @@ def write_parity_fixture(kind: str, model, inputs_file: Path, path: Path | None 
     with torch.no_grad():
         if isinstance(model, StatsTWBert):
             # The inputs hold every statistic (STATISTIC_NAMES order); the model reads its own, in its order.
-            columns = [ALL_STAT_NAMES.index(n) for n in model.stat_names]
-            stats = torch.zeros(nmask.shape[0], nmask.shape[1], len(columns))
+            # Genericity is not among them: it comes from the shipped table and the query's wordpieces, as at run time.
+            names = [n for n in model.stat_names if n != GENERICITY]
+            columns = [ALL_STAT_NAMES.index(n) for n in names]
+            stats = torch.zeros(nmask.shape[0], nmask.shape[1], len(model.stat_names))
+            table = read_bin() if GENERICITY in model.stat_names else None
             for i, r in enumerate(rows):
                 if r["stats"]:
-                    stats[i, : len(r["stats"])] = torch.tensor(r["stats"])[:, columns]
+                    stats[i, : len(r["stats"]), : len(columns)] = torch.tensor(r["stats"])[:, columns]
+                if table is not None:
+                    g = record_genericity(table, {"ids": r["ids"], "ngrams": [{"tokens": t} for t in r["ngrams"]]})
+                    stats[i, : len(g), len(columns)] = torch.tensor(g)
             weights = model(ids, att, nmask, order, stats)
         else:
             weights = model(ids, att, nmask, order)
@@ -202,6 +213,8 @@ def main(argv=None):
     stats_model = isinstance(model, StatsTWBert)
     update_config(out_dir, a.model, onnx_name, not a.not_final, desc, scale, statistics=model.stat_names if stats_model else None,
                   provenance=ck.get("provenance") if stats_model else None)
+    if stats_model and GENERICITY in model.stat_names and out_dir.resolve() != GENERICITY_BIN.parent.resolve():
+        shutil.copyfile(GENERICITY_BIN, out_dir / GENERICITY_BIN.name)
     print(f"exported {out_dir / onnx_name} ({(out_dir / onnx_name).stat().st_size / 1e6:.1f} MB)")
     parity_inputs = Path(a.parity_inputs or WORK / f"parity-inputs-{a.model}.jsonl")
     if parity_inputs.exists() and not a.no_parity:

@@ -13,6 +13,13 @@ the wordpiece spells; a continuation piece (##...) and a special token get the v
 Only training text is read (the CACM and SciFact corpora, WordNet glosses from Debian's wordnet-base):
 no dev-collection text, query or judgement. Fine-tuning (finetune.py --prior) learns how much the
 feature moves a weight; export folds the result into the lexical table (model.TWBert.bake_prior).
+
+The collection-aware model (model.StatsTWBert with `genericity`) reads it as a statistic instead: an n-gram's
+genericity is the mean of the table over the wordpieces it pools (ngram_genericity), from the table as shipped
+(`--bin`: model/artifacts/genericity.f32, float32 little-endian, one value per vocabulary id), which the Node
+runtime reads and averages the same way (server/model/genericity.ts; test/model/genericity.test.ts checks both).
+
+  /usr/bin/python3 -m model.twbert.genericity --bin model/artifacts/genericity.f32   # the shipped table from the .npy
 """
 from __future__ import annotations
 
@@ -81,13 +88,54 @@ def genericity_table(vocab: list[str], domains: list[tuple[Counter, int]]) -> np
     return table
 
 
+GENERICITY_BIN = ARTIFACTS / "genericity.f32"
+
+
+def write_bin(table: np.ndarray, path: Path) -> None:
+    """The shipped form of the table: float32 little-endian, one value per vocabulary id, nothing else."""
+    path.write_bytes(np.asarray(table, dtype="<f4").tobytes())
+
+
+def read_bin(path: Path = GENERICITY_BIN) -> np.ndarray:
+    if not Path(path).exists():
+        raise SystemExit(f"genericity: no table at {path} (python3 -m model.twbert.genericity --bin {path})")
+    return np.frombuffer(Path(path).read_bytes(), dtype="<f4").astype(np.float32)
+
+
+def ngram_genericity(table: np.ndarray, ids: list, tokens: list) -> float:
+    """An n-gram's genericity: the mean of the table over the wordpieces it pools (positions `tokens` in `ids`), in
+    float64 from the float32 table, as server/model/genericity.ts ngramGenericity computes it."""
+    if not tokens:
+        return 0.0
+    return float(np.mean([np.float64(table[ids[t]]) for t in tokens]))
+
+
+def record_genericity(table: np.ndarray, record: dict) -> list:
+    """The genericity of every n-gram of an export-training record. A long query's n-grams past the first window
+    are read from the window that weighs them (the record's own ids stop at the encoder's window)."""
+    out = [ngram_genericity(table, record["ids"], g["tokens"]) for g in record["ngrams"]]
+    seen = set()
+    for w in record.get("windows") or []:
+        for g, toks in zip(w["ngrams"], w["ngramTokens"]):
+            if g not in seen:
+                seen.add(g)
+                out[g] = ngram_genericity(table, w["ids"], toks)
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--vocab", default=str(ARTIFACTS / "tokenizer.json"), help="the WordPiece tokenizer.json (or a vocab.txt)")
     p.add_argument("--out", default=str(WORK / "genericity.npy"))
+    p.add_argument("--bin", default=None, help="write the shipped form of an existing --out table to this path, and stop")
     p.add_argument("--domains", default="cacm,scifact,wordnet",
                    help="comma-separated: a collection of the shared data folder, a corpus .jsonl, or 'wordnet'")
     a = p.parse_args(argv)
+    if a.bin:
+        table = np.load(a.out)
+        write_bin(table, Path(a.bin))
+        print(f"genericity: {len(table)} values -> {a.bin}")
+        return
     vocab = read_vocab(Path(a.vocab))
     names = [d for d in a.domains.split(",") if d]
     if any("cranfield" in n.lower() for n in names):

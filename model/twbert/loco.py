@@ -42,13 +42,15 @@ import torch
 from . import bm25
 from .common import DEVICE, WORK, log, pad_batch, read_jsonl, seed_all, load_own
 from .finetune import D1, D2, LISTMLE_TEMPERATURE, Maxout
-from .model import ALL_STAT_NAMES, EncoderConfig, StatsTWBert, TWBert
+from .genericity import GENERICITY_BIN, read_bin, record_genericity
+from .model import ALL_STAT_NAMES, FULL_STAT_NAMES, EncoderConfig, StatsTWBert, TWBert
 
 TRAINING = ["cacm", "scifact-train", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
 REPORTING = ["scifact-test", "nfcorpus-test"]
 # Every statistic an export may hold (a model reads the first five, or all with `expansion`); one missing from an
-# older export reads 0.
+# older export reads 0. The prepared rows then get the genericity column (FULL_STAT_NAMES), from the shipped table.
 STAT_NAMES = ALL_STAT_NAMES
+GENERICITY_TABLE = GENERICITY_BIN
 LOCO_DATA = WORK / "loco"
 RUNS = WORK / "loco-runs"
 FOLDS = WORK / "loco-folds"
@@ -86,15 +88,15 @@ def encoder_fingerprint(encoder: TWBert | None) -> str:
     return h.hexdigest()[:12]
 
 
-def load_collection(name: str, encoder: TWBert | None, suffix: str = "") -> list[bm25.QueryData]:
-    """Prepared queries of model/.work/loco/<name><suffix>.jsonl with their frozen-encoder rows (cached on disk).
-    Without an encoder the contextual states are zeros: enough for the statistics-only configurations."""
-    path = LOCO_DATA / f"{name}{suffix}.jsonl"
+def load_collection(name: str, encoder: TWBert | None, suffix: str = "", data_dir: Path | None = None) -> list[bm25.QueryData]:
+    """Prepared queries of model/.work/loco/<name><suffix>.jsonl (or `data_dir`'s) with their frozen-encoder rows
+    (cached on disk). Without an encoder the contextual states are zeros: enough for the statistics-only configurations."""
+    path = (data_dir or LOCO_DATA) / f"{name}{suffix}.jsonl"
     st = path.stat()
     # Keyed by the export file and by the encoder that computed the rows: another encoder must not reuse them.
     cache = CACHE / f"loco.{name}{suffix}.{st.st_size}.{int(st.st_mtime)}.{encoder_fingerprint(encoder)}.pt"
     if cache.exists():
-        return load_own(cache)
+        return with_genericity(path, load_own(cache))
     queries = []
     for record in read_jsonl(path):
         q = bm25.prepare(record)
@@ -117,6 +119,26 @@ def load_collection(name: str, encoder: TWBert | None, suffix: str = "") -> list
         queries.append(q)
     cache.parent.mkdir(parents=True, exist_ok=True)
     torch.save(queries, cache)
+    return with_genericity(path, queries)
+
+
+def with_genericity(path: Path, queries: list) -> list:
+    """Appends each n-gram's genericity (genericity.record_genericity, from GENERICITY_TABLE) to its rows' statistics,
+    so they hold FULL_STAT_NAMES; computed from the export's wordpieces once and cached beside the prepared queries."""
+    if queries and queries[0].rows and queries[0].rows[0].stats.shape[1] == len(FULL_STAT_NAMES):
+        return queries
+    st, table_st = path.stat(), Path(GENERICITY_TABLE).stat()
+    side = CACHE / f"genericity.{path.stem}.{st.st_size}.{int(st.st_mtime)}.{table_st.st_size}.{int(table_st.st_mtime)}.json"
+    if side.exists():
+        by_qid = json.loads(side.read_text())
+    else:
+        table = read_bin(Path(GENERICITY_TABLE))
+        by_qid = {r["qid"]: record_genericity(table, r) for r in read_jsonl(path)}
+        side.write_text(json.dumps(by_qid))
+    for q in queries:
+        g = torch.tensor(by_qid[q.qid], dtype=torch.float32)
+        for r in q.rows:
+            r.stats = torch.cat([r.stats, g[r.ngrams].unsqueeze(-1)], -1)
     return queries
 
 
@@ -134,7 +156,7 @@ def batch_rows(queries):
     g = max(len(r.ngrams) for _, r in rows)
     h = rows[0][1].feats.shape[-1]
     feats = torch.zeros(len(rows), g, h)
-    stats = torch.zeros(len(rows), g, len(STAT_NAMES))
+    stats = torch.zeros(len(rows), g, len(FULL_STAT_NAMES))
     order = torch.zeros(len(rows), g)
     valid = torch.zeros(len(rows), g, dtype=torch.bool)
     for i, (_, r) in enumerate(rows):
@@ -271,7 +293,7 @@ def batch_loss(model, maxout, batch, rng):
 def predict_padded(model, queries) -> torch.Tensor:
     """[B, G]: each query's weight per n-gram occurrence (0 past its n-grams), rows of long queries scattered back."""
     rows, feats, stats, order, valid = batch_rows(queries)
-    w = model.score(feats, stats, order, valid)
+    w = model.score(feats, stats[..., model.stat_columns], order, valid)
     g_max = max(len(q.ngram_tokens) for q in queries)
     flat_target, flat_source = [], []
     for i, (qi, r) in enumerate(rows):

@@ -248,7 +248,12 @@ def count_parameters(module: nn.Module) -> int:
 STAT_NAMES = ["idf", "ictf", "pairRatio", "topShare", "bo1"]
 EXPANSION_STAT_NAMES = ["expansion", "bo1Weight", "fbShare", "fbCooccur", "fbGap", "fbCoverage"]
 ALL_STAT_NAMES = STAT_NAMES + EXPANSION_STAT_NAMES
+# Not a statistic of the collection: how common the word is across reference corpora (genericity.py), read from the
+# table the model ships with (server/model/genericity.ts). A model with `genericity` reads it after the others.
+GENERICITY = "genericity"
+FULL_STAT_NAMES = ALL_STAT_NAMES + [GENERICITY]
 STAT_FEATURES = 8
+GENERICITY_FEATURES = 2
 
 
 def stat_features(stats: torch.Tensor, order: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
@@ -269,6 +274,38 @@ def stat_features(stats: torch.Tensor, order: torch.Tensor, valid: torch.Tensor)
     return feats * vf.unsqueeze(-1)
 
 
+def genericity_features(g: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """[R,G] genericity (mean log document share across the reference corpora, about -10 for an unseen word to -0.4)
+    -> [R,G,2]: its level (/10) and a z-score within the row, as idf is: a word more generic than the rest of its
+    query is the one to weigh down."""
+    vf = valid.to(g.dtype)
+    count = vf.sum(-1, keepdim=True).clamp(min=1.0)
+    mean = (g * vf).sum(-1, keepdim=True) / count
+    sd = (((g - mean) ** 2) * vf).sum(-1, keepdim=True).div(count).sqrt()
+    return torch.stack([g / 10.0, (g - mean) / (sd + 0.5)], -1) * vf.unsqueeze(-1)
+
+
+GATE_SUMMARY_FEATURES = 9
+
+
+def gate_summary_features(stats: torch.Tensor, order: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
+    """[R,G,>=11] statistics (ALL_STAT_NAMES order) -> [R,9]: what a query-level expansion decision can read of the
+    whole first pass and of Bo1's words, as explicit numbers beside the gate's pooled state: the score gap and coverage
+    of the feedback documents, the Bo1 words' mean share of the feedback documents, co-occurrence there with the query's
+    words and w', the query words' mean share of the top 10 and mean idf (/10), and how many query and Bo1 words (/10)."""
+    is_exp = stats[..., 5] > 0.5
+    words = (valid & ~is_exp & (order == 0)).to(stats.dtype)
+    bo1 = (valid & is_exp).to(stats.dtype)
+    vf = valid.to(stats.dtype)
+
+    def mean(x, m):
+        return (x * m).sum(-1) / m.sum(-1).clamp(min=1.0)
+
+    return torch.stack([mean(stats[..., 9], vf), mean(stats[..., 10], vf), mean(stats[..., 7], bo1), mean(stats[..., 8], bo1),
+                        mean(stats[..., 6], bo1), mean(stats[..., 3], words), mean(stats[..., 0], words) / 10.0,
+                        words.sum(-1) / 10.0, bo1.sum(-1) / 10.0], -1)
+
+
 class StatsTWBert(nn.Module):
     """The collection-aware TW-BERT head (issue 16; model/twbert/loco.py trains it).
 
@@ -287,12 +324,20 @@ class StatsTWBert(nn.Module):
     much this query is expanded; then a Bo1 word weighs s · g · w' · exp(bound · tanh(δ / bound)) (s a learned
     scale), and a query word (1 + g · w') · exp(…), as Bo1 adds w' to an original term. γ and δ start at 0 and s at
     1, so an untrained model is the phrase rule plus Bo1's own weights.
+
+    With `genericity` the model also reads each n-gram's genericity (GENERICITY, after the other statistics): two
+    more statistic features (genericity_features). Off by default, so a checkpoint or config without it loads as before.
     """
 
-    def __init__(self, hidden: int = 128, dim: int = 32, bound: float = 1.0, context: bool = True, expansion: bool = False):
+    def __init__(self, hidden: int = 128, dim: int = 32, bound: float = 1.0, context: bool = True, expansion: bool = False,
+                 genericity: bool = False, gate_summary: bool = False):
         super().__init__()
         self.hidden, self.dim, self.bound, self.context, self.expansion = hidden, dim, bound, context, expansion
-        features = STAT_FEATURES + (len(EXPANSION_STAT_NAMES) if expansion else 0)
+        self.genericity = genericity
+        if gate_summary and not expansion:
+            raise ValueError("the gate summary is a signal of the expansion gate: it needs expansion=True")
+        self.gate_summary_on = gate_summary
+        features = STAT_FEATURES + (len(EXPANSION_STAT_NAMES) if expansion else 0) + (GENERICITY_FEATURES if genericity else 0)
         self.ctx = nn.Linear(hidden, dim)
         self.stat = nn.Sequential(nn.Linear(features, dim), nn.GELU(), nn.Linear(dim, dim))
         self.q, self.k, self.v = nn.Linear(dim, dim), nn.Linear(dim, dim), nn.Linear(dim, dim)
@@ -306,21 +351,39 @@ class StatsTWBert(nn.Module):
             nn.init.zeros_(self.gate[-1].weight)
             nn.init.zeros_(self.gate[-1].bias)
             self.expansion_log_scale = nn.Parameter(torch.zeros(()))
+        if gate_summary:
+            # Starts at 0: the gate is the same as without it until training moves it.
+            self.gate_summary = nn.Linear(GATE_SUMMARY_FEATURES, 1)
+            nn.init.zeros_(self.gate_summary.weight)
+            nn.init.zeros_(self.gate_summary.bias)
         self.encoder = None  # attached for export (the frozen pre-trained encoder)
 
     @property
     def stat_names(self) -> list:
         """The statistics this model reads, in the order of its statistics input (config.json `statistics.names`)."""
-        return ALL_STAT_NAMES if self.expansion else STAT_NAMES
+        return (ALL_STAT_NAMES if self.expansion else STAT_NAMES) + ([GENERICITY] if self.genericity else [])
+
+    @property
+    def stat_columns(self) -> list:
+        """Where this model's statistics are in a FULL_STAT_NAMES-ordered tensor (what loco.py loads)."""
+        return [FULL_STAT_NAMES.index(n) for n in self.stat_names]
 
     def head_config(self) -> dict:
-        return {"kind": "stats", "hidden": self.hidden, "dim": self.dim, "bound": self.bound, "context": self.context,
-                "expansion": self.expansion}
+        config = {"kind": "stats", "hidden": self.hidden, "dim": self.dim, "bound": self.bound, "context": self.context,
+                  "expansion": self.expansion}
+        if self.genericity:
+            config["genericity"] = True
+        if self.gate_summary_on:
+            config["gate_summary"] = True
+        return config
 
     def score(self, feats, stats, order, valid):
-        """feats [R,G,H] pooled states, stats [R,G,len(stat_names)] (extra columns ignored), order [R,G] (1 = bi-gram),
+        """feats [R,G,H] pooled states, stats [R,G,len(stat_names)] in stat_names' order, order [R,G] (1 = bi-gram),
         valid [R,G] bool -> weights [R,G]."""
-        stats = stats[..., : len(self.stat_names)]
+        if self.genericity:
+            g, stats = stats[..., len(self.stat_names) - 1], stats[..., : len(self.stat_names) - 1]
+        else:
+            stats = stats[..., : len(self.stat_names)]
         if self.expansion:
             # A pair reaching past the query's end (statistic `expansion` on a bi-gram) is never weighed: training
             # never sees one, so the model leaves it out of its attention and its pooled query state.
@@ -328,6 +391,8 @@ class StatsTWBert(nn.Module):
         x = stat_features(stats, order, valid)
         if self.expansion:
             x = torch.cat([x, stats[..., len(STAT_NAMES):] * valid.unsqueeze(-1).to(stats.dtype)], -1)
+        if self.genericity:
+            x = torch.cat([x, genericity_features(g, valid)], -1)
         e = self.stat(x)
         if self.context:
             e = e + self.ctx(feats)
@@ -342,6 +407,8 @@ class StatsTWBert(nn.Module):
             vf = valid.to(h.dtype).unsqueeze(-1)
             pooled = (h * vf).sum(1) / vf.sum(1).clamp(min=1.0)  # [R, 2·dim]: the query as a whole
             gate_logit = self.gate(pooled)  # [R, 1]
+            if self.gate_summary_on:
+                gate_logit = gate_logit + self.gate_summary(gate_summary_features(stats, order, valid))
             self.last_gate_logit = gate_logit  # read by adaptive.py's gate loss (training only)
             gate = 2.0 * torch.sigmoid(gate_logit)
             is_exp = stats[..., len(STAT_NAMES)] > 0.5

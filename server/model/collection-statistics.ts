@@ -33,8 +33,8 @@
  *   feedback documents stand out;
  * - `fbCoverage` (the same for every n-gram): the mean share of the query's distinct words that a feedback document
  *   contains: whether the feedback documents are about the whole query.
- * Genericity across reference corpora is not here (it needs reference indexes; the shipped model's
- * genericity prior is a table inside its graph, model/MODEL_CARD.md).
+ * Genericity across reference corpora is not here: it does not depend on the index, so a model that reads it ships
+ * its table and the runtime computes it from the query's wordpieces (genericity.ts).
  */
 import { bo1Weight } from '../engine/expansion/bo1.js';
 import type { IndexReader } from '../engine/index/reader.js';

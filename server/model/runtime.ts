@@ -19,6 +19,7 @@ import { createAnalyzer } from '../engine/analysis/index.js';
 import { segmentQuery, type SegmentedQuery, type WordAnalyzer } from './segment.js';
 import { encodeQueryWindows, loadTokenizer, type EncodedWindow, type HfTokenizer } from './tokenize.js';
 import { STATISTIC_NAMES, type NgramStatistics, type StatisticName } from './statistic-names.js';
+import { GENERICITY, loadGenericityTable, ngramGenericity } from './genericity.js';
 
 export type WeightModelName = 'twbert' | 'deepct';
 export const WEIGHT_MODEL_NAMES: readonly WeightModelName[] = ['twbert', 'deepct'];
@@ -82,9 +83,10 @@ export interface ModelEntryConfig {
   /**
    * A collection-aware model: its graph also reads each n-gram's statistics in the collection the query
    * runs on ([B,G,names.length] float, input `input`), in the order of `names`, each one of
-   * statistic-names.ts STATISTIC_NAMES.
+   * statistic-names.ts STATISTIC_NAMES, or `genericity` (genericity.ts), which the runtime computes from the
+   * query's wordpieces and the table `genericityTable` (a file of the model directory).
    */
-  statistics?: { input: string; names: string[] };
+  statistics?: { input: string; names: string[]; genericityTable?: string };
 }
 
 export interface ModelConfig {
@@ -255,13 +257,27 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
       return fail('invalid-model', `${onnxFile} has no input '${input}' (it has ${session.inputNames.join(', ')}).`);
     }
   }
+  let genericity: Float32Array | undefined;
   if (entry.statistics) {
     const { input, names } = entry.statistics;
     // A model reads the statistics its config lists, in that order; each must be one this querylens computes.
-    const known = new Set<string>(STATISTIC_NAMES);
+    const known = new Set<string>([...STATISTIC_NAMES, GENERICITY]);
     if (!Array.isArray(names) || names.length === 0 || new Set(names).size !== names.length || !names.every((n) => typeof n === 'string' && known.has(n))) {
       await session.release().catch(() => undefined);
-      return fail('invalid-model', `${dir}/config.json: the ${name} model reads the statistics ${JSON.stringify(names)}, but this querylens computes ${STATISTIC_NAMES.join(', ')}.`);
+      return fail('invalid-model', `${dir}/config.json: the ${name} model reads the statistics ${JSON.stringify(names)}, but this querylens computes ${[...STATISTIC_NAMES, GENERICITY].join(', ')}.`);
+    }
+    if (names.includes(GENERICITY)) {
+      const table = entry.statistics.genericityTable;
+      if (typeof table !== 'string' || table === '') {
+        await session.release().catch(() => undefined);
+        return fail('invalid-model', `${dir}/config.json: the ${name} model reads genericity but names no statistics.genericityTable file.`);
+      }
+      try {
+        genericity = loadGenericityTable(join(dir, table), tokenizer.getVocabSize(true));
+      } catch (err) {
+        await session.release().catch(() => undefined);
+        return fail(existsSync(join(dir, table)) ? 'invalid-model' : 'missing-model', `The ${name} model reads genericity, but ${describe(err)}.`);
+      }
     }
     if (!session.inputNames.includes(input)) {
       await session.release().catch(() => undefined);
@@ -272,7 +288,7 @@ export async function loadWeightModel(dir: string, options: LoadWeightModelOptio
   const analyzer = options.analyzer ?? createAnalyzer(config.profile);
   return {
     ok: true,
-    model: new OnnxWeightModel(name, used, notices, config, entry, session, ort, tokenizer, analyzer, options.batchSize ?? 32),
+    model: new OnnxWeightModel(name, used, notices, config, entry, session, ort, tokenizer, analyzer, options.batchSize ?? 32, genericity),
   };
 }
 
@@ -370,6 +386,8 @@ class OnnxWeightModel implements WeightModel {
     private readonly tokenizer: HfTokenizer,
     private readonly analyzer: WordAnalyzer,
     private readonly batchSize: number,
+    /** The genericity table, for a model that reads genericity (genericity.ts). */
+    private readonly genericity?: Float32Array,
   ) {
     const order = config.inputs.ngramOrder;
     this.orderInput = order && session.inputNames.includes(order) ? order : undefined;
@@ -440,13 +458,18 @@ class OnnxWeightModel implements WeightModel {
     const mask = new BigInt64Array(B * T);
     const ngramMask = new Float32Array(B * G * T);
     const ngramOrder = new Float32Array(B * G);
-    const statNames = (this.entry.statistics?.names ?? []) as StatisticName[];
+    const statNames = (this.entry.statistics?.names ?? []) as (StatisticName | typeof GENERICITY)[];
     const S = statNames.length;
     const ngramStats = this.readsStatistics ? new Float32Array(B * G * S) : undefined;
     rows.forEach(({ p, w }, b) => {
       w.ngrams.forEach((g, i) => (ngramOrder[b * G + i] = p.segmented.ngrams[g].terms.length === 2 ? 1 : 0));
       if (ngramStats) {
-        w.ngrams.forEach((g, i) => statNames.forEach((name, s) => (ngramStats[(b * G + i) * S + s] = p.statistics![g][name])));
+        w.ngrams.forEach((g, i) =>
+          statNames.forEach(
+            (name, s) =>
+              (ngramStats[(b * G + i) * S + s] = name === GENERICITY ? ngramGenericity(this.genericity!, w.ids, w.ngramTokens[i]) : p.statistics![g][name]),
+          ),
+        );
       }
       w.ids.forEach((id, t) => {
         ids[b * T + t] = BigInt(id);

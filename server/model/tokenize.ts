@@ -15,6 +15,7 @@ export interface HfTokenizer {
   setTruncation(maxLength: number): void;
   disableTruncation(): void;
   tokenToId(token: string): number | null;
+  getVocabSize(withAddedTokens?: boolean): number;
 }
 
 const require = createRequire(import.meta.url);
