@@ -1,0 +1,179 @@
+/**
+ * The CLI on a cluster (`--backend-config`): explain, expand, weigh, sweep and the index browser, on both
+ * cluster types, through the editor's functions (server/service/cluster-session.ts), each against a mock
+ * cluster replaying recorded responses, with exact expected output; every cluster failure is one line.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusCluster, searchReply, type MockCorpus, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
+import { runClusterCli } from './cluster-cli.js';
+
+const KINDS = ['opensearch', 'elasticsearch'] as const;
+let work: string;
+const config = (kind: string) => join(work, `${kind}.json`);
+
+const CORPUS: MockCorpus = {
+  '184': { title: 'transition in hypersonic flow', text: 'boundary layer transition at hypersonic speeds boundary layer' },
+  '29': { title: 'skin friction', text: 'laminar boundary layer heat transfer' },
+  '1002': { text: 'flow past a flat plate' },
+};
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'querylens-cluster-cmds-'));
+  for (const kind of KINDS) writeFileSync(config(kind), JSON.stringify({ type: kind, url: 'http://localhost:9200', index: 'docs', fields: ['text'], maxRetries: 0 }));
+  writeFileSync(join(work, 'q.indri'), '1\t#combine( boundary layer )\n');
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** search.json's hits. */
+const HITS = [
+  { docno: '184', score: 7.2153, source: { title: 'transition in hypersonic flow', text: 'experiments on boundary layer transition at hypersonic speeds' } },
+  { docno: '29', score: 5.0417, source: { title: 'skin friction', text: ['laminar boundary layer', 'heat transfer'] } },
+  { docno: '1002', score: 1.25, source: { text: 'flow past a flat plate' } },
+];
+
+/** The corpus cluster: `_search` → search.json (or `search`), `_explain` → explain.json. */
+function cluster(options: { shards?: number; search?: (r: RecordedRequest) => Reply } = {}): (r: RecordedRequest) => Reply {
+  return corpusCluster(
+    CORPUS,
+    (r) => {
+      if (r.path.startsWith('/docs/_explain/')) return { status: 200, fixture: 'explain.json' };
+      if (r.path === '/docs/_search') return options.search?.(r) ?? searchReply(HITS, options.shards);
+      return { status: 500, text: `unexpected ${r.method} ${r.path}` };
+    },
+    { shards: options.shards },
+  );
+}
+
+describe.each(KINDS)('explain --backend-config (%s)', (kind) => {
+  it("prints the cluster's _explain as the local explain is, with its rank and the per-shard note", async () => {
+    const r = await runClusterCli(kind, ['explain', '--backend-config', config(kind), '--query', '#combine( boundary layer )', '--doc', '184'], cluster({ shards: 3 }));
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(
+      [
+        `184: rank 1 of 3 matching documents, score 7.2153 (${kind} http://localhost:9200/docs)`,
+        '7.2153  sum of:',
+        '  4.1000  weight(text:boundari in 12) [PerFieldSimilarity], result of:',
+        '    4.1000  score(freq=2.0), computed as boost * idf * tf from:',
+        '      2.2000  boost',
+        '      3.0001  idf, computed as log(1 + (N - n + 0.5) / (n + 0.5)) from:',
+        '      0.6212  tf, computed as freq / (freq + k1 * (1 - b + b * dl / avgdl)) from:',
+        '  3.1153  weight(text:layer in 12) [PerFieldSimilarity], result of:',
+        `note: The cluster's index has 3 shards, and each scores this query with its own term statistics (df, document count, average length), so scores differ from whole-index ones and between shards. Set "dfsQueryThenFetch": true in the "backend" section of querylens.json to search with search_type=dfs_query_then_fetch.`,
+        '',
+      ].join('\n'),
+    );
+    expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /docs/_search', 'POST /docs/_explain/184', 'GET /docs/_doc/184', 'POST /docs/_search']);
+  });
+});
+
+describe('expand --backend-config', () => {
+  it('opensearch: Bo1 of each query from the cluster\'s top fbDocs, with the cluster\'s statistics', async () => {
+    const r = await runClusterCli('opensearch', ['expand', '--backend-config', config('opensearch'), '--fb-docs', '2', '--fb-terms', '3', join(work, 'q.indri')], cluster());
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatchInlineSnapshot(`
+      "// 1: #combine( boundary layer )
+      // bo1 on opensearch http://localhost:9200/docs, the cluster's first pass, feedback: 184 29
+      //   term        weight    tfx  dfx
+      //   boundary    2.0000      3    2  (query term)
+      //   layer       2.0000      3    2  (query term)
+      1	#weight( 2 boundary 2 layer )
+      "
+    `);
+    // The feedback documents' term vectors, nothing of document 1002.
+    expect([...new Set(r.requests.filter((q) => /^\/docs\/_termvectors\/./.test(q.path)).map((q) => q.path))]).toEqual(['/docs/_termvectors/184', '/docs/_termvectors/29']);
+  });
+
+  it('elasticsearch, --json, 3 shards: the terms and the expanded query, and a note that the statistics are one shard\'s', async () => {
+    const r = await runClusterCli('elasticsearch', ['expand', '--backend-config', config('elasticsearch'), '--fb-docs', '2', '--fb-terms', '3', '--json', join(work, 'q.indri')], cluster({ shards: 3 }));
+    expect(r.stderr).toBe("querylens: note: the term statistics are one shard's (_termvectors; the index has 3 shards)\n");
+    expect(JSON.parse(r.stdout)).toMatchInlineSnapshot(`
+      [
+        {
+          "backend": "elasticsearch http://localhost:9200/docs",
+          "expanded": "#weight( 2 boundary 2 layer )",
+          "feedbackDocnos": [
+            "184",
+            "29",
+          ],
+          "qid": "1",
+          "query": "#combine( boundary layer )",
+          "scope": "one-shard",
+          "terms": [
+            {
+              "dfx": 2,
+              "expansionWeight": 1,
+              "isOriginal": true,
+              "term": "boundary",
+              "tfx": 3,
+              "weight": 2,
+            },
+            {
+              "dfx": 2,
+              "expansionWeight": 1,
+              "isOriginal": true,
+              "term": "layer",
+              "tfx": 3,
+              "weight": 2,
+            },
+          ],
+        },
+      ]
+    `);
+  });
+
+  it('rm3 and learned are refused with the reason; local-only options too', async () => {
+    const rm3 = await runClusterCli('opensearch', ['expand', '--backend-config', config('opensearch'), '--method', 'rm3', join(work, 'q.indri')], cluster());
+    expect([rm3.status, rm3.stderr]).toMatchInlineSnapshot(`
+      [
+        2,
+        "querylens: --method rm3 cannot be used with --backend-config: on a cluster querylens expands with bo1 only (RM3 needs every feedback document's language model and the collection's, which querylens reads from a local index); use --method bo1
+      ",
+      ]
+    `);
+    const learned = await runClusterCli('opensearch', ['expand', '--backend-config', config('opensearch'), '--method', 'learned', join(work, 'q.indri')], cluster());
+    expect([learned.status, learned.stderr]).toMatchInlineSnapshot(`
+      [
+        2,
+        "querylens: --method learned cannot be used with --backend-config: the learned expansion reads the index's vocabulary and stored text, which only a local index has; use --method bo1
+      ",
+      ]
+    `);
+    const local = await runClusterCli('opensearch', ['expand', '--backend-config', config('opensearch'), '--index', 'x', '--orig-weight', '0.3', join(work, 'q.indri')], cluster());
+    expect([local.status, local.stderr, local.requests.length]).toMatchInlineSnapshot(`
+      [
+        2,
+        "querylens: --index, --orig-weight cannot be used with --backend-config: the cluster ranks with its own index and similarity settings
+      ",
+        0,
+      ]
+    `);
+  });
+});
+
+describe('a cluster failure is one line with exit status 2, never a stack trace', () => {
+  const os = 'OpenSearch at http://localhost:9200';
+  const cases: [string, Reply, string][] = [
+    ['401', { status: 401, fixture: 'error-401.json' }, `${os} refused the credentials (401); set QUERYLENS_OPENSEARCH_USERNAME and QUERYLENS_OPENSEARCH_PASSWORD to an account that can read index 'docs'`],
+    ['404 index', { status: 404, fixture: 'error-404-index.json' }, `index 'docs' does not exist on ${os} (404); check "index" in the backend configuration or create and fill the index`],
+    [
+      '429',
+      { status: 429, fixture: 'error-429.json' },
+      `${os} is rejecting requests as too many (429): rejected execution of coordinating operation [coordinating_and_primary_bytes=0, replica_bytes=0, all_bytes=0, coordinating_operation_bytes=1048576, max_coordinating_and_primary_bytes=0]; wait and retry, or send fewer queries at once`,
+    ],
+    ['timeout', { fail: 'timeout' }, `${os} did not answer in time; raise "timeoutMs" in the backend configuration or check the cluster's load`],
+    ['refused', { fail: 'refused' }, `cannot connect to ${os}: connection refused; check "url" and that the cluster is running`],
+    [
+      'shard failure',
+      { status: 200, fixture: 'shard-failures.json' },
+      `1 of 5 shards of index 'docs' failed on ${os}: [node-2][10.0.0.7:9300] Node not connected; the ranking would be incomplete, so it is not used (check the cluster's health and the query's fields)`,
+    ],
+  ];
+  it.each(cases)('%s', async (_name, reply, line) => {
+    const r = await runClusterCli('opensearch', ['explain', '--backend-config', config('opensearch'), '--query', 'boundary', '--doc', '184'], () => reply);
+    expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `querylens: ${line}\n`]);
+  });
+});
