@@ -3,6 +3,8 @@
  * client's own code above a connection that replays recorded responses), capturing what it prints and the
  * requests it made, and turning an error into what main.ts would print.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { vi } from 'vitest';
 import { registerCommands } from '../../server/cli/commands/index.js';
@@ -51,4 +53,12 @@ export async function runClusterCli(kind: ClusterKind, args: string[], answer: (
     setClusterBackendOptions({});
   }
   return { stdout, stderr, status, requests: mock.requests };
+}
+
+export const CLUSTER_KINDS = ['opensearch', 'elasticsearch'] as const;
+
+/** A backend file per cluster type in `dir` (`<type>.json`: index "docs" on localhost, no retries); returns the path of each. */
+export function writeClusterConfigs(dir: string, fields: string[]): (kind: ClusterKind) => string {
+  for (const kind of CLUSTER_KINDS) writeFileSync(join(dir, `${kind}.json`), JSON.stringify({ type: kind, url: 'http://localhost:9200', index: 'docs', fields, maxRetries: 0 }));
+  return (kind) => join(dir, `${kind}.json`);
 }

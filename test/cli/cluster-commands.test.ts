@@ -7,22 +7,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpusCluster, searchReply, type MockCorpus, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
-import { runClusterCli } from './cluster-cli.js';
+import { corpusCluster, SEARCH_CORPUS, searchReply, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
+import { CLUSTER_KINDS, runClusterCli, writeClusterConfigs } from './cluster-cli.js';
 
-const KINDS = ['opensearch', 'elasticsearch'] as const;
+const KINDS = CLUSTER_KINDS;
 let work: string;
-const config = (kind: string) => join(work, `${kind}.json`);
+let config: ReturnType<typeof writeClusterConfigs>;
 
-const CORPUS: MockCorpus = {
-  '184': { title: 'transition in hypersonic flow', text: 'boundary layer transition at hypersonic speeds boundary layer' },
-  '29': { title: 'skin friction', text: 'laminar boundary layer heat transfer' },
-  '1002': { text: 'flow past a flat plate' },
-};
+const CORPUS = SEARCH_CORPUS;
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'querylens-cluster-cmds-'));
-  for (const kind of KINDS) writeFileSync(config(kind), JSON.stringify({ type: kind, url: 'http://localhost:9200', index: 'docs', fields: ['text'], maxRetries: 0 }));
+  config = writeClusterConfigs(work, ['text']);
+  writeFileSync(join(work, 'qrels'), '1 0 29 1\n1 0 1002 0\n');
   writeFileSync(join(work, 'q.indri'), '1\t#combine( boundary layer )\n');
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -175,5 +172,112 @@ describe('a cluster failure is one line with exit status 2, never a stack trace'
   it.each(cases)('%s', async (_name, reply, line) => {
     const r = await runClusterCli('opensearch', ['explain', '--backend-config', config('opensearch'), '--query', 'boundary', '--doc', '184'], () => reply);
     expect([r.status, r.stdout, r.stderr]).toEqual([2, '', `querylens: ${line}\n`]);
+  });
+});
+
+for (const kind of KINDS) {
+  describe(`sweep --backend-config (${kind})`, () => {
+  it("sweeps fbDocs × fbTerms with Bo1 on the cluster, evaluated by querylens", async () => {
+    // The first pass ranks 184, 29, 1002. From 184 alone (fbDocs 1) Bo1 adds a word of 184 (hypersonic) and the expanded query ranks
+    // 29 (judged relevant) first; Bo1 of 184 and 29 (fbDocs 2) keeps their common words, which rank as the first pass.
+    const search = (r: RecordedRequest) => (JSON.stringify(r.body).includes('hypersonic') ? searchReply([{ docno: '29', score: 9 }, { docno: '184', score: 2 }]) : searchReply(HITS));
+    const r = await runClusterCli(kind, ['sweep', '--backend-config', config(kind), '--qrels', join(work, 'qrels'), '--fb-docs', '1,2', '--fb-terms', '3', '-m', 'map,P_1', join(work, 'q.indri')], cluster({ search }));
+    expect(r.stderr).toBe('');
+    expect(r.stdout.replaceAll(kind, 'KIND')).toMatchInlineSnapshot(`
+      "   fbDocs  fbTerms     map     P_1
+      *       1        3  1.0000  1.0000
+              2        3  0.5000  0.0000
+      best by map: bo1 fbDocs=1 fbTerms=3 (map 1.0000, 1 queries)
+      note: Ranked on KIND http://localhost:9200/docs, whose own similarity scores every setting; only Bo1's fbDocs and fbTerms vary (feedback documents and term statistics from the cluster).
+      "
+    `);
+  });
+
+  it('k1, b, mu and the scorer are refused with the editor\'s reason', async () => {
+    const r = await runClusterCli(kind, ['sweep', '--backend-config', config(kind), '--qrels', join(work, 'qrels'), '--k1', '0.9,1.2', join(work, 'q.indri')], cluster());
+    expect([r.status, r.stderr.replaceAll(kind, 'KIND'), r.requests.length]).toMatchInlineSnapshot(`
+      [
+        2,
+        "querylens: cannot sweep k1 on KIND http://localhost:9200/docs: on a cluster they are the index's similarity settings, and changing them means closing the index, updating its settings and reopening it for every setting, which querylens never does to a user's cluster. Sweep fbDocs and fbTerms here, or sweep k1 and b on a local index of the same documents (remove "backend" from querylens.json, set "corpus" and "index")
+      ",
+        0,
+      ]
+    `);
+  });
+  });
+}
+
+
+for (const kind of KINDS) {
+  describe(`the index browser with --backend-config (${kind})`, () => {
+  it("doc: the stored fields and each search field's term vector", async () => {
+    const r = await runClusterCli(kind, ['doc', '--backend-config', config(kind), '29'], cluster());
+    expect(r.stderr).toBe('');
+    expect(r.stdout.replaceAll(kind, 'KIND')).toMatchInlineSnapshot(`
+      "docno: 29, 5 indexed tokens, 5 distinct terms
+      title: skin friction
+      text: laminar boundary layer heat transfer
+
+      term      field  tf  positions
+      boundary  text    1  1
+      heat      text    1  3
+      laminar   text    1  0
+      layer     text    1  2
+      transfer  text    1  4
+      note: From KIND http://localhost:9200/docs: the stored fields from _source and the term vector of each search field (text) from _termvectors, positions counted within the field.
+      "
+    `);
+  });
+
+  it('analyze: the text as the cluster analyses it, with one shard\'s df and cf', async () => {
+    const r = await runClusterCli(kind, ['analyze', '--backend-config', config(kind), 'The boundary of a layer'], cluster());
+    expect(r.stderr).toBe('');
+    expect(r.stdout.replaceAll(kind, 'KIND')).toMatchInlineSnapshot(`
+      "word      term      position  df  cf
+      boundary  boundary         1   2   3
+      layer     layer            4   2   3
+      note: Analysed by KIND http://localhost:9200/docs as the field "text" analyses it (_termvectors of the text); df and cf are one shard's (the cluster computes them on the shard it routes the text to); a word the analyser drops is not listed.
+      "
+    `);
+  });
+
+  it('postings: the explained refusal, with the df to go on', async () => {
+    const r = await runClusterCli(kind, ['postings', '--backend-config', config(kind), 'boundary'], cluster());
+    expect([r.status, r.stdout, r.stderr.replaceAll(kind, 'KIND')]).toMatchInlineSnapshot(`
+      [
+        2,
+        "",
+        "querylens: KIND http://localhost:9200/docs cannot list the postings of 'boundary': a cluster gives no term's list of documents with positions. 2 documents hold it in "text" (_count); run it as a query for the documents, or open one (querylens/document in the editor, \`querylens doc\` on the command line) for its term vector
+      ",
+      ]
+    `);
+  });
+  });
+}
+
+
+describe('terms --backend-config', () => {
+  it("elasticsearch lists a field's terms (_terms_enum), each with its df by _count", async () => {
+    const r = await runClusterCli('elasticsearch', ['terms', '--backend-config', config('elasticsearch'), '--prefix', 'b', '--top', '5'], cluster());
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatchInlineSnapshot(`
+      "term      df
+      boundary   2
+      note: Terms of the field "text" starting with "b" as Elasticsearch's _terms_enum lists them: in term order, not by df, at most 5; df of each counted by _count over every shard; cf is not shown (the cluster gives a term's cf only per shard, for a document).
+      "
+    `);
+  });
+
+  it('opensearch has no such API: the explained refusal', async () => {
+    const r = await runClusterCli('opensearch', ['terms', '--backend-config', config('opensearch')], cluster());
+    expect([r.status, r.stdout, r.stderr, r.requests.length]).toMatchInlineSnapshot(`
+      [
+        2,
+        "",
+        "querylens: opensearch http://localhost:9200/docs cannot list the index's terms: OpenSearch has no API that does (no \`_terms_enum\`), and querylens does not read every document's term vectors to build one. Analyse a text (querylens/analyze, \`querylens analyze\`) or hover a word for its df and cf, or browse a local index of the same documents
+      ",
+        0,
+      ]
+    `);
   });
 });

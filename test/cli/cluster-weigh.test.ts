@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { corpusCluster, statisticsModel, type MockCorpus } from '../support/mock-cluster.js';
-import { runClusterCli } from './cluster-cli.js';
+import { corpusCluster, SEARCH_CORPUS, statisticsModel, type MockCorpus } from '../support/mock-cluster.js';
+import { CLUSTER_KINDS, runClusterCli, writeClusterConfigs } from './cluster-cli.js';
 
 const loaded = vi.hoisted(() => ({ model: null as unknown }));
 vi.mock('../../server/model/runtime.js', async (importOriginal) => ({
@@ -17,21 +17,16 @@ vi.mock('../../server/model/runtime.js', async (importOriginal) => ({
   loadWeightModel: async () => ({ ok: true, model: loaded.model }),
 }));
 
-const KINDS = ['opensearch', 'elasticsearch'] as const;
+const KINDS = CLUSTER_KINDS;
 let work: string;
-const config = (kind: string) => join(work, `${kind}.json`);
+let config: ReturnType<typeof writeClusterConfigs>;
 
 /** N = 4; boundary and layer are in 184, 29 and 7 (df 3), the phrase "boundary layer" in 184 and 29 (df 2). */
-const CORPUS: MockCorpus = {
-  '184': { title: 'transition in hypersonic flow', text: 'boundary layer transition at hypersonic speeds boundary layer' },
-  '29': { title: 'skin friction', text: 'laminar boundary layer heat transfer' },
-  '1002': { text: 'flow past a flat plate' },
-  '7': { title: 'notes', text: 'layer of boundary' },
-};
+const CORPUS: MockCorpus = { ...SEARCH_CORPUS, '7': { title: 'notes', text: 'layer of boundary' } };
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'querylens-cluster-weigh-'));
-  for (const kind of KINDS) writeFileSync(config(kind), JSON.stringify({ type: kind, url: 'http://localhost:9200', index: 'docs', fields: ['title', 'text'], maxRetries: 0 }));
+  config = writeClusterConfigs(work, ['title', 'text']);
   writeFileSync(join(work, 'q.indri'), '1\t#combine( boundary layer )\n');
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));

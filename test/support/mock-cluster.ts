@@ -272,3 +272,10 @@ export function statisticsModel(): WeightModel & { given: { query: string; stati
     dispose: async () => {},
   };
 }
+
+/** Three documents of the recorded search (search.json: 184, 29, 1002) as a corpus for statistics, in the field "text" (and "title"). */
+export const SEARCH_CORPUS: MockCorpus = {
+  '184': { title: 'transition in hypersonic flow', text: 'boundary layer transition at hypersonic speeds boundary layer' },
+  '29': { title: 'skin friction', text: 'laminar boundary layer heat transfer' },
+  '1002': { text: 'flow past a flat plate' },
+};
