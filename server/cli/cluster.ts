@@ -94,6 +94,12 @@ export function localScorerOptions(opts: ScorerCliOptions): Record<string, unkno
   };
 }
 
+/** Says on stderr how the index's similarity differs from the scorer the queries are written for (nothing when it does not). */
+export async function noteSimilarity(session: ClusterSession): Promise<void> {
+  const note = await session.similarityNote();
+  if (note) process.stderr.write(`querylens: note: ${note}\n`);
+}
+
 /** Options that only a local index can use, as one refusal line (the cluster ranks with its own index and similarity). */
 export function refuseLocalOptions(options: Record<string, unknown>): void {
   const given = Object.entries(options).filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0));

@@ -12,7 +12,8 @@
 import type { Qrels } from '../engine/eval/index.js';
 import type { ExplainNode } from '../engine/search.js';
 import type { QueryAst, QueryDiagnostic } from '../../grammar/index.js';
-import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterTermStatistics } from '../backends/remote/cluster-backend.js';
+import type { ClusterBackend, ClusterIndexSummary, ClusterSearchResult, ClusterSimilarity, ClusterTermStatistics } from '../backends/remote/cluster-backend.js';
+import { ClusterError } from '../backends/remote/errors.js';
 import type { ScorerName } from '../engine/scoring/scorers.js';
 import { queryMetrics } from './evaluation.js';
 import { clusterExpandedQuery, expandOnCluster, type ClusterExpansion } from '../backends/remote/cluster-expansion.js';
@@ -147,6 +148,21 @@ export class ClusterSession<Config extends ClusterSessionSettings = ClusterSessi
       const summary = this.summary ?? (this.summary = await this.backend.probe());
       return clusterNgramStatistics(this.backend, text, { analyzer: createAnalyzer(profile), bigrams, summary });
     });
+  }
+
+  /**
+   * How the index's similarity differs from the configured scorer's (similarityDifference), or null; an account
+   * that may not read the index's settings (403) gets a note that says so instead. Other failures are thrown.
+   */
+  async similarityNote(): Promise<string | null> {
+    let similarity: ClusterSimilarity;
+    try {
+      similarity = await this.cached('similarity', '', () => this.backend.similarity());
+    } catch (err) {
+      if (err instanceof ClusterError && err.kind === 'forbidden') return `cannot read the index's similarity settings to compare them with the ${this.config.scorer.name} scorer's: ${err.message}`;
+      throw err;
+    }
+    return similarityDifference(similarity, this.config.scorer);
   }
 
   /** The cluster as the weighing's CollectionSource (weights.ts). */
@@ -304,4 +320,32 @@ export async function explainOnCluster(
     matchedDocs: ranking.matchedDocs,
     score: explanation.matched === false ? null : explanation.value,
   };
+}
+
+/** The parameters of a similarity, as `k1 = 1.2, b = 0.75`. */
+function parameters(values: Partial<Record<'k1' | 'b' | 'mu', number>>): string {
+  return Object.entries(values)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k} = ${v}`)
+    .join(', ');
+}
+
+/**
+ * How the index's similarity (its settings) differs from the scorer the queries are written for, or null when it
+ * does not: BM25's k1 and b for bm25 / bm25-lucene, Dirichlet's mu for ql (SEMANTICS.md: the cluster ranks with its
+ * own similarity, never querylens's parameters). Other scorers have no similarity of the cluster to compare with.
+ */
+export function similarityDifference(similarity: ClusterSimilarity, scorer: ClusterSessionSettings['scorer']): string | null {
+  const where = similarity.configured ? 'its "index.similarity.default" settings' : 'the cluster\'s default, as the index sets none';
+  const fix = 'the cluster ranks with its own; to rank as the queries are written, change the index\'s similarity settings (they need the index closed) or querylens\'s scorer to match';
+  const bm25 = scorer.name === 'bm25' || scorer.name === 'bm25-lucene';
+  if (!bm25 && scorer.name !== 'ql') return null;
+  const wanted = bm25 ? { type: 'BM25', values: { k1: scorer.k1, b: scorer.b } } : { type: 'LMDirichlet', values: { mu: scorer.mu } };
+  const has = similarity.type === 'BM25' ? { k1: similarity.k1, b: similarity.b } : similarity.type === 'LMDirichlet' ? { mu: similarity.mu } : {};
+  if (similarity.type !== wanted.type) {
+    return `the index scores with ${similarity.type}${parameters(has) ? ` (${parameters(has)})` : ''} (${where}), not ${bm25 ? 'BM25' : 'Dirichlet query likelihood'} as the ${scorer.name} scorer the queries are written for: ${fix}`;
+  }
+  const differs = Object.entries(wanted.values).some(([k, v]) => has[k as keyof typeof has] !== v);
+  if (!differs) return null;
+  return `the index's ${similarity.type} has ${parameters(has)} (${where}), the queries are written for ${parameters(wanted.values)} (${scorer.name}): ${fix}`;
 }

@@ -31,12 +31,18 @@ const HITS = [
   { docno: '1002', score: 1.25, source: { text: 'flow past a flat plate' } },
 ];
 
+/** The index's settings with this `index.similarity.default` (none: the cluster's default BM25). */
+function settingsReply(similarity: Record<string, string> | undefined): Reply {
+  return { status: 200, text: JSON.stringify({ docs: { settings: { index: { number_of_shards: '1', ...(similarity ? { similarity: { default: similarity } } : {}) } } } }) };
+}
+
 /** The corpus cluster: `_search` → search.json (or `search`), `_explain` → explain.json. */
-function cluster(options: { shards?: number; search?: (r: RecordedRequest) => Reply } = {}): (r: RecordedRequest) => Reply {
+function cluster(options: { shards?: number; search?: (r: RecordedRequest) => Reply; settings?: Reply } = {}): (r: RecordedRequest) => Reply {
   return corpusCluster(
     CORPUS,
     (r) => {
       if (r.path.startsWith('/docs/_explain/')) return { status: 200, fixture: 'explain.json' };
+      if (r.path === '/docs/_settings') return options.settings ?? settingsReply(undefined);
       if (r.path === '/docs/_search') return options.search?.(r) ?? searchReply(HITS, options.shards);
       return { status: 500, text: `unexpected ${r.method} ${r.path}` };
     },
@@ -63,7 +69,7 @@ describe.each(KINDS)('explain --backend-config (%s)', (kind) => {
         '',
       ].join('\n'),
     );
-    expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /docs/_search', 'POST /docs/_explain/184', 'GET /docs/_doc/184', 'POST /docs/_search']);
+    expect(r.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['POST /docs/_search', 'GET /docs/_settings', 'POST /docs/_explain/184', 'GET /docs/_doc/184', 'POST /docs/_search']);
   });
 });
 
@@ -279,5 +285,28 @@ describe('terms --backend-config', () => {
         0,
       ]
     `);
+  });
+});
+
+describe("the index's similarity against the scorer the queries are written for", () => {
+  const fix = "the cluster ranks with its own; to rank as the queries are written, change the index's similarity settings (they need the index closed) or querylens's scorer to match";
+  const cases: [string, (typeof KINDS)[number], string[], Reply, string][] = [
+    ['BM25 with other k1 and b', 'opensearch', [], settingsReply({ type: 'BM25', k1: '0.9', b: '0.4' }), `the index's BM25 has k1 = 0.9, b = 0.4 (its "index.similarity.default" settings), the queries are written for k1 = 1.2, b = 0.75 (bm25): ${fix}`],
+    ['the default BM25 for ql', 'elasticsearch', ['--scorer', 'ql'], settingsReply(undefined), `the index scores with BM25 (k1 = 1.2, b = 0.75) (the cluster's default, as the index sets none), not Dirichlet query likelihood as the ql scorer the queries are written for: ${fix}`],
+    ['Dirichlet with another mu', 'elasticsearch', ['--scorer', 'ql'], settingsReply({ type: 'LMDirichlet', mu: '2000' }), `the index's LMDirichlet has mu = 2000 (its "index.similarity.default" settings), the queries are written for mu = 2500 (ql): ${fix}`],
+    ['settings the account may not read (403)', 'opensearch', [], { status: 403, fixture: 'error-403.json' }, "cannot read the index's similarity settings to compare them with the bm25 scorer's: "],
+  ];
+  it.each(cases)('%s: a note on stderr, and the run as usual', async (_name, kind, extra, settings, note) => {
+    const r = await runClusterCli(kind, ['search', '--backend-config', config(kind), ...extra, join(work, 'q.indri')], cluster({ settings }));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('1 Q0 184 1 7.2153 querylens\n1 Q0 29 2 5.0417 querylens\n1 Q0 1002 3 1.25 querylens\n');
+    // The note comes first (the translation's warnings of a ql query follow it), once.
+    expect(r.stderr.split('\n')[0]!.startsWith(`querylens: note: ${note}`)).toBe(true);
+    expect(r.stderr.match(/querylens: note:/g)).toHaveLength(1);
+  });
+
+  it('the same similarity: no note', async () => {
+    const r = await runClusterCli('opensearch', ['search', '--backend-config', config('opensearch'), join(work, 'q.indri')], cluster({ settings: settingsReply({ type: 'BM25', k1: '1.2', b: '0.75' }) }));
+    expect([r.status, r.stderr]).toEqual([0, '']);
   });
 });

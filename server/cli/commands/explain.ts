@@ -67,7 +67,7 @@ export function registerExplain(program: Command): void {
 
 /** `explain --backend-config`: the cluster's `_explain` of the document, printed as the local explanation is. */
 async function explainOnClusterForCli(opts: ExplainCliOptions & { backendConfig: string }): Promise<void> {
-  const { refuseLocalOptions, localScorerOptions, openClusterForCli, onCluster } = await import('../cluster.js');
+  const { refuseLocalOptions, localScorerOptions, openClusterForCli, onCluster, noteSimilarity } = await import('../cluster.js');
   refuseLocalOptions(localScorerOptions(opts));
 
   const { isScorerName, SCORER_NAMES } = await import('../../engine/scoring/scorers.js');
@@ -82,7 +82,14 @@ async function explainOnClusterForCli(opts: ExplainCliOptions & { backendConfig:
   }
   const session = await openClusterForCli(opts.backendConfig, { scorer: opts.scorer });
   const query = { dialect: opts.dialect, text: opts.query, ast: parsed.ast };
-  const explained = await onCluster(session, (s) => explainOnCluster(s, query, opts.doc), { probe: true });
+  const explained = await onCluster(
+    session,
+    async (s) => {
+      await noteSimilarity(s);
+      return explainOnCluster(s, query, opts.doc);
+    },
+    { probe: true },
+  );
   const { diagnostics, ...tree } = explained.explanation;
   for (const d of diagnostics) process.stderr.write(`query:${d.range.start + 1}: ${d.severity} ${d.code} ${d.message}\n`);
   const note = perShardNote(session, opts.dialect, opts.query);

@@ -5,7 +5,8 @@
  * expands each query from its top fbDocs on the cluster with statistics from the cluster
  * (cluster-expansion.ts, as the editor's Bo1 action) and ranks the expanded query there;
  * each construct the cluster evaluates differently is a warning at its place in the query file, and
- * every cluster failure is one line (ClusterError's message) with exit status 2.
+ * every cluster failure is one line (ClusterError's message) with exit status 2. When the index's similarity
+ * (its settings) differs from the one `--scorer` writes the queries for (BM25's k1 and b, Dirichlet's mu), a note says so.
  */
 import type { ScorerName } from '../../engine/scoring/scorers.js';
 import type { ClusterBackendOptions } from '../../backends/remote/cluster-backend.js';
@@ -29,7 +30,7 @@ export interface ClusterSearchCliOptions extends SourceCliOptions {
 export async function searchOnCluster(file: string, opts: ClusterSearchCliOptions, backendOptions?: ClusterBackendOptions, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const { sourceDiagnostics, entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
   const { hasErrors } = await import('../../../grammar/diagnostics.js');
-  const { openClusterForCli, onCluster } = await import('../cluster.js');
+  const { openClusterForCli, onCluster, noteSimilarity } = await import('../cluster.js');
 
   const source = loadSource(file, opts);
   const session = await openClusterForCli(opts.backendConfig, { scorer: opts.scorer }, backendOptions);
@@ -39,6 +40,7 @@ export async function searchOnCluster(file: string, opts: ClusterSearchCliOption
   if (problems.some((d) => d.severity === 'error')) process.exitCode = 1;
   try {
     await onCluster(session, async ({ backend }) => {
+      await noteSimilarity(session);
       const toRank = opts.recover ? source.entries : source.entries.filter((e) => !hasErrors(e.result.diagnostics));
       const skipped = source.entries.length - toRank.length;
       if (skipped) {
