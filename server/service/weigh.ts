@@ -5,9 +5,9 @@
  */
 import type { QueryAst } from '../../grammar/ast.js';
 import type { NgramWeights, WeightModel } from '../model/runtime.js';
+import type { NgramStatistics } from '../model/collection-statistics.js';
 import { planWeighing, type WeighPlan, type WeighRefusal } from '../model/structured-weights.js';
 import { applyWeights } from '../model/weighted-query.js';
-import type { SearchBackend } from './backend.js';
 
 export type WeighOutcome =
   | { ok: false; refusal: WeighRefusal }
@@ -21,20 +21,38 @@ export type WeighOutcome =
     };
 
 /**
+ * The collection a query runs on, as the weighing needs it: where a collection-aware model's statistics
+ * come from (the local index's `SearchBackend.ngramStatistics`, or a cluster's, cluster-session.ts), what
+ * its answers are remembered per, and the formatter width its rewrites are laid out to.
+ */
+export interface CollectionSource {
+  /** The session the answers are remembered per. */
+  readonly key: object;
+  /** querylens.json `formatting.width`. */
+  readonly width: number;
+  /** One record per n-gram of the model's segmentation of `text`. */
+  ngramStatistics(text: string, model: WeightModel): Promise<NgramStatistics[]>;
+}
+
+/**
  * Weighs every query with one batched model call; a query the rule refuses is not sent to the
  * model and comes back with the located refusal. A collection-aware model reads each n-gram's
- * statistics in `backend`'s collection (without a backend it fails with 'needs-statistics').
+ * statistics in `collection` (a local backend, or a cluster session's statistics; without one it fails
+ * with 'needs-statistics').
  * Lets the model's WeightModelError through.
  */
 export async function weighQueries(
-  model: Pick<WeightModel, 'weigh' | 'readsStatistics'>,
+  model: WeightModel,
   queries: readonly { ast: QueryAst; text: string }[],
   digits = 4,
-  backend?: Pick<SearchBackend, 'ngramStatistics'>,
+  collection?: { ngramStatistics(text: string): NgramStatistics[] | Promise<NgramStatistics[]> },
 ): Promise<WeighOutcome[]> {
   const plans = queries.map((q) => planWeighing(q.ast, q.text));
   const texts = plans.flatMap((p) => (p.ok ? [p.plan.text] : []));
-  const asked = await model.weigh(texts, model.readsStatistics && backend ? texts.map((t) => backend.ngramStatistics(t)) : undefined);
+  // One query's statistics at a time: a cluster answers each with a few requests of its own.
+  const statistics: NgramStatistics[][] | undefined = model.readsStatistics && collection ? [] : undefined;
+  if (statistics) for (const t of texts) statistics.push(await collection!.ngramStatistics(t));
+  const asked = await model.weigh(texts, statistics);
   let k = 0;
   return plans.map((p, i) => {
     if (!p.ok) return p;

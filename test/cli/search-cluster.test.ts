@@ -43,8 +43,9 @@ async function run(reply: Parameters<typeof replay>[1], extra: { expand?: { fbDo
 describe('search --backend-config', () => {
   it('prints a TREC run of the cluster hits and the approximations as located warnings', async () => {
     const { text, stderr, requests } = await run(() => ({ status: 200, fixture: 'search.json' }));
-    expect(requests.map((r) => r.path)).toEqual(['/docs/_search', '/docs/_search']);
-    expect((requests[0]!.body as { size: number }).size).toBe(10);
+    // The index's settings (its similarity, compared with the scorer's), then one search per query.
+    expect(requests.map((r) => r.path)).toEqual(['/docs/_settings', '/docs/_search', '/docs/_search']);
+    expect((requests[1]!.body as { size: number }).size).toBe(10);
     expect(text.split('\n').slice(0, 3)).toEqual(['1 Q0 184 1 7.2153 os', '1 Q0 29 2 5.0417 os', '1 Q0 1002 3 1.25 os']);
     expect(text.split('\n').filter(Boolean)).toHaveLength(6);
     expect(stderr).toMatch(/q\.indri:2:13: warning translate\/approximated/);
@@ -57,7 +58,7 @@ describe('search --backend-config', () => {
       '1002': { text: 'flow past a flat plate' },
     };
     const expanded = [{ docno: '77', score: 9.5 }, { docno: '29', score: 3.25 }];
-    const answer = corpusCluster(corpus, (r) => (JSON.stringify(r.body).includes('"boost"') ? searchReply(expanded) : { status: 200, fixture: 'search.json' }));
+    const answer = corpusCluster(corpus, (r) => (JSON.stringify(r.body ?? {}).includes('"boost"') ? searchReply(expanded) : { status: 200, fixture: 'search.json' }));
     const { text, requests } = await run(answer, { expand: { fbDocs: 2, fbTerms: 5 } });
     // Per query: the first pass, the feedback documents' term vectors, the expanded search.
     expect(text.split('\n').slice(0, 2)).toEqual(['1 Q0 77 1 9.5 os', '1 Q0 29 2 3.25 os']);

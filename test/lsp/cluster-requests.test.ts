@@ -9,13 +9,10 @@
 import type { CodeAction } from 'vscode-languageserver';
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../server/engine/eval/index.js';
-import { createAnalyzer } from '../../server/engine/analysis/index.js';
 import { bo1Weight } from '../../server/engine/expansion/bo1.js';
 import { STATISTIC_NAMES, type NgramStatistics } from '../../server/model/collection-statistics.js';
-import type { NgramWeights, WeightModel } from '../../server/model/runtime.js';
-import { segmentQuery } from '../../server/model/segment.js';
 import type { CompareResult, RunFileResult, WeighFileResult } from '../../server/lsp/engine/protocol.js';
-import { corpusCluster, searchReply, type MockCorpus, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
+import { corpusCluster, searchReply, statisticsModel, type MockCorpus, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
 import { closeSessionsAfterEach, healthy, rejection, start, withTermVectors, type Session } from './cluster-harness.js';
 
 closeSessionsAfterEach();
@@ -97,48 +94,6 @@ describe.each(KINDS)('querylens/runFile on %s', (kind) => {
     expect(e.data).toEqual({ cluster: 'cluster/too-many-requests' });
   });
 });
-
-/**
- * A collection-aware model (the shape model/twbert/loco.py exports: config.json `statistics`) that gives
- * each n-gram its idf as weight and records the statistics it was given.
- */
-function statisticsModel(): WeightModel & { given: { query: string; statistics: readonly NgramStatistics[] | undefined }[] } {
-  const analyzer = createAnalyzer('terrier');
-  const given: { query: string; statistics: readonly NgramStatistics[] | undefined }[] = [];
-  return {
-    name: 'twbert',
-    device: 'cpu',
-    notices: [],
-    readsStatistics: true,
-    config: {
-      format: 1,
-      tokenizer: 'tokenizer.json',
-      maxTokens: 128,
-      profile: 'terrier',
-      inputs: { ids: 'input_ids', attentionMask: 'attention_mask', ngramMask: 'ngram_mask' },
-      output: 'weights',
-      models: { twbert: { file: 'twbert.onnx', bigrams: true, statistics: { input: 'ngram_stats', names: ['idf', 'ictf', 'pairRatio', 'topShare', 'bo1'] } } },
-    },
-    given,
-    async weigh(queries: string[], statistics?: readonly (readonly NgramStatistics[] | undefined)[]): Promise<NgramWeights[]> {
-      return queries.map((query, i) => {
-        const stats = statistics?.[i];
-        given.push({ query, statistics: stats });
-        if (!stats) throw new Error('a collection-aware model needs statistics');
-        const seg = segmentQuery(query, analyzer);
-        return {
-          query,
-          ngrams: seg.ngrams.map((g, j) => {
-            const start = seg.words[g.wordIndices[0]!]!.start;
-            const end = seg.words[g.wordIndices.at(-1)!]!.end;
-            return { kind: g.terms.length === 1 ? ('unigram' as const) : ('bigram' as const), terms: g.terms, surface: query.slice(start, end), start, end, weight: Number(stats[j]!.idf.toFixed(4)) };
-          }),
-        };
-      });
-    },
-    dispose: async () => {},
-  };
-}
 
 /** The cluster's documents for the statistics (fields title and text, one shard). */
 const CORPUS: MockCorpus = {

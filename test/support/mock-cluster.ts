@@ -11,6 +11,10 @@ import { Readable } from 'node:stream';
 import { BaseConnection, errors as esErrors } from '@elastic/elasticsearch';
 import { Connection as OpenSearchConnection, errors as osErrors } from '@opensearch-project/opensearch';
 import type { ClusterKind } from '../../server/backends/search-request.js';
+import { createAnalyzer } from '../../server/engine/analysis/index.js';
+import type { NgramStatistics } from '../../server/model/collection-statistics.js';
+import type { NgramWeights, WeightModel } from '../../server/model/runtime.js';
+import { segmentQuery } from '../../server/model/segment.js';
 
 export function fixture(name: string): string {
   return readFileSync(fileURLToPath(new URL(`../backends/remote/fixtures/${name}`, import.meta.url)), 'utf8');
@@ -226,3 +230,52 @@ export function corpusCluster(corpus: MockCorpus, fallback: (r: RecordedRequest)
     return fallback(r);
   };
 }
+
+/**
+ * A collection-aware model (the shape model/twbert/loco.py exports: config.json `statistics`) that gives
+ * each n-gram its idf as weight and records the statistics it was given.
+ */
+export function statisticsModel(): WeightModel & { given: { query: string; statistics: readonly NgramStatistics[] | undefined }[] } {
+  const analyzer = createAnalyzer('terrier');
+  const given: { query: string; statistics: readonly NgramStatistics[] | undefined }[] = [];
+  return {
+    name: 'twbert',
+    device: 'cpu',
+    notices: [],
+    readsStatistics: true,
+    config: {
+      format: 1,
+      tokenizer: 'tokenizer.json',
+      maxTokens: 128,
+      profile: 'terrier',
+      inputs: { ids: 'input_ids', attentionMask: 'attention_mask', ngramMask: 'ngram_mask' },
+      output: 'weights',
+      models: { twbert: { file: 'twbert.onnx', bigrams: true, statistics: { input: 'ngram_stats', names: ['idf', 'ictf', 'pairRatio', 'topShare', 'bo1'] } } },
+    },
+    given,
+    async weigh(queries: string[], statistics?: readonly (readonly NgramStatistics[] | undefined)[]): Promise<NgramWeights[]> {
+      return queries.map((query, i) => {
+        const stats = statistics?.[i];
+        given.push({ query, statistics: stats });
+        if (!stats) throw new Error('a collection-aware model needs statistics');
+        const seg = segmentQuery(query, analyzer);
+        return {
+          query,
+          ngrams: seg.ngrams.map((g, j) => {
+            const start = seg.words[g.wordIndices[0]!]!.start;
+            const end = seg.words[g.wordIndices.at(-1)!]!.end;
+            return { kind: g.terms.length === 1 ? ('unigram' as const) : ('bigram' as const), terms: g.terms, surface: query.slice(start, end), start, end, weight: Number(stats[j]!.idf.toFixed(4)) };
+          }),
+        };
+      });
+    },
+    dispose: async () => {},
+  };
+}
+
+/** Three documents of the recorded search (search.json: 184, 29, 1002) as a corpus for statistics, in the field "text" (and "title"). */
+export const SEARCH_CORPUS: MockCorpus = {
+  '184': { title: 'transition in hypersonic flow', text: 'boundary layer transition at hypersonic speeds boundary layer' },
+  '29': { title: 'skin friction', text: 'laminar boundary layer heat transfer' },
+  '1002': { text: 'flow past a flat plate' },
+};

@@ -78,6 +78,22 @@ export interface ClusterSearchOptions {
   scorer?: ScorerName;
 }
 
+/**
+ * How the index scores (its `index.similarity.default` setting): Lucene's BM25 with k1 and b, Dirichlet query
+ * likelihood with mu, or another model. `configured` is false when the index sets none and the cluster's default
+ * (BM25, k1 = 1.2, b = 0.75) applies.
+ */
+export interface ClusterSimilarity {
+  type: string;
+  k1?: number;
+  b?: number;
+  mu?: number;
+  configured: boolean;
+}
+
+/** The similarity an index gets when its settings name none (Elasticsearch's and OpenSearch's default). */
+const DEFAULT_SIMILARITY: ClusterSimilarity = { type: 'BM25', k1: 1.2, b: 0.75, configured: false };
+
 /** Test seams: the clients' HTTP connection class (a mock replaying recorded responses) and the environment. */
 export interface ClusterBackendOptions {
   /** A connection class for the client of the configured type (see test/backends/remote). */
@@ -94,6 +110,8 @@ interface ClusterRequests {
   get(id: string): Promise<unknown>;
   /** `_count` of the documents the query matches (every shard, exact). */
   count(query: DslQuery): Promise<unknown>;
+  /** The index's settings (`GET /<index>/_settings`). */
+  settings(): Promise<unknown>;
   /** Elasticsearch's `_terms_enum` (terms of a field starting with a prefix, no statistics); OpenSearch has none. */
   termsEnum?(field: string, prefix: string, size: number): Promise<unknown>;
   close(): Promise<void>;
@@ -140,6 +158,7 @@ function openSearchRequests(config: ClusterConfig, credentials: ClusterCredentia
       ).body,
     get: async (id) => (await client.get({ index, id })).body,
     count: async (query) => (await client.count({ index, body: { query: query as never } })).body,
+    settings: async () => (await client.indices.getSettings({ index })).body,
     close: () => client.close(),
   };
 }
@@ -171,6 +190,7 @@ function elasticsearchRequests(config: ClusterConfig, credentials: ClusterCreden
       }),
     get: (id) => client.get({ index, id }),
     count: (query) => client.count({ index, query: query as never }),
+    settings: () => client.indices.getSettings({ index }),
     termsEnum: (field, prefix, size) => client.termsEnum({ index, field, string: prefix, size }),
     close: () => client.close(),
   };
@@ -334,6 +354,28 @@ export class ClusterBackend {
       terms,
       scope: 'one-shard',
     };
+  }
+
+  /**
+   * The index's similarity from its settings (`GET /<index>/_settings`; an alias answers with the index behind
+   * it): the model and its parameters (numbers the cluster stores as strings), else the clusters' default BM25.
+   */
+  async similarity(): Promise<ClusterSimilarity> {
+    const body = asRecord(await this.call<unknown>(() => this.requests.settings()));
+    const index = asRecord(Object.values(body)[0]);
+    const settings = asRecord(asRecord(index.settings).index);
+    const similarity = asRecord(asRecord(settings.similarity).default);
+    const value = (key: string) => similarity[key];
+    const type = value('type');
+    if (typeof type !== 'string') return DEFAULT_SIMILARITY;
+    const number = (key: string) => {
+      const v = Number(value(key));
+      return value(key) === undefined || !Number.isFinite(v) ? undefined : v;
+    };
+    // A BM25 similarity that sets only some parameters keeps the defaults of the others.
+    if (type === 'BM25') return { type, k1: number('k1') ?? DEFAULT_SIMILARITY.k1, b: number('b') ?? DEFAULT_SIMILARITY.b, configured: true };
+    if (type === 'LMDirichlet') return { type, mu: number('mu') ?? 2000, configured: true };
+    return { type, configured: true };
   }
 
   /** Whether the cluster can list a field's terms (Elasticsearch's `_terms_enum`; OpenSearch has no such API). */

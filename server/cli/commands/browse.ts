@@ -6,22 +6,49 @@
  * - `querylens analyze "text"`: the analyser playground (tokens, stems, stopwords; df and cf with an index).
  * Each takes `--index DIR` (default: the "index" of the nearest querylens.json) and `--json`;
  * a missing index, term or document is one line saying so, with a non-zero exit.
+ *
+ * With `--backend-config FILE` each asks a cluster what it can answer, through the editor's functions
+ * (server/service/cluster-browser.ts): `doc` and `analyze` on both cluster types (`get` and
+ * `_termvectors`), `terms` where the cluster lists them (Elasticsearch's `_terms_enum`), and otherwise
+ * the editor's explained refusal (`terms` on OpenSearch, `postings` on either) as one line.
  */
 import type { Command } from 'commander';
 import type { IndexReader } from '../../engine/index/reader.js';
 import { CliError } from '../errors.js';
 import { openIndexReader } from '../open-index.js';
 import { countOption } from './search-options.js';
+import { BACKEND_CONFIG_HELP } from '../cluster.js';
+import type { ClusterSession } from '../../service/cluster-session.js';
 
 interface IndexCliOptions {
   index?: string;
   json?: boolean;
+  backendConfig?: string;
 }
 
 function withIndexOptions(cmd: Command): Command {
   return cmd
     .option('--index <dir>', 'index folder built by `querylens index` (default: the "index" of the nearest querylens.json, from the current folder upwards)')
+    .option('--backend-config <file>', BACKEND_CONFIG_HELP)
     .option('--json', 'print JSON');
+}
+
+/**
+ * `work` on the cluster of --backend-config (null without one): a refusal (what the cluster cannot answer)
+ * and a cluster failure are one line each.
+ */
+async function onClusterOf<T>(opts: IndexCliOptions, work: (session: ClusterSession) => Promise<T>): Promise<{ value: T } | null> {
+  if (opts.backendConfig === undefined) return null;
+  if (opts.index !== undefined) throw new CliError('--index and --backend-config name two collections: choose one');
+  const { openClusterForCli, onCluster } = await import('../cluster.js');
+  const { ClusterRefusal } = await import('../../service/cluster-browser.js');
+  const session = await openClusterForCli(opts.backendConfig);
+  try {
+    return { value: await onCluster(session, work) };
+  } catch (err) {
+    if (err instanceof ClusterRefusal) throw new CliError(err.message);
+    throw err;
+  }
 }
 
 /** The browse functions' argument errors as one-line CLI errors. */
@@ -62,6 +89,15 @@ export function registerBrowse(program: Command): void {
     .option('--prefix <p>', 'only terms starting with p (analysed forms: lowercased, stemmed)')
     .action(async (opts: IndexCliOptions & { top: string; prefix?: string }) => {
       const top = countOption('--top', opts.top, false)!;
+      const { clusterIndexTerms } = await import('../../service/cluster-browser.js');
+      const listed = await onClusterOf(opts, (s) => clusterIndexTerms(s, top, opts.prefix));
+      if (listed) {
+        const result = listed.value;
+        if (opts.json) return console.log(JSON.stringify(result, null, 2));
+        if (result.terms.length) process.stdout.write(table(['term', 'df'], result.terms.map((t) => [t.term, String(t.df)]), [false, true]));
+        else console.log(opts.prefix ? `no term starts with '${opts.prefix}'` : 'the index has no terms');
+        return console.log(`note: ${result.note}`);
+      }
       const reader = await openIndexReader(opts.index);
       const { topTermsByDf } = await import('../../engine/index/browse.js');
       const result = await browse(() => topTermsByDf(reader, { top, prefix: opts.prefix }));
@@ -79,6 +115,8 @@ export function registerBrowse(program: Command): void {
     .action(async (text: string, opts: IndexCliOptions & { raw?: boolean; maxDocs: string; maxPositions: string }) => {
       const maxDocs = countOption('--max-docs', opts.maxDocs, false)!;
       const maxPositions = countOption('--max-positions', opts.maxPositions, false)!;
+      const { clusterPostings } = await import('../../service/cluster-browser.js');
+      if (await onClusterOf(opts, (s) => clusterPostings(s, text))) return;
       const reader = await openIndexReader(opts.index);
       const term = analysedTerm(reader, text, opts.raw === true);
       const { termPostings } = await import('../../engine/index/browse.js');
@@ -101,6 +139,19 @@ export function registerBrowse(program: Command): void {
     .option('--max-terms <n>', 'terms of the vector listed, most frequent first', '50')
     .action(async (docno: string, opts: IndexCliOptions & { maxTerms: string }) => {
       const maxTerms = countOption('--max-terms', opts.maxTerms, false)!;
+      const { clusterDocument } = await import('../../service/cluster-browser.js');
+      const onCluster = await onClusterOf(opts, (s) => clusterDocument(s, docno, maxTerms));
+      if (onCluster) {
+        const view = onCluster.value;
+        if (opts.json) return console.log(JSON.stringify(view, null, 2));
+        console.log(`docno: ${view.docno}, ${view.length} indexed tokens, ${view.distinctTerms} distinct terms`);
+        if (view.title) console.log(`title: ${view.title}`);
+        for (const [name, value] of Object.entries(view.fields)) console.log(`${name}: ${value}`);
+        console.log('');
+        process.stdout.write(table(['term', 'field', 'tf', 'positions'], view.terms.map((t) => [t.term, t.field, String(t.tf), t.positions.join(' ')]), [false, false, true, false]));
+        if (view.distinctTerms > view.terms.length) console.log(`… ${view.distinctTerms - view.terms.length} more terms (--max-terms)`);
+        return console.log(`note: ${view.note}`);
+      }
       const reader = await openIndexReader(opts.index);
       const { documentView } = await import('../../engine/index/browse.js');
       const view = await browse(() => documentView(reader, docno, { maxTerms }));
@@ -122,8 +173,19 @@ export function registerBrowse(program: Command): void {
     .argument('<text>', 'the text')
     .option('--index <dir>', "an index: analyse with its profile and show each term's statistics in it")
     .option('--profile <name>', 'analyser profile without an index: terrier or lucene', 'terrier')
+    .option('--backend-config <file>', `${BACKEND_CONFIG_HELP}; the text is analysed by the cluster, as its first search field analyses it`)
     .option('--json', 'print JSON')
     .action(async (text: string, opts: IndexCliOptions & { profile: string }) => {
+      if (opts.backendConfig !== undefined && opts.profile !== 'terrier') throw new CliError('--profile cannot be used with --backend-config: the cluster analyses the text with its own analyser');
+      const { clusterAnalyze } = await import('../../service/cluster-browser.js');
+      const analysed = await onClusterOf(opts, (s) => clusterAnalyze(s, text));
+      if (analysed) {
+        const result = analysed.value;
+        if (opts.json) return console.log(JSON.stringify(result, null, 2));
+        if (result.words.length) process.stdout.write(table(['word', 'term', 'position', 'df', 'cf'], result.words.map((w) => [w.surface, w.term, String(w.position), String(w.df), String(w.cf)]), [false, false, true, true, true]));
+        else console.log('no terms: the cluster\'s analyser drops every word of it');
+        return console.log(`note: ${result.note}`);
+      }
       const { analyzeForDisplay } = await import('../../engine/index/browse.js');
       const { createAnalyzer, isAnalyzerProfile } = await import('../../engine/analysis/index.js');
       let reader: IndexReader | undefined;

@@ -3,15 +3,23 @@
  * file. Each query is run (BM25 for Bo1, query likelihood for RM3, unless --scorer says
  * otherwise), its top documents feed the expansion, and the output is itself an Indri
  * query file: the chosen terms as `//` comment lines, then `qid<TAB>expanded query`.
+ *
+ * With `--backend-config FILE` Bo1 runs on the cluster, as the editor's Bo1 action does
+ * (server/service/cluster-session.ts `expansion`): the cluster's top fbDocs are the feedback documents,
+ * every statistic comes from the cluster, and the expanded query is the one the cluster ranks
+ * (the user's words for the original terms, the cluster's terms for the added ones). RM3 and the
+ * learned expansion have no cluster path and are refused with the reason.
  */
 import type { Command } from 'commander';
 import type { QueryNode, WeightedItem } from '../../../grammar/ast.js';
 import { isScorerName, SCORER_NAMES } from '../../engine/scoring/scorers.js';
 import { CliError } from '../errors.js';
+import { BACKEND_CONFIG_HELP } from '../cluster.js';
 import { addSourceOptions, formatDiagnostic, loadSource, type SourceCliOptions } from './check.js';
 
 interface ExpandCliOptions extends SourceCliOptions {
-  index: string;
+  index?: string;
+  backendConfig?: string;
   method: string;
   fbDocs?: string;
   fbTerms?: string;
@@ -39,7 +47,8 @@ export function registerExpand(program: Command): void {
     .command('expand')
     .description('Expand each query of a file with Bo1 or RM3 pseudo-relevance feedback; prints the terms and the expanded Indri query')
     .argument('<queryfile>', 'query file (.indri, .lucene, .tsv, Indri parameters, TREC topics)')
-    .requiredOption('--index <dir>', 'index folder built by `querylens index`')
+    .option('--index <dir>', 'index folder built by `querylens index` (or --backend-config)')
+    .option('--backend-config <file>', `${BACKEND_CONFIG_HELP}; bo1 only`)
     .option('--method <name>', 'bo1 (Terrier), rm3 (Indri relevance model) or learned (surface forms of the corpus weighed by a model: #wsyn groups)', 'bo1')
     .option('--fb-docs <n>', 'feedback documents (default 3 for bo1, 10 for rm3)')
     .option('--fb-terms <n>', 'expansion terms (default 10; bo1 with 0 only reweights the query terms)')
@@ -50,6 +59,8 @@ export function registerExpand(program: Command): void {
     .option('--device <device>', 'learned: model device, auto, cpu or cuda (default auto)');
   addSourceOptions(cmd).action(async (file: string, opts: ExpandCliOptions) => {
     const method = opts.method;
+    if (opts.backendConfig !== undefined) return expandOnClusterForCli(file, { ...opts, backendConfig: opts.backendConfig });
+    if (opts.index === undefined) throw new CliError('required option --index <dir> not specified (or --backend-config <file> for a cluster)');
     if (method === 'learned') return expandLearned(file, opts);
     if (method !== 'bo1' && method !== 'rm3') throw new CliError(`unknown --method '${method}': use bo1, rm3 or learned`);
     const fbTerms = positiveInteger('--fb-terms', opts.fbTerms, true);
@@ -75,7 +86,7 @@ export function registerExpand(program: Command): void {
     const originalWeightUsed = originalWeight ?? params?.fbOrigWeight;
     let reader;
     try {
-      reader = openLocalBackend(opts.index);
+      reader = openLocalBackend(opts.index!);
     } catch (err) {
       if (err instanceof IndexError) throw new CliError(err.message);
       throw err;
@@ -119,15 +130,7 @@ export function registerExpand(program: Command): void {
       out.push(`// ${entry.qid}: ${entry.text.replace(/\s+/g, ' ').trim()}`);
       const how = named.length ? 'named feedback documents' : `${scorer} first pass`;
       out.push(`// ${method}, ${how}, feedback: ${feedback.map((d) => reader.docno(d)).join(' ') || '(no documents retrieved)'}`);
-      if (result.terms.length) {
-        const width = Math.max(4, ...result.terms.map((t) => t.term.length));
-        out.push(`//   ${'term'.padEnd(width)}  ${'weight'.padStart(8)}  ${'tfx'.padStart(5)}  ${'dfx'.padStart(3)}`);
-        for (const t of result.terms) {
-          out.push(
-            `//   ${t.term.padEnd(width)}  ${t.weight.toFixed(4).padStart(8)}  ${String(t.tfx).padStart(5)}  ${String(t.dfx).padStart(3)}${t.isOriginal ? '  (query term)' : ''}`,
-          );
-        }
-      }
+      out.push(...termLines(result.terms));
       out.push(`${entry.qid}\t${expanded.replace(/\s*[\r\n]+\s*/g, ' ')}`);
     }
     if (opts.json) console.log(JSON.stringify(json, null, 2));
@@ -159,4 +162,70 @@ function weightedItems(root: QueryNode | null): WeightedItem[] {
   };
   visit(root);
   return items;
+}
+
+/** The table of an expansion's terms as `//` lines (weight, tfx in the feedback documents, dfx), best first. */
+function termLines(terms: readonly { term: string; weight: number; tfx: number; dfx: number; isOriginal: boolean }[]): string[] {
+  if (!terms.length) return [];
+  const width = Math.max(4, ...terms.map((t) => t.term.length));
+  return [
+    `//   ${'term'.padEnd(width)}  ${'weight'.padStart(8)}  ${'tfx'.padStart(5)}  ${'dfx'.padStart(3)}`,
+    ...terms.map((t) => `//   ${t.term.padEnd(width)}  ${t.weight.toFixed(4).padStart(8)}  ${String(t.tfx).padStart(5)}  ${String(t.dfx).padStart(3)}${t.isOriginal ? '  (query term)' : ''}`),
+  ];
+}
+
+/** `expand --backend-config`: Bo1 of every query on the cluster (the editor's ClusterSession.expansion). */
+async function expandOnClusterForCli(file: string, opts: ExpandCliOptions & { backendConfig: string }): Promise<void> {
+  if (opts.method === 'rm3' || opts.method === 'learned') {
+    const why =
+      opts.method === 'rm3'
+        ? 'on a cluster querylens expands with bo1 only (RM3 needs every feedback document\'s language model and the collection\'s, which querylens reads from a local index)'
+        : "the learned expansion reads the index's vocabulary and stored text, which only a local index has";
+    throw new CliError(`--method ${opts.method} cannot be used with --backend-config: ${why}; use --method bo1`);
+  }
+  if (opts.method !== 'bo1') throw new CliError(`unknown --method '${opts.method}': use bo1 (on a cluster)`);
+  const { refuseLocalOptions, openClusterForCli, onCluster } = await import('../cluster.js');
+  refuseLocalOptions({ '--index': opts.index, '--orig-weight': opts.origWeight, '--model-dir': opts.modelDir, '--device': opts.device });
+  const scorer = opts.scorer ?? 'bm25';
+  if (!isScorerName(scorer)) throw new CliError(`unknown --scorer '${scorer}' (expected ${SCORER_NAMES.join(', ')})`);
+  const fbTerms = positiveInteger('--fb-terms', opts.fbTerms, true);
+  const { printIndri, sourceDiagnostics } = await import('../../../grammar/index.js');
+  const { hasErrors } = await import('../../../grammar/diagnostics.js');
+  const { clusterExpandedQuery } = await import('../../backends/remote/cluster-expansion.js');
+  const source = loadSource(file, opts);
+  const params = source.parameters;
+  const fbDocs = positiveInteger('--fb-docs', opts.fbDocs) ?? params?.fbDocs ?? 3;
+  const parameters = { fbDocs, fbTerms: fbTerms ?? params?.fbTerms ?? 10 };
+  const errors = sourceDiagnostics(source).filter((d) => d.severity === 'error');
+  if (errors.length) {
+    process.stderr.write(errors.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
+    process.exitCode = 1;
+  }
+  const session = await openClusterForCli(opts.backendConfig, { scorer, ...parameters });
+  const out: string[] = [];
+  const json: unknown[] = [];
+  await onCluster(session, async (cluster) => {
+    for (const entry of source.entries) {
+      if (hasErrors(entry.result.diagnostics) || !entry.result.ast.root) continue;
+      if (entry.extra?.feedbackDocnos?.length) console.error(`querylens: warning: query ${entry.qid}: <feedbackDocno> is not used on a cluster; the cluster's top ${fbDocs} are the feedback documents`);
+      const ast = entry.result.ast;
+      const expansion = await cluster.expansion(entry.dialect, entry.text, ast, parameters);
+      const expandedAst = clusterExpandedQuery(expansion, ast);
+      for (const item of weightedItems(expandedAst.root)) item.weight = roundWeight(item.weight!);
+      const expanded = expandedAst.root ? printIndri(expandedAst) : '';
+      if (opts.json) {
+        json.push({ qid: entry.qid, query: entry.text, feedbackDocnos: expansion.feedbackDocnos, terms: expansion.terms, expanded, backend: cluster.backend.location, scope: expansion.scope });
+        continue;
+      }
+      out.push(`// ${entry.qid}: ${entry.text.replace(/\s+/g, ' ').trim()}`);
+      out.push(`// bo1 on ${cluster.backend.location}, the cluster's first pass, feedback: ${expansion.feedbackDocnos.join(' ') || '(no documents retrieved)'}`);
+      out.push(...termLines(expansion.terms));
+      out.push(`${entry.qid}\t${expanded.replace(/\s*[\r\n]+\s*/g, ' ')}`);
+    }
+  }, { probe: true });
+  if ((session.summary?.shards ?? 1) > 1) {
+    console.error(`querylens: note: the term statistics are one shard's (_termvectors; the index has ${session.summary!.shards} shards)`);
+  }
+  if (opts.json) console.log(JSON.stringify(json, null, 2));
+  else if (out.length) process.stdout.write(out.join('\n') + '\n');
 }

@@ -19,6 +19,7 @@ import type { WeightModel, WeightModelName } from '../../model/runtime.js';
 import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../service/ranking.js';
 import { isScorerName, SCORER_NAMES } from '../../engine/scoring/scorers.js';
 import { CliError } from '../errors.js';
+import { BACKEND_CONFIG_HELP } from '../cluster.js';
 import { writeOutputFile } from '../output-file.js';
 import { WarningPrinter } from '../warning-summary.js';
 import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js';
@@ -96,7 +97,7 @@ export function registerSearch(program: Command): void {
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--queries-out <file>', 'also write the query each ranking used (model weights, expansion terms) as qid<TAB>query lines')
-    .option('--backend-config <file>', 'rank on an OpenSearch/Elasticsearch cluster instead of a local index: a backend configuration file, or a querylens.json with a "backend" section (credentials from QUERYLENS_OPENSEARCH_* / QUERYLENS_ELASTICSEARCH_* variables)')
+    .option('--backend-config <file>', BACKEND_CONFIG_HELP)
     .option('--quiet', 'print no warnings (errors are still printed); stopword warnings are otherwise summarised per file')
     .option('--recover', 'also rank queries with syntax errors, as the parser recovered them (by default they are reported and skipped)');
   addSourceOptions(cmd).action(async (file: string, opts: SearchCliOptions) => {
@@ -104,21 +105,15 @@ export function registerSearch(program: Command): void {
     if (/\s/.test(opts.runId) || opts.runId === '') throw new CliError(`--run-id must be one word without spaces, got '${opts.runId}'`);
     if (opts.backendConfig !== undefined) {
       // The cluster scores the documents with its own similarity: querylens's scorer settings, feedback and weights do not reach it.
-      const local = Object.entries({
-        '--index': opts.index,
-        '--k1': opts.k1,
-        '--b': opts.b,
-        '--k3': opts.k3,
-        '--mu': opts.mu,
-        '--param': opts.param?.length ? opts.param : undefined,
-        '--anserini': opts.anserini,
+      if (opts.expand !== undefined && opts.expand !== 'bo1') throw new CliError(`--expand ${opts.expand} cannot be used with --backend-config: on a cluster querylens expands with bo1 only (--expand bo1)`);
+      const { refuseLocalOptions, localScorerOptions } = await import('../cluster.js');
+      refuseLocalOptions({
+        ...localScorerOptions(opts),
         '--queries-out': opts.queriesOut,
         '--model-dir': opts.modelDir,
         '--weights': opts.weights === 'none' ? undefined : opts.weights,
-        '--window-stats': opts.windowStats === 'exact' ? undefined : opts.windowStats,
-      }).filter(([, v]) => v !== undefined);
-      if (opts.expand !== undefined && opts.expand !== 'bo1') throw new CliError(`--expand ${opts.expand} cannot be used with --backend-config: on a cluster querylens expands with bo1 only (--expand bo1)`);
-      if (local.length) throw new CliError(`${local.map(([name]) => name).join(', ')} cannot be used with --backend-config: the cluster ranks with its own index and similarity settings`);
+      });
+
       if (!isScorerName(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
       if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand bo1');
       // Bo1 runs on the cluster (its feedback documents and statistics); RM3 has no cluster path and is refused above.

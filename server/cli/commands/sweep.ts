@@ -8,6 +8,10 @@
  *
  * Parameters the grid does not list keep the values of querylens.json (or the defaults), so the
  * best row is exactly the configuration that `--apply` leaves behind.
+ *
+ * With `--backend-config FILE` the sweep runs on a cluster as the editor's does
+ * (server/service/cluster-sweep.ts): fbDocs and fbTerms only, k1/b/mu and the scorer refused with the
+ * editor's reason (they are the index's similarity settings there).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -21,6 +25,7 @@ import { addSourceOptions, loadSource, type SourceCliOptions } from './check.js'
 import { DEFAULT_CLI_METRICS, loadQrelsAndRuns, parseMetricsOption } from './eval.js';
 import { openIndexReader } from '../open-index.js';
 import { countOption } from './search-options.js';
+import { BACKEND_CONFIG_HELP } from '../cluster.js';
 
 interface SweepCliOptions extends SourceCliOptions {
   index?: string;
@@ -37,6 +42,7 @@ interface SweepCliOptions extends SourceCliOptions {
   k: string;
   json?: boolean;
   apply?: boolean;
+  backendConfig?: string;
 }
 
 /** The querylens.json the sweep starts from and --apply writes: --config, else the nearest one above the current folder. */
@@ -57,13 +63,16 @@ async function findConfig(opts: SweepCliOptions): Promise<{ path: string | null;
 /** The parameter columns of the table: the scorer's own, and Bo1's when the sweep uses it. */
 function parameterColumns(result: SweepResult): { name: string; value: (s: SweepSetting) => number }[] {
   const first = result.rows[0]!.setting;
+  // On a cluster its own similarity scores: the setting has no k1/b/mu, and the table no column for them.
   const cols: { name: string; value: (s: SweepSetting) => number }[] =
-    first.scorer === 'bm25'
-      ? [
-          { name: 'k1', value: (s) => s.k1! },
-          { name: 'b', value: (s) => s.b! },
-        ]
-      : [{ name: 'mu', value: (s) => s.mu! }];
+    first.k1 === undefined && first.mu === undefined
+      ? []
+      : first.scorer === 'bm25'
+        ? [
+            { name: 'k1', value: (s) => s.k1! },
+            { name: 'b', value: (s) => s.b! },
+          ]
+        : [{ name: 'mu', value: (s) => s.mu! }];
   if (first.bo1) cols.push({ name: 'fbDocs', value: (s) => s.bo1!.fbDocs }, { name: 'fbTerms', value: (s) => s.bo1!.fbTerms });
   return cols;
 }
@@ -97,7 +106,8 @@ export function registerSweep(program: Command): void {
     .option('--by <measure>', 'the measure that picks the best setting (default: the first of --metrics)')
     .option('-k <n>', 'documents ranked per query', '1000')
     .option('--json', 'print JSON instead of the table')
-    .option('--apply', 'write the best setting (scorer, its parameters, Bo1 sizes) into querylens.json, keeping everything else in it');
+    .option('--apply', 'write the best setting (scorer, its parameters, Bo1 sizes) into querylens.json, keeping everything else in it')
+    .option('--backend-config <file>', `${BACKEND_CONFIG_HELP}; sweeps fbDocs and fbTerms only`);
   addSourceOptions(cmd).action(async (file: string, opts: SweepCliOptions) => {
     const { gridSettings, parseSweepValues, runSweep, describeSetting, SweepGridError, MAX_SWEEP_SETTINGS } = await import('../../engine/sweep.js');
     const measures = await parseMetricsOption(opts.metrics);
@@ -107,6 +117,7 @@ export function registerSweep(program: Command): void {
     const { path: configPath, config } = await findConfig(opts);
     const { DEFAULTS } = await import('../../lsp/config.js');
 
+    if (opts.backendConfig !== undefined) return sweepOnClusterForCli(file, { ...opts, backendConfig: opts.backendConfig }, { measures, by, k, configPath, config });
     const scorerText = opts.scorer ?? (opts.mu !== undefined ? 'ql' : opts.k1 !== undefined || opts.b !== undefined ? 'bm25' : (config.scorer?.name ?? 'bm25'));
     if (scorerText !== 'bm25' && scorerText !== 'ql') throw new CliError(`unknown --scorer '${scorerText}' for a sweep (expected bm25 or ql, the scorers querylens.json can name)`);
     const values: SweepGrid['values'] = {};
@@ -200,4 +211,67 @@ export function registerSweep(program: Command): void {
     }
     if (applied) console.error(`querylens: ${applied}: set ${sweepSettingValues(best.setting).map((v) => `${v.path.join('.')} = ${JSON.stringify(v.value)}`).join(', ')}`);
   });
+}
+
+/** `sweep --backend-config`: fbDocs × fbTerms on the cluster (the editor's sweepOnCluster), printed as a local sweep is. */
+async function sweepOnClusterForCli(
+  file: string,
+  opts: SweepCliOptions & { backendConfig: string },
+  given: { measures: string[]; by: string; k: number; configPath: string | null; config: QuerylensConfig },
+): Promise<void> {
+  const { measures, by, configPath, config } = given;
+  const { openClusterForCli, onCluster } = await import('../cluster.js');
+  const { similaritySweepRefusal, clusterSweepSettings, clusterSweepNote, clusterSweepValues, sweepOnCluster, NOTHING_TO_SWEEP } = await import('../../service/cluster-sweep.js');
+  const { parseSweepValues, SweepGridError } = await import('../../engine/sweep.js');
+  const { DEFAULTS } = await import('../../lsp/config.js');
+  if (opts.index !== undefined) throw new CliError('--index and --backend-config name two collections: choose one');
+  if (opts.k !== '1000') throw new CliError(`-k cannot be used with --backend-config: a cluster sweep ranks each query to depth 1000, as the editor's does`);
+  const expansion = { ...DEFAULTS.expansion, ...config.expansion };
+  const configDir = configPath ? dirname(configPath) : process.cwd();
+  const qrelsFile = opts.qrels ?? (config.qrels ? resolve(configDir, config.qrels) : undefined);
+  const session = await openClusterForCli(opts.backendConfig, { fbDocs: expansion.fbDocs, fbTerms: expansion.fbTerms });
+  const similarity = (['k1', 'b', 'mu'] as const).filter((p) => opts[p] !== undefined);
+  if (similarity.length || opts.scorer !== undefined) {
+    await session.close();
+    throw new CliError(similaritySweepRefusal(session.backend.location, similarity.length ? similarity.join(' and ') : `the scorer ("${opts.scorer}")`));
+  }
+  let settings: SweepSetting[];
+  try {
+    const values: SweepGrid['values'] = {};
+    if (opts.fbDocs !== undefined) values.fbDocs = parseSweepValues('fbDocs', opts.fbDocs);
+    if (opts.fbTerms !== undefined) values.fbTerms = parseSweepValues('fbTerms', opts.fbTerms);
+    if (!values.fbDocs && !values.fbTerms) throw new SweepGridError(NOTHING_TO_SWEEP);
+    settings = clusterSweepSettings(session, values);
+    if (!qrelsFile) throw new CliError(`no qrels to evaluate with: pass --qrels FILE or set "qrels" in ${configPath ?? 'querylens.json'}`);
+    if (!existsSync(qrelsFile)) throw new CliError(`${qrelsFile}: no such qrels file`);
+    if (opts.apply && configPath === null) throw new CliError('--apply: no querylens.json in the current folder or above; pass --config FILE to name the one to write');
+  } catch (err) {
+    await session.close();
+    if (err instanceof SweepGridError) throw new CliError(err.message);
+    throw err;
+  }
+  const { qrels } = await loadQrelsAndRuns(qrelsFile, []);
+  const source = loadSource(file, opts);
+  const { hasErrors } = await import('../../../grammar/diagnostics.js');
+  const judged = source.entries.filter((e) => e.result.ast.root !== null && !hasErrors(e.result.diagnostics) && !e.implicitQid && qrels.has(e.qid));
+  if (judged.length === 0) {
+    await session.close();
+    throw new CliError('the qrels judge none of the queries with a written id, so no setting can be evaluated');
+  }
+  const queries = judged.map((e) => ({ qid: e.qid, dialect: e.dialect, text: e.text, ast: e.result.ast }));
+  const result = await onCluster(session, (s) => sweepOnCluster(s, queries, qrels, settings, { measures, by }));
+  const best = result.rows[result.best]!;
+  const values = clusterSweepValues(best.setting);
+  if (opts.apply) applyConfigValues(configPath!, values);
+  const note = clusterSweepNote(session);
+  if (opts.json) {
+    const rows = result.rows.map((r, i) => ({ ...r.setting.bo1!, mean: r.mean, queries: r.queries, best: i === result.best }));
+    console.log(JSON.stringify({ file, backend: session.backend.location, qrels: qrelsFile, measures, by, rows, best: { ...best.setting.bo1!, mean: best.mean }, applied: opts.apply ? configPath : null, note }, null, 2));
+  } else {
+    process.stdout.write(await formatSweepTable(result));
+    const { formatMeasureValue } = await import('../../engine/eval/index.js');
+    console.log(`best by ${by}: bo1 fbDocs=${best.setting.bo1!.fbDocs} fbTerms=${best.setting.bo1!.fbTerms} (${by} ${formatMeasureValue(by, best.mean[by]!).trim()}, ${best.queries} queries)`);
+    console.log(`note: ${note}`);
+  }
+  if (opts.apply) console.error(`querylens: ${configPath}: set ${values.map((v) => `${v.path.join('.')} = ${JSON.stringify(v.value)}`).join(', ')}`);
 }

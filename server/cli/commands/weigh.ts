@@ -7,10 +7,18 @@
  * inside; one that cannot be weighed is written as it is, with a file:line:col error saying why, and
  * the exit code is 1 (server/model/structured-weights.ts: the rule `search --weights` follows too).
  * `--show` draws the weights as bars instead (the paper's Figure 4).
+ *
+ * With `--backend-config FILE` the queries will run on a cluster: a collection-aware model (config.json
+ * `statistics`) reads each n-gram's statistics from the cluster exactly as the editor's weights action does
+ * (server/service/cluster-session.ts `ngramStatistics`); a model that reads none weighs without the cluster,
+ * and a notice says so.
  */
 import type { Command } from 'commander';
+import type { QueryAst } from '../../../grammar/ast.js';
+import type { WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
+import { BACKEND_CONFIG_HELP } from '../cluster.js';
 
 interface WeighOptions {
   model: string;
@@ -21,6 +29,7 @@ interface WeighOptions {
   show?: boolean;
   digits: string;
   index?: string;
+  backendConfig?: string;
 }
 
 export function registerWeigh(program: Command): void {
@@ -36,6 +45,7 @@ export function registerWeigh(program: Command): void {
     .option('--show', "draw each query's uni-gram and bi-gram weights as bars (as the TW-BERT paper's Figure 4) instead of queries")
     .option('--digits <n>', 'significant digits of the printed weights', '4')
     .option('--index <dir>', "the index the queries will run on (a collection-aware model reads its statistics; default: querylens.json's index); with --json also each n-gram's statistics in it (idf, ictf, #1 pair ratio, share of the first-pass top 10, Bo1 informativeness), as export-training --stats writes them")
+    .option('--backend-config <file>', `the queries will run on a cluster: a collection-aware model reads its statistics there (${BACKEND_CONFIG_HELP})`)
     .action(async (queryFile: string, opts: WeighOptions) => {
       const { loadWeightModel, defaultModelDir, WEIGHT_MODEL_NAMES, WeightModelError } = await import('../../model/runtime.js');
       const { mergeNgrams, formatWeightChart } = await import('../../model/weighted-query.js');
@@ -48,6 +58,7 @@ export function registerWeigh(program: Command): void {
       const { readQuerySource, QuerySourceError } = await import('../../../grammar/sources/index.js');
       if (!(WEIGHT_MODEL_NAMES as readonly string[]).includes(opts.model)) throw new CliError(`unknown --model '${opts.model}': use twbert or deepct`);
       if (opts.json && opts.show) throw new CliError('--json and --show are two different outputs: choose one');
+      if (opts.backendConfig !== undefined && opts.index !== undefined) throw new CliError('--index and --backend-config name two collections: choose the one the queries will run on');
       let backend = opts.index === undefined ? undefined : await (await import('./search-options.js')).openBackendForCli(opts.index);
       if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
       const digits = Number(opts.digits);
@@ -65,9 +76,10 @@ export function registerWeigh(program: Command): void {
       const model = loaded.model;
       for (const notice of model.notices) console.error(`querylens: ${notice}`);
       try {
+        const cluster = opts.backendConfig !== undefined ? await weighingCluster(opts.backendConfig, model) : null;
         // A collection-aware model weighs by the statistics of the index the queries will run on: --index, else
         // querylens.json's index (a clear error when neither is there).
-        if (model.readsStatistics && !backend) {
+        if (model.readsStatistics && !backend && !cluster) {
           try {
             backend = await (await import('./search-options.js')).openBackendForCli(undefined);
           } catch (err) {
@@ -77,7 +89,8 @@ export function registerWeigh(program: Command): void {
         }
         let outcomes;
         try {
-          outcomes = await weighQueries(model, source.entries.map((e) => ({ ast: e.result.ast, text: e.text })), digits, backend);
+          const queries = source.entries.map((e) => ({ ast: e.result.ast, text: e.text }));
+          outcomes = cluster ? await cluster.weigh(queries, digits) : await weighQueries(model, queries, digits, backend);
         } catch (err) {
           if (err instanceof WeightModelError) throw new CliError(err.message);
           throw err;
@@ -139,4 +152,33 @@ export function registerWeigh(program: Command): void {
         await model.dispose();
       }
     });
+}
+
+/**
+ * The cluster a collection-aware model reads its statistics from (the editor's ClusterSession.ngramStatistics);
+ * null, with a notice, for a model that reads none: it weighs without the cluster.
+ */
+async function weighingCluster(file: string, model: WeightModel) {
+  if (!model.readsStatistics) {
+    console.error(`querylens: the ${model.name} model reads no collection statistics (its config.json lists none), so it weighs the same on any collection: the cluster of ${file} is not asked`);
+    return null;
+  }
+  const { openClusterForCli, onCluster } = await import('../cluster.js');
+  const { weighQueries } = await import('../../service/weigh.js');
+  const session = await openClusterForCli(file);
+  return {
+    weigh: (queries: readonly { ast: QueryAst; text: string }[], digits: number) =>
+      onCluster(session, async (s) => {
+        const notes = new Set<string>();
+        const outcomes = await weighQueries(model, queries, digits, {
+          ngramStatistics: async (text) => {
+            const statistics = await s.ngramStatistics(text, model);
+            for (const note of statistics.notes) notes.add(note);
+            return statistics.ngrams;
+          },
+        });
+        console.error(`querylens: the ${model.name} model read the statistics of ${s.backend.location}${notes.size ? `: ${[...notes].join('; ')}` : ''}`);
+        return outcomes;
+      }),
+  };
 }

@@ -1,128 +1,39 @@
 /**
- * The index browser on a search cluster (`querylens/indexTerms`, `postings`, `document`, `analyze`;
- * workbench-requests.ts), with what each cluster type can answer:
- * - `document`: `get` (`_source`) and each search field's term vector (`_termvectors` with positions);
- * - `analyze`: the text analysed by the cluster (an artificial document's term vector with offsets), each
- *   term with its df and cf on one shard;
- * - `indexTerms`: Elasticsearch lists a field's terms by prefix (`_terms_enum`), in term order and without
- *   statistics, so querylens counts each listed term's documents (`_count`, every shard); it is not a
- *   list by df, and the result says so. OpenSearch has no such API: explained refusal;
- * - `postings`: neither cluster type lists a term's postings (documents with positions): explained
- *   refusal, with the term's df from `_count` to go on.
- * A cluster failure is the request's error with its one line and code (cluster-features.ts clusterFailure).
+ * The index browser's requests on a search cluster (`querylens/indexTerms`, `postings`, `document`,
+ * `analyze`; workbench-requests.ts): server/service/cluster-browser.ts, shared with the CLI, with the
+ * request's parameter checks. What the cluster cannot answer is InvalidRequest with the reason
+ * (`data.backend` = 'cluster'); a cluster failure is the request's error with its one line and code
+ * (cluster-features.ts clusterFailure).
  */
 import { ErrorCodes, ResponseError } from 'vscode-languageserver';
-import type { ClusterTermStatistics } from '../../backends/remote/cluster-backend.js';
+import * as shared from '../../service/cluster-browser.js';
 import { clusterFailure } from './cluster-features.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AnalyzeResult, DocumentResult, IndexTermsResult } from './workbench-protocol.js';
 
-/** `_count` requests in flight at once for one list of terms. */
-const CONCURRENCY = 4;
-
-function refuse(message: string): never {
-  throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${message}`, { backend: 'cluster' });
+async function answer<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof shared.ClusterRefusal) throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${err.message}`, { backend: 'cluster' });
+    clusterFailure(err);
+  }
 }
 
 export async function clusterIndexTerms(session: ClusterSession, top: number, prefix: string | undefined): Promise<IndexTermsResult> {
-  const backend = session.backend;
   if (!Number.isInteger(top) || top < 1 || top > 10_000) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: top must be an integer in 1..10000');
-  if (!backend.listsTerms) {
-    refuse(
-      `${backend.location} cannot list the index's terms: OpenSearch has no API that does (no \`_terms_enum\`), and querylens does not read every document's term vectors to build one. ` +
-        'Use querylens/analyze or hover a word for its df and cf, or browse a local index of the same documents',
-    );
-  }
-  try {
-    const field = backend.config.fields[0]!;
-    const listed = await backend.termsEnum((prefix ?? '').toLowerCase(), top, field);
-    const terms: IndexTermsResult['terms'] = [];
-    for (let i = 0; i < listed.terms.length; i += CONCURRENCY) {
-      const group = listed.terms.slice(i, i + CONCURRENCY);
-      const dfs = await Promise.all(group.map((term) => backend.count({ term: { [field]: { value: term } } })));
-      group.forEach((term, j) => terms.push({ term, df: dfs[j]!, cf: null }));
-    }
-    const numDocs = session.summary?.numDocs ?? (await backend.probe()).numDocs;
-    return {
-      numDocs,
-      matching: terms.length,
-      terms,
-      note:
-        `Terms of the field "${field}" ${prefix ? `starting with "${prefix.toLowerCase()}" ` : ''}as Elasticsearch's _terms_enum lists them: in term order, not by df, at most ${top}` +
-        `${listed.complete ? '' : ' (the cluster stopped early: the list may be short)'}; df of each counted by _count over every shard; cf is not shown (the cluster gives a term's cf only per shard, for a document).`,
-    };
-  } catch (err) {
-    clusterFailure(err);
-  }
+  return answer(() => shared.clusterIndexTerms(session, top, prefix));
 }
 
 export async function clusterPostings(session: ClusterSession, word: string): Promise<never> {
-  const backend = session.backend;
-  const field = backend.config.fields[0]!;
-  let df: number;
-  try {
-    df = await backend.count({ match: { [field]: { query: word } } });
-  } catch (err) {
-    clusterFailure(err);
-  }
-  refuse(
-    `${backend.location} cannot list the postings of '${word}': a cluster gives no term's list of documents with positions. ` +
-      `${df.toLocaleString('en-US')} documents hold it in "${field}" (_count); run it as a query for the documents, or open one with querylens/document for its term vector`,
-  );
-}
-
-/** The term vectors of every search field, most frequent first, each term with its field. */
-function vectorTerms(vectors: readonly ClusterTermStatistics[]): DocumentResult['terms'] {
-  const out: DocumentResult['terms'] = [];
-  for (const v of vectors) for (const [term, s] of v.terms) out.push({ term, tf: s.tf, positions: s.positions, field: v.field });
-  return out.sort((a, b) => b.tf - a.tf || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0) || (a.field! < b.field! ? -1 : 1));
+  return answer(() => shared.clusterPostings(session, word));
 }
 
 export async function clusterDocument(session: ClusterSession, docno: string, maxTerms: number): Promise<DocumentResult> {
   if (!Number.isInteger(maxTerms) || maxTerms < 0 || maxTerms > 100_000) throw new ResponseError(ErrorCodes.InvalidParams, 'querylens: maxTerms must be an integer in 0..100000');
-  const backend = session.backend;
-  try {
-    const stored = await backend.document(docno);
-    const vectors = await Promise.all(backend.config.fields.map((f) => backend.documentTermStatistics(docno, f, { positions: true })));
-    const terms = vectorTerms(vectors);
-    return {
-      docno,
-      doc: null,
-      title: stored.title,
-      fields: stored.fields,
-      length: terms.reduce((n, t) => n + t.tf, 0),
-      extents: {},
-      terms: terms.slice(0, maxTerms),
-      distinctTerms: terms.length,
-      note: `From ${backend.location}: the stored fields from _source and the term vector of each search field (${backend.config.fields.join(', ')}) from _termvectors, positions counted within the field.`,
-    };
-  } catch (err) {
-    clusterFailure(err);
-  }
+  return answer(() => shared.clusterDocument(session, docno, maxTerms));
 }
 
 export async function clusterAnalyze(session: ClusterSession, text: string): Promise<AnalyzeResult> {
-  const backend = session.backend;
-  const field = backend.config.fields[0]!;
-  try {
-    const analysed = await backend.termStatistics(text, field, { positions: true, offsets: true });
-    const words: AnalyzeResult['words'] = [];
-    for (const [term, s] of analysed.terms) {
-      s.positions.forEach((position, i) => {
-        const [start, end] = s.offsets?.[i] ?? [0, 0];
-        words.push({ surface: text.slice(start, end), start, end, term, stopword: false, position, df: s.df, cf: s.cf });
-      });
-    }
-    words.sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
-    return {
-      profile: `${backend.config.type} "${field}"`,
-      indexed: true,
-      note:
-        `Analysed by ${backend.location} as the field "${field}" analyses it (_termvectors of the text); df and cf are one shard's` +
-        ' (the cluster computes them on the shard it routes the text to); a word the analyser drops is not listed.',
-      words,
-    };
-  } catch (err) {
-    clusterFailure(err);
-  }
+  return answer(() => shared.clusterAnalyze(session, text));
 }

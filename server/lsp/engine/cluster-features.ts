@@ -21,7 +21,8 @@ import { snippetOf, type Snippet } from '../../service/snippets.js';
 import { toLspDiagnostic } from '../diagnostics.js';
 import { nodesAt, rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureHost, FeatureModule, QueryPosition } from '../features.js';
-import { CLUSTER_DEPTH, type ClusterSession } from './cluster-session.js';
+import type { ClusterSession } from './cluster-session.js';
+import { explainOnCluster, perShardNote } from '../../service/cluster-session.js';
 import type { EngineContext } from './context.js';
 import { formatNumber } from './hover-stats.js';
 import { MAX_PREVIEW_LENSES } from './preview-lens.js';
@@ -135,42 +136,20 @@ function translationProblems(session: ClusterSession, entry: QueryEntry): QueryD
   return session.translation(entry.dialect, entry.text, entry.result.ast).map((d) => ({ ...d, code: DSL_CODES[d.code] ?? `cluster/${d.code.replace(/^translate\//, '')}`, message: `On the cluster: ${d.message}` }));
 }
 
-/** What the query's `_explain` trees showed of shards' statistics, as a sentence ('' when nothing differed). */
-function shardEvidence(session: ClusterSession, entry: QueryEntry): string {
-  const differences = session.shardDifferences(entry.dialect, entry.text);
-  if (!differences.length) return '';
-  const shown = differences.slice(0, 3).map(
-    (d) => `\`${d.term}\` is in ${d.values.map((v) => `${formatNumber(v.n)} of ${formatNumber(v.N)} documents on the shard of ${v.docno}`).join(' but ')}`,
-  );
-  return `The cluster's explanations show it: ${shown.join('; ')}${differences.length > 3 ? `; and ${differences.length - 3} more terms` : ''}.`;
-}
-
 export function clusterDiagnostics(session: ClusterSession, doc: QueryDocument): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const perShard = session.perShardStatistics();
   for (const entry of doc.source.entries) {
     if (!runnable(entry)) continue;
     for (const d of translationProblems(session, entry)) out.push(toLspDiagnostic(doc, entry, d));
-    const evidence = shardEvidence(session, entry);
-    if (perShard || evidence) {
+    const note = perShardNote(session, entry.dialect, entry.text);
+    if (note) {
       // Once per query, on its first operator or word.
       const root = entry.result.ast.root!;
       let first = root.range;
       walk(root, (n) => {
         if (n.range.start < first.start || (n.range.start === first.start && n.range.end < first.end)) first = n.range;
       });
-      out.push(
-        toLspDiagnostic(doc, entry, {
-          code: PER_SHARD_CODE,
-          severity: 'info',
-          message: perShard
-            ? `The cluster's index has ${session.summary!.shards} shards, and each scores this query with its own term statistics (df, document count, average length), ` +
-              'so scores differ from whole-index ones and between shards. Set "dfsQueryThenFetch": true in the "backend" section of querylens.json to search with search_type=dfs_query_then_fetch.' +
-              (evidence ? ` ${evidence}` : '')
-            : `_explain scores a document with its own shard's term statistics (it has no dfs_query_then_fetch), so an explanation's value can differ from the document's score in the ranking. ${evidence}`,
-          range: first,
-        }),
-      );
+      out.push(toLspDiagnostic(doc, entry, { code: PER_SHARD_CODE, severity: 'info', message: note, range: first }));
     }
   }
   return out;
@@ -270,19 +249,14 @@ export async function clusterPreview(
 /** `querylens/explain` on a cluster: `_explain` of the document, its rank in the query's top CLUSTER_DEPTH, its title from `get`. */
 export async function clusterExplain(session: ClusterSession, entry: QueryEntry, ast: QueryAst, docno: string, step: () => Promise<void>): Promise<ExplainResult> {
   try {
-    const explanation = await session.backend.explain(ast, docno, { scorer: session.config.scorer.name });
-    if (session.observeExplanation(entry.dialect, entry.text, docno, explanation)) session.onShardEvidence?.();
-    await step();
-    const document = await session.backend.document(docno);
-    await step();
-    const ranking = await session.ranking(entry.dialect, entry.text, ast);
-    const index = ranking.hits.findIndex((h) => h.docno === docno);
+    const explained = await explainOnCluster(session, { dialect: entry.dialect, text: entry.text, ast }, docno, step);
+    const { explanation } = explained;
     return {
       qid: entry.qid,
       docno,
-      title: document.title,
-      rank: index >= 0 && index < CLUSTER_DEPTH ? index + 1 : null,
-      score: explanation.matched === false ? null : explanation.value,
+      title: explained.title,
+      rank: explained.rank,
+      score: explained.score,
       explanation: { value: explanation.value, description: explanation.description, children: explanation.children, matched: explanation.matched },
       relevance: session.relevance(judgedQid(entry), docno),
     };

@@ -56,7 +56,7 @@ import { previewLensModule } from './preview-lens.js';
 import { requestsModule } from './requests.js';
 import { workbenchRequestsModule } from './workbench-requests.js';
 import { panelRequestsModule } from './panel-requests.js';
-import { EngineSession } from './session.js';
+import { EngineSession, PREVIEW_MEASURES } from './session.js';
 import { vocabularyCompletionModule } from './vocabulary-completion.js';
 import { unjudgedDiagnosticsModule } from './unjudged-diagnostics.js';
 import { weightHintsModule } from './weight-hints.js';
@@ -325,7 +325,7 @@ export class LocalEngineProvider implements EngineProvider {
       return this.current.index;
     }
     const qrels = this.readQrels(config);
-    const session = new ClusterSession(client, config, qrels.qrels);
+    const session = new ClusterSession(client, config, qrels.qrels, PREVIEW_MEASURES);
     this.clusterSession = session;
     const progress = await this.progress(`querylens: connecting to ${where}`, false);
     try {

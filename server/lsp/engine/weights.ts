@@ -23,7 +23,8 @@
 import { printIndri, printLucene, translate, walk, type QueryAst, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { WeighBatcher } from '../../model/batcher.js';
 import { WeightModelError, type NgramWeights, type WeightModel } from '../../model/runtime.js';
-import type { NgramStatistics } from '../../model/collection-statistics.js';
+import type { CollectionSource } from '../../service/weigh.js';
+export type { CollectionSource } from '../../service/weigh.js';
 import type { EngineSession } from './session.js';
 import { planWeighing, weighInsideStructure, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
 import { applyWeights, buildWeightedQueryAst } from '../../model/weighted-query.js';
@@ -310,20 +311,6 @@ export function weighCached(loaded: LoadedModel, text: string, isStale?: () => b
     () => undefined,
   );
   return p;
-}
-
-/**
- * The collection a query runs on, as the weighing needs it: where a collection-aware model's statistics
- * come from (the local index's `SearchBackend.ngramStatistics`, or the cluster's, cluster-session.ts), what
- * its answers are remembered per, and the formatter width its rewrites are laid out to.
- */
-export interface CollectionSource {
-  /** The session the answers are remembered per. */
-  readonly key: object;
-  /** querylens.json `formatting.width`. */
-  readonly width: number;
-  /** One record per n-gram of the model's segmentation of `text`. */
-  ngramStatistics(text: string, model: WeightModel): Promise<NgramStatistics[]>;
 }
 
 /** The local index session as a CollectionSource. */

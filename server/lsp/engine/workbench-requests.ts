@@ -25,9 +25,9 @@ import { runnable } from './ranking.js';
 import { notRunnableReason, requireSession, resolveDocument, step } from './requests.js';
 import { PREVIEW_MEASURES } from './session.js';
 import type { QueryEntry } from '../../../grammar/index.js';
-import { evaluateRuns } from '../../service/evaluation.js';
 import { clusterFailure } from './cluster-features.js';
-import { CLUSTER_DEPTH, type ClusterSession } from './cluster-session.js';
+import type { ClusterSession } from './cluster-session.js';
+import { clusterSweepNote, clusterSweepSettings, clusterSweepValues, NOTHING_TO_SWEEP, similaritySweepRefusal, sweepOnCluster } from '../../service/cluster-sweep.js';
 import { clusterAnalyze, clusterDocument, clusterIndexTerms, clusterPostings } from './cluster-browser.js';
 import {
   ANALYZE_REQUEST,
@@ -129,38 +129,22 @@ function sweepValues(params: SweepParams): SweepGrid['values'] {
   return values;
 }
 
-/**
- * A sweep on a cluster: fbDocs and fbTerms (Bo1 on the cluster, then the expanded query ranked there, each
- * setting evaluated by querylens). k1, b and mu are the index's similarity settings on a cluster: sweeping
- * them would mean closing the index, changing its settings and reopening it for every setting, which
- * querylens never does to a user's cluster, so such a sweep is refused with that reason and what to do.
- */
+/** A sweep on a cluster (server/service/cluster-sweep.ts): fbDocs and fbTerms; k1, b and mu refused with the reason. */
 async function clusterSweep(context: EngineContext, cluster: ClusterSession, params: SweepParams, token: CancellationToken): Promise<SweepResult> {
   const similarity = (['k1', 'b', 'mu'] as const).filter((p) => params[p] !== undefined);
   if (similarity.length || params.scorer !== undefined) {
     const named = similarity.length ? similarity.join(' and ') : `the scorer ("${String(params.scorer)}")`;
-    throw new ResponseError(
-      ErrorCodes.InvalidRequest,
-      `querylens: cannot sweep ${named} on ${cluster.backend.location}: on a cluster they are the index's similarity settings, and changing them means closing the index, ` +
-        "updating its settings and reopening it for every setting, which querylens never does to a user's cluster. Sweep fbDocs and fbTerms here, " +
-        'or sweep k1 and b on a local index of the same documents (remove "backend" from querylens.json, set "corpus" and "index")',
-      { backend: 'cluster', refused: similarity.length ? similarity : ['scorer'] },
-    );
+    throw new ResponseError(ErrorCodes.InvalidRequest, `querylens: ${similaritySweepRefusal(cluster.backend.location, named)}`, { backend: 'cluster', refused: similarity.length ? similarity : ['scorer'] });
   }
   const doc = await resolveDocument(context.documents, params, token);
   const { measures, by } = sweepMeasures(params);
   if (!cluster.qrels) throw noQrels();
   const qrels = cluster.qrels;
   const values = sweepValues(params);
-  if (!values.fbDocs && !values.fbTerms) throw invalidParams('nothing to sweep on a cluster: give values for fbDocs or fbTerms (k1, b and mu are the index\'s own similarity settings there)');
-  const { scorer: configured, expansion } = cluster.config;
+  if (!values.fbDocs && !values.fbTerms) throw invalidParams(NOTHING_TO_SWEEP);
   let settings: SweepSetting[];
   try {
-    // The grid's size and range checks as a local sweep's; the similarity is the cluster's, so no k1/b is reported.
-    settings = gridSettings({ scorer: 'bm25', values, base: { k1: configured.k1, b: configured.b, mu: configured.mu, fbDocs: expansion.fbDocs, fbTerms: expansion.fbTerms, bo1: true } }).map((s) => ({
-      scorer: configured.name === 'ql' ? 'ql' : 'bm25',
-      bo1: s.bo1,
-    }));
+    settings = clusterSweepSettings(cluster, values);
   } catch (err) {
     if (err instanceof SweepGridError) throw invalidParams(err.message);
     throw err;
@@ -172,31 +156,14 @@ async function clusterSweep(context: EngineContext, cluster: ClusterSession, par
     else if (!entry.implicitQid && qrels.has(entry.qid)) judged.push(entry);
   }
   if (judged.length === 0) throw new ResponseError(ErrorCodes.InvalidRequest, 'querylens: the qrels judge none of the queries with a written id, so no setting can be evaluated');
-  const rows: SweepResult['rows'] = [];
+  let swept;
   try {
-    for (const setting of settings) {
-      const run = new Map<string, { docno: string; score: number }[]>();
-      for (const entry of judged) {
-        const { result } = await cluster.expandedRanking(entry.dialect, entry.text, entry.result.ast, CLUSTER_DEPTH, setting.bo1!);
-        if (result.hits.length) run.set(entry.qid, [...(run.get(entry.qid) ?? []), ...result.hits.map((h) => ({ docno: h.docno, score: h.score }))]);
-        await step(context.documents, doc, token);
-      }
-      const [evaluated] = evaluateRuns([{ runId: 'sweep', queries: run }], qrels, { measures });
-      rows.push({ setting, mean: evaluated!.mean, queries: evaluated!.queries.length });
-    }
+    const queries = judged.map((e) => ({ qid: e.qid, dialect: e.dialect, text: e.text, ast: e.result.ast }));
+    swept = await sweepOnCluster(cluster, queries, qrels, settings, { measures, by }, () => step(context.documents, doc, token));
   } catch (err) {
     clusterFailure(err);
   }
-  let best = 0;
-  rows.forEach((r, i) => {
-    if ((r.mean[by] ?? -Infinity) > (rows[best]!.mean[by] ?? -Infinity)) best = i;
-  });
-  const bestSetting = rows[best]!.setting.bo1!;
-  const write: ConfigValue[] = [
-    { path: ['expansion', 'method'], value: 'bo1' },
-    { path: ['expansion', 'fbDocs'], value: bestSetting.fbDocs },
-    { path: ['expansion', 'fbTerms'], value: bestSetting.fbTerms },
-  ];
+  const { rows, best } = swept;
   return {
     version: doc.version,
     measures,
@@ -204,8 +171,8 @@ async function clusterSweep(context: EngineContext, cluster: ClusterSession, par
     rows,
     best,
     skipped,
-    note: `Ranked on ${cluster.backend.location}, whose own similarity scores every setting; only Bo1's fbDocs and fbTerms vary (feedback documents and term statistics from the cluster).`,
-    ...configEditFor(cluster.config.root, rows[best]!.setting as SweepSetting, write),
+    note: clusterSweepNote(cluster),
+    ...configEditFor(cluster.config.root, rows[best]!.setting, clusterSweepValues(rows[best]!.setting)),
   };
 }
 
