@@ -3,7 +3,7 @@
  * effectiveness of BM25, BM25+Bo1, QL, QL+RM3 as a `compare` table (paired t-test and
  * randomisation test against BM25), plus the time to expand one query and to evaluate a
  * whole run. Run: `npm run bench -- eval`.
- * Expected anchors (an independent implementation, see ../shared/data/README.md's reference figures): BM25 MAP Cranfield .3118,
+ * Expected anchors (an independent implementation, see the reference figures in the data folder.s README): BM25 MAP Cranfield .3118,
  * SciFact .6405; BM25+Bo1 .3383, .6138.
  */
 import { readFileSync } from 'node:fs';

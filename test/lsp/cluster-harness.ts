@@ -28,8 +28,10 @@ export const QUERIES = '1\t#combine( boundary layer #1( hypersonic flow ) )\n2\t
 export const QRELS = '1 0 184 1\n1 0 29 0\n1 0 77 2\n';
 
 /** The cluster's answers by request: the probe (size 0), search, explain, term vectors, document. */
-export function healthy(overrides: { probe?: Reply; search?: Reply } = {}): (r: RecordedRequest) => Reply {
+export function healthy(overrides: { probe?: Reply; search?: Reply; settings?: Reply } = {}): (r: RecordedRequest) => Reply {
   return (r) => {
+    // The index's settings: none for the similarity (the cluster's default BM25, k1 1.2, b 0.75).
+    if (r.path.endsWith('/_settings')) return overrides.settings ?? { status: 200, text: JSON.stringify({ docs: { settings: { index: { number_of_shards: '1' } } } }) };
     if (r.path.endsWith('/_search')) {
       const probe = (r.body as { size?: number } | undefined)?.size === 0;
       return probe ? (overrides.probe ?? { status: 200, fixture: 'count-1-shard.json' }) : (overrides.search ?? { status: 200, fixture: 'search.json' });

@@ -43,6 +43,17 @@ describe.each(['opensearch', 'elasticsearch'] as const)('the editor on %s', (kin
     expect(s.requests[0]!.body).toEqual({ query: { match_all: {} }, size: 0, track_total_hits: true });
   });
 
+  it("says in the status when the index's similarity is not the scorer the queries are written for, or cannot be read", async () => {
+    const other = await start(healthy({ settings: { status: 200, text: JSON.stringify({ docs: { settings: { index: { similarity: { default: { type: 'BM25', k1: '0.9', b: '0.4' } } } } } }) } }), { kind });
+    expect(status(other).index.state).toBe('ready');
+    expect(status(other).index.message).toContain(
+      `qrels for 1 queries. Note: the index's BM25 has k1 = 0.9, b = 0.4 (its "index.similarity.default" settings), the queries are written for k1 = 1.2, b = 0.75 (bm25): the cluster ranks with its own;`,
+    );
+    const forbidden = await start(healthy({ settings: { status: 403, fixture: 'error-403.json' } }), { kind });
+    expect(status(forbidden).index.state).toBe('ready');
+    expect(status(forbidden).index.message).toMatch(/qrels for 1 queries\. Note: cannot read the index's similarity settings to compare them with the bm25 scorer's: .+ \(403\): .+\.$/);
+  });
+
   it('the preview lens shows the cluster ranking with nDCG@10 by querylens\'s trec_eval code', async () => {
     const s = await start(healthy(), { kind });
     const found = await lenses(s);

@@ -343,6 +343,15 @@ export class LocalEngineProvider implements EngineProvider {
       progress?.done();
     }
     if (generation !== this.generation) return this.current.index;
+    // Issue 12 §2: say when the index's similarity (its k1/b or mu) is not the one the queries are written for.
+    let similarityNote: string | null;
+    try {
+      similarityNote = await session.similarityNote();
+    } catch (err) {
+      if (!(err instanceof ClusterError)) throw err;
+      similarityNote = `the index's similarity settings could not be read (${err.message}), so querylens cannot say whether the cluster scores as the ${config.scorer.name} scorer the queries are written for`;
+    }
+    if (generation !== this.generation) return this.current.index;
     const { numDocs, shards } = session.summary;
     const qrelsNote = qrels.qrels ? `, qrels for ${qrels.qrels.size} queries` : '';
     const shardNote =
@@ -353,7 +362,7 @@ export class LocalEngineProvider implements EngineProvider {
     return {
       state: 'ready',
       path: where,
-      message: `Ranking on ${where}: ${numDocs.toLocaleString('en-US')} documents, ${shards} shard${shards === 1 ? '' : 's'}${qrelsNote}.${shardNote}${qrels.problem ? ` Note: ${qrels.problem}.` : ''}`,
+      message: `Ranking on ${where}: ${numDocs.toLocaleString('en-US')} documents, ${shards} shard${shards === 1 ? '' : 's'}${qrelsNote}.${shardNote}${similarityNote ? ` Note: ${similarityNote}.` : ''}${qrels.problem ? ` Note: ${qrels.problem}.` : ''}`,
     };
   }
 
