@@ -15,7 +15,7 @@ import type {
   StoredDocument,
   TermStats,
 } from './reader.js';
-import type { BlockPostings } from './postings-codec.js';
+import { blockPostingsBytes, type BlockPostings } from './postings-codec.js';
 import { ByteBoundedCache } from './lru.js';
 
 /**
@@ -60,8 +60,6 @@ const BLOCK_POSTINGS_CACHE_SIZE = 256;
 const BLOCK_POSTINGS_CACHE_BYTES = 256 << 20;
 
 const postingListBytes = (p: PostingList) => p.docs.byteLength + p.tfs.byteLength + p.posStart.byteLength + p.positions.byteLength;
-/** The skip directory's four arrays, and about two bytes a posting for the encoded documents and tfs. */
-const blockPostingsBytes = (b: BlockPostings) => b.numBlocks * 16 + b.df * 2;
 
 export class SourceIndexReader implements IndexReader {
   readonly analyzer: Analyzer;
@@ -103,6 +101,10 @@ export class SourceIndexReader implements IndexReader {
   docLength(doc: number): number {
     this.checkDoc(doc);
     return this.source.docLengths[doc]!;
+  }
+
+  docLengthTable(): Int32Array {
+    return this.source.docLengths;
   }
 
   fieldExtents(doc: number, field: string): Extent[] {
