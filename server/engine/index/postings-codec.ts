@@ -196,9 +196,13 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
  */
 const MAX_KEPT_POSTINGS = 1 << 20;
 
-/** Bytes a term's block postings may hold: the skip directory's arrays, the encoded docs part (about two bytes a posting) and, when kept, its decoded blocks. */
+/**
+ * Bytes a term's block postings may hold: the skip directory's arrays, the encoded docs part (about
+ * two bytes a posting) and the decoded blocks of a list short enough to keep them (counted whether
+ * or not the query reached them: an upper bound).
+ */
 export function blockPostingsBytes(b: BlockPostings): number {
-  return b.numBlocks * 16 + b.df * 2 + (b instanceof EncodedBlockPostings && b.df <= MAX_KEPT_POSTINGS ? b.df * 8 : 0);
+  return b.numBlocks * 16 + b.df * 2 + (b.df <= MAX_KEPT_POSTINGS ? b.df * 8 : 0);
 }
 
 /** The skip directory and blocks of a term's docs part (format 3), decoded lazily. */
