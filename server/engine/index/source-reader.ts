@@ -31,9 +31,10 @@ export interface IndexSource {
   numDocs: number;
   totalTokens: number;
   /** Length in tokens of each document. */
-  docLengths: Int32Array;
+  /** Every document's length (read on first use). */
+  docLengths(): Int32Array;
   /** Each document's position in byte-wise (UTF-8) docno order: the ranking's tie-break without strings. */
-  docnoRanks: Uint32Array;
+  docnoRank(doc: number): number;
   docno(doc: number): string;
   docByDocno(docno: string): number | undefined;
   /** The document's field extents, in stream order, fields by index into `fields`. */
@@ -66,6 +67,7 @@ export class SourceIndexReader implements IndexReader {
   readonly profile: string;
   readonly content: IndexContent;
   private readonly postingsCache = new ByteBoundedCache<PostingList>(POSTINGS_CACHE_SIZE, POSTINGS_CACHE_BYTES, postingListBytes);
+  private lengths: Int32Array | undefined;
   private readonly blocksCache = new ByteBoundedCache<BlockPostings>(BLOCK_POSTINGS_CACHE_SIZE, BLOCK_POSTINGS_CACHE_BYTES, blockPostingsBytes);
 
   constructor(private readonly source: IndexSource) {
@@ -91,7 +93,7 @@ export class SourceIndexReader implements IndexReader {
 
   docnoRank(doc: number): number {
     this.checkDoc(doc);
-    return this.source.docnoRanks[doc]!;
+    return this.source.docnoRank(doc);
   }
 
   docByDocno(docno: string): number | undefined {
@@ -100,11 +102,11 @@ export class SourceIndexReader implements IndexReader {
 
   docLength(doc: number): number {
     this.checkDoc(doc);
-    return this.source.docLengths[doc]!;
+    return (this.lengths ??= this.source.docLengths())[doc]!;
   }
 
   docLengthTable(): Int32Array {
-    return this.source.docLengths;
+    return (this.lengths ??= this.source.docLengths());
   }
 
   fieldExtents(doc: number, field: string): Extent[] {
