@@ -157,7 +157,10 @@ export function maxScoreSearch(
 
   // The window's arrays, by offset from its first document. `seen[o]` is the number of the
   // window that last touched offset o, so nothing is cleared between windows.
-  const W = windowDocs;
+  // No larger than the documents the lists span (a small collection allocates little a query).
+  let lastDoc = 0;
+  for (const last of lastDocs) if (last.length > 0) lastDoc = Math.max(lastDoc, last[last.length - 1]!);
+  const W = Math.max(1, Math.min(windowDocs, lastDoc + 1));
   const essentialSum = new Float64Array(W);
   const seen = new Int32Array(W);
   const touched = new Int32Array(W);
