@@ -945,11 +945,10 @@ function decodeSource(
   const directFile = paged['direct.bin'];
   const storeFile = paged['store.bin'];
   const lexicon = openLexicon(lexiconFile, meta.numTerms, postingsFile.dataBytes, decoding);
-  const table = openDocumentTable(docsFile, meta.numDocs, meta.fields.length, decoding);
+  const table = openDocumentTable(docsFile, meta.numDocs, meta.fields.length, meta.totalTokens, decoding);
   const numDocs = table.numDocs;
   const numTerms = lexicon.numTerms;
-  const totalTokens = table.totalTokens;
-  if (totalTokens !== meta.totalTokens) throw new DecodeError('document lengths do not add up to the token count');
+  const totalTokens = meta.totalTokens;
   if (table.directBytes !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
   if (table.storeBytes !== storeFile.dataBytes) throw new DecodeError('document store size differs from document table');
 
@@ -961,7 +960,7 @@ function decodeSource(
     numDocs,
     totalTokens,
     docLengths: table.docLengths,
-    docnoRanks: table.docnoRanks,
+    docnoRank: table.docnoRank,
     docno: (doc) => table.docno(doc),
     docByDocno: (docno) => table.docByDocno(docno),
     extents: (doc) => table.record(doc).extents,
@@ -1028,6 +1027,7 @@ function decodeSource(
       if (total !== cf) throw new IndexError(`index file postings.bin at ${dir} is inconsistent (postings of term ${JSON.stringify(lexicon.term(t))}: tfs add up to ${total}, the lexicon's cf is ${cf}): ${rebuild}`);
       if (t > 0 && !(lexicon.term(t - 1) < lexicon.term(t))) throw new IndexError(`index file lexicon.bin at ${dir} is inconsistent (terms out of order at ${t}): ${rebuild}`);
     }
+    table.docLengths();
     for (let d = 0; d < numDocs; d++) {
       source.loadDocVector(d);
       source.loadDocument(d);

@@ -43,8 +43,8 @@ export function memorySource(inv: InvertedIndex, stored: StoredDocument[]): Inde
     fields: inv.fields,
     numDocs: inv.docnos.length,
     totalTokens: inv.totalTokens,
-    docLengths: inv.docLengths,
-    docnoRanks: ranks,
+    docLengths: () => inv.docLengths,
+    docnoRank: (doc) => ranks[doc]!,
     docno: (doc) => inv.docnos[doc]!,
     docByDocno: (docno) => findDocno(docno, (r) => byDocno[r]!, (d) => inv.docnos[d]!, inv.docnos.length),
     extents(doc) {

@@ -189,8 +189,21 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
   return { docBytes: skip.length + blocks.length, posBytes: posPart.length };
 }
 
-/** Longest list whose decoded blocks are kept (2 MiB of docs and tfs): the cache is bounded in terms, not bytes. */
-const MAX_KEPT_POSTINGS = 1 << 18;
+/**
+ * Longest list whose decoded blocks are kept (8 MiB of docs and tfs): the common terms of most
+ * queries are then decoded once, not once per query. The reader's cache counts these bytes
+ * (`blockPostingsBytes`), so its byte bound holds.
+ */
+const MAX_KEPT_POSTINGS = 1 << 20;
+
+/**
+ * Bytes a term's block postings may hold: the skip directory's arrays, the encoded docs part (about
+ * two bytes a posting) and the decoded blocks of a list short enough to keep them (counted whether
+ * or not the query reached them: an upper bound).
+ */
+export function blockPostingsBytes(b: BlockPostings): number {
+  return b.numBlocks * 16 + b.df * 2 + (b.df <= MAX_KEPT_POSTINGS ? b.df * 8 : 0);
+}
 
 /** The skip directory and blocks of a term's docs part (format 3), decoded lazily. */
 export class EncodedBlockPostings implements BlockPostings {
@@ -473,6 +486,46 @@ export class PostingCursor {
     const bound = this.doc;
     this.load(this.block);
     while (this.doc < bound) this.next();
+  }
+
+  /**
+   * The decoded block's documents and tfs, and where the cursor is in them (`blockIndex` of
+   * `blockCount`): a window of documents can be read in a tight loop, then `seekInBlock` moves past it.
+   * Valid while `decoded`.
+   */
+  get blockDocs(): Int32Array {
+    return this.docs;
+  }
+  get blockTfs(): Int32Array {
+    return this.tfs;
+  }
+  get blockIndex(): number {
+    return this.i;
+  }
+  get blockCount(): number {
+    return this.n;
+  }
+
+  /**
+   * Moves to posting `index` of the decoded block (not before the current one); at `blockCount`,
+   * into the next block without decoding it (as `skipTo` leaves a cursor: `doc` a lower bound).
+   */
+  seekInBlock(index: number): void {
+    if (index < this.n) {
+      this.i = index;
+      this.doc = this.docs[index]!;
+      this.tf = this.tfs[index]!;
+      return;
+    }
+    const next = this.block + 1;
+    if (next >= this.postings.numBlocks) {
+      this.load(next);
+      return;
+    }
+    this.doc = this.postings.blockLastDoc[this.block]! + 1;
+    this.block = next;
+    this.decoded = false;
+    this.tf = 0;
   }
 
   /** The first block from `from` on whose last doc is ≥ target (numBlocks when none): no decoding. */

@@ -90,6 +90,8 @@ export interface IndexReader {
   /** undefined when no such document. */
   docByDocno(docno: string): number | undefined;
   docLength(doc: number): number;
+  /** Every document's length, by doc (read-only): for loops that read one length a posting. */
+  docLengthTable(): Int32Array;
   /** Extents of `field` in `doc` (empty when the document has no such field). */
   fieldExtents(doc: number, field: string): Extent[];
   /** Statistics of an analysed term over whole documents, or undefined if absent. */

@@ -15,7 +15,7 @@ import type {
   StoredDocument,
   TermStats,
 } from './reader.js';
-import type { BlockPostings } from './postings-codec.js';
+import { blockPostingsBytes, type BlockPostings } from './postings-codec.js';
 import { ByteBoundedCache } from './lru.js';
 
 /**
@@ -31,9 +31,10 @@ export interface IndexSource {
   numDocs: number;
   totalTokens: number;
   /** Length in tokens of each document. */
-  docLengths: Int32Array;
+  /** Every document's length (read on first use). */
+  docLengths(): Int32Array;
   /** Each document's position in byte-wise (UTF-8) docno order: the ranking's tie-break without strings. */
-  docnoRanks: Uint32Array;
+  docnoRank(doc: number): number;
   docno(doc: number): string;
   docByDocno(docno: string): number | undefined;
   /** The document's field extents, in stream order, fields by index into `fields`. */
@@ -60,14 +61,13 @@ const BLOCK_POSTINGS_CACHE_SIZE = 256;
 const BLOCK_POSTINGS_CACHE_BYTES = 256 << 20;
 
 const postingListBytes = (p: PostingList) => p.docs.byteLength + p.tfs.byteLength + p.posStart.byteLength + p.positions.byteLength;
-/** The skip directory's four arrays, and about two bytes a posting for the encoded documents and tfs. */
-const blockPostingsBytes = (b: BlockPostings) => b.numBlocks * 16 + b.df * 2;
 
 export class SourceIndexReader implements IndexReader {
   readonly analyzer: Analyzer;
   readonly profile: string;
   readonly content: IndexContent;
   private readonly postingsCache = new ByteBoundedCache<PostingList>(POSTINGS_CACHE_SIZE, POSTINGS_CACHE_BYTES, postingListBytes);
+  private lengths: Int32Array | undefined;
   private readonly blocksCache = new ByteBoundedCache<BlockPostings>(BLOCK_POSTINGS_CACHE_SIZE, BLOCK_POSTINGS_CACHE_BYTES, blockPostingsBytes);
 
   constructor(private readonly source: IndexSource) {
@@ -93,7 +93,7 @@ export class SourceIndexReader implements IndexReader {
 
   docnoRank(doc: number): number {
     this.checkDoc(doc);
-    return this.source.docnoRanks[doc]!;
+    return this.source.docnoRank(doc);
   }
 
   docByDocno(docno: string): number | undefined {
@@ -102,7 +102,11 @@ export class SourceIndexReader implements IndexReader {
 
   docLength(doc: number): number {
     this.checkDoc(doc);
-    return this.source.docLengths[doc]!;
+    return (this.lengths ??= this.source.docLengths())[doc]!;
+  }
+
+  docLengthTable(): Int32Array {
+    return (this.lengths ??= this.source.docLengths());
   }
 
   fieldExtents(doc: number, field: string): Extent[] {

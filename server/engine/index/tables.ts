@@ -45,7 +45,9 @@ export interface Lexicon {
 }
 
 export function openLexicon(file: PagedFile, numTerms: number, postingsBytes: number, decoding: Decoding): Lexicon {
-  const directory = decoding('lexicon.bin', () => 'block directory', () => {
+  // Opening reads the trailer; the block directory (one term in 32, megabytes at MS MARCO scale)
+  // is read and checked when a term is first looked up.
+  const { directoryOffset, perBlock } = decoding('lexicon.bin', () => 'trailer', () => {
     if (file.dataBytes < LEXICON_TRAILER_BYTES) throw new DecodeError('shorter than its trailer');
     const trailer = view(file.read(file.dataBytes - LEXICON_TRAILER_BYTES, LEXICON_TRAILER_BYTES));
     const directoryOffset = trailer.getFloat64(0, true);
@@ -55,7 +57,11 @@ export function openLexicon(file: PagedFile, numTerms: number, postingsBytes: nu
     if (perBlock < 1 || !Number.isInteger(directoryOffset) || directoryOffset < 0 || directoryOffset > file.dataBytes - LEXICON_TRAILER_BYTES) {
       throw new DecodeError('bad trailer');
     }
-    const numBlocks = Math.ceil(count / perBlock);
+    return { directoryOffset, perBlock };
+  });
+  const numBlocks = Math.ceil(numTerms / perBlock);
+  let directory: { firstTerms: string[]; blockStart: Float64Array; postingsStart: Float64Array } | undefined;
+  const readDirectory = () => decoding('lexicon.bin', () => 'block directory', () => {
     const r = new ByteReader(file.read(directoryOffset, file.dataBytes - LEXICON_TRAILER_BYTES - directoryOffset));
     const firstTerms = new Array<string>(numBlocks);
     const blockStart = new Float64Array(numBlocks + 1);
@@ -69,14 +75,15 @@ export function openLexicon(file: PagedFile, numTerms: number, postingsBytes: nu
     if (!r.atEnd) throw new DecodeError('trailing bytes in the block directory');
     if (blockStart[numBlocks] !== directoryOffset) throw new DecodeError('blocks do not end where the directory starts');
     if (postingsStart[numBlocks] !== postingsBytes) throw new DecodeError('postings size differs from lexicon');
-    return { perBlock, numBlocks, firstTerms, blockStart, postingsStart };
+    return { firstTerms, blockStart, postingsStart };
   });
-  const { perBlock, numBlocks, firstTerms, blockStart, postingsStart } = directory;
+  const dir = () => (directory ??= readDirectory());
   const cache = new Map<number, TermBlock>();
 
   const block = (b: number): TermBlock =>
     cached(cache, TERM_BLOCKS_KEPT, b, () =>
       decoding('lexicon.bin', () => `terms ${b * perBlock}–${Math.min(numTerms, (b + 1) * perBlock) - 1}`, () => {
+        const { firstTerms, blockStart, postingsStart } = dir();
         const n = Math.min(perBlock, numTerms - b * perBlock);
         const r = new ByteReader(file.read(blockStart[b]!, blockStart[b + 1]! - blockStart[b]!));
         const out: TermBlock = { terms: new Array<string>(n), df: new Int32Array(n), cf: new Float64Array(n), offsets: new Float64Array(n + 1), docBytes: new Float64Array(n) };
@@ -106,6 +113,7 @@ export function openLexicon(file: PagedFile, numTerms: number, postingsBytes: nu
   };
   /** The last block whose first term is ≤ `term`, or -1. */
   const blockOf = (term: string): number => {
+    const { firstTerms } = dir();
     let lo = 0;
     let hi = numBlocks;
     while (lo < hi) {
@@ -159,10 +167,10 @@ export interface DocumentRecord {
 
 export interface DocumentTable {
   numDocs: number;
-  docLengths: Int32Array;
-  /** The document lengths added up. */
-  totalTokens: number;
-  docnoRanks: Uint32Array;
+  /** Every document's length (read and checked against `totalTokens` on first use). */
+  docLengths(): Int32Array;
+  /** The document's position in byte-wise docno order (read a chunk of documents at a time). */
+  docnoRank(doc: number): number;
   /** Sizes of direct.bin's and store.bin's data, as the records add them up. */
   directBytes: number;
   storeBytes: number;
@@ -171,8 +179,18 @@ export interface DocumentTable {
   record(doc: number): DocumentRecord;
 }
 
-export function openDocumentTable(file: PagedFile, numDocs: number, numFields: number, decoding: Decoding): DocumentTable {
-  const opened = decoding('docs.bin', () => 'document columns', () => {
+/** Docno ranks read at a time: 64 KiB of the column. */
+const RANK_CHUNK_DOCS = 1 << 14;
+
+/**
+ * Opens the document table reading its trailer and the first and last entries of the block
+ * directory (the sizes the other files are checked against). The columns are read when first
+ * used, so opening an index of millions of documents reads a few pages: the lengths whole, on the
+ * first ranking (checked then to add up to `totalTokens`, meta.bin's count); the docno ranks a chunk
+ * at a time, as ties are broken; a block's directory entries with its records.
+ */
+export function openDocumentTable(file: PagedFile, numDocs: number, numFields: number, totalTokens: number, decoding: Decoding): DocumentTable {
+  const opened = decoding('docs.bin', () => 'document table trailer', () => {
     if (file.dataBytes < DOCS_TRAILER_BYTES) throw new DecodeError('shorter than its trailer');
     const trailer = view(file.read(file.dataBytes - DOCS_TRAILER_BYTES, DOCS_TRAILER_BYTES));
     // Where each region starts: docno bytes, docno ends, lengths, ranks, docs by docno, block directory.
@@ -188,21 +206,33 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
     if (perBlock < 1 || starts.some((x, i) => !Number.isInteger(x) || x < 0 || x > ends[i]! || (i > 0 && x % 8 !== 0)) || !expected.every((_, i) => fits(i))) {
       throw new DecodeError('bad trailer');
     }
-    const lengths = u32Column(file.read(starts[2]!, count * 4));
-    const ranks = u32Column(file.read(starts[3]!, count * 4));
-    const directory = f64Column(file.read(starts[5]!, (numBlocks + 1) * 24));
-    // One pass over the columns at open: ranks in range, lengths that fit, and their sum.
-    let totalTokens = 0;
-    for (let d = 0; d < count; d++) {
-      if (ranks[d]! >= count) throw new DecodeError(`docno rank ${ranks[d]} past the last document`);
-      if (lengths[d]! > 0x7fffffff) throw new DecodeError('a document length past 2^31');
-      totalTokens += lengths[d]!;
-    }
-    if (directory[0] !== 0 || directory[numBlocks * 3] !== starts[0]) throw new DecodeError('records do not end where the docnos start');
-    return { starts, perBlock, numBlocks, lengths, ranks, directory, totalTokens };
+    const first = f64Column(file.read(starts[5]!, 24));
+    const last = f64Column(file.read(starts[5]! + numBlocks * 24, 24));
+    if (first[0] !== 0 || first[1] !== 0 || first[2] !== 0 || last[0] !== starts[0]) throw new DecodeError('records do not end where the docnos start');
+    return { starts, perBlock, numBlocks, directBytes: last[1]!, storeBytes: last[2]! };
   });
-  const { starts, perBlock, ranks, directory } = opened;
-  const docLengths = new Int32Array(opened.lengths.buffer, opened.lengths.byteOffset, opened.lengths.length);
+  const { starts, perBlock } = opened;
+  let lengths: Int32Array | undefined;
+  const docLengths = () =>
+    (lengths ??= decoding('docs.bin', () => 'document lengths', () => {
+      const column = u32Column(file.read(starts[2]!, numDocs * 4));
+      let total = 0;
+      for (let d = 0; d < numDocs; d++) {
+        if (column[d]! > 0x7fffffff) throw new DecodeError('a document length past 2^31');
+        total += column[d]!;
+      }
+      if (total !== totalTokens) throw new DecodeError('document lengths do not add up to the token count');
+      return new Int32Array(column.buffer, column.byteOffset, column.length);
+    }));
+  const rankChunks: (Uint32Array | undefined)[] = new Array(Math.ceil(numDocs / RANK_CHUNK_DOCS));
+  const rankChunk = (c: number): Uint32Array =>
+    (rankChunks[c] ??= decoding('docs.bin', () => `docno ranks of documents ${c * RANK_CHUNK_DOCS}–${Math.min(numDocs, (c + 1) * RANK_CHUNK_DOCS) - 1}`, () => {
+      const from = c * RANK_CHUNK_DOCS;
+      const column = u32Column(file.read(starts[3]! + from * 4, Math.min(RANK_CHUNK_DOCS, numDocs - from) * 4));
+      for (let i = 0; i < column.length; i++) if (column[i]! >= numDocs) throw new DecodeError(`docno rank ${column[i]} past the last document`);
+      return column;
+    }));
+  const docnoRank = (doc: number): number => rankChunk(Math.floor(doc / RANK_CHUNK_DOCS))[doc % RANK_CHUNK_DOCS]!;
   // The docnos are read when first needed (a ranking's results), not at open.
   let docnos: { bytes: Uint8Array; ends: Float64Array } | undefined;
   const loadDocnos = () =>
@@ -229,10 +259,13 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
     cached(cache, DOC_BLOCKS_KEPT, b, () =>
       decoding('docs.bin', () => `records of documents ${b * perBlock}–${Math.min(numDocs, (b + 1) * perBlock) - 1}`, () => {
         const n = Math.min(perBlock, numDocs - b * perBlock);
-        const from = directory[b * 3]!;
-        const r = new ByteReader(file.read(from, directory[(b + 1) * 3]! - from));
-        let directOffset = directory[b * 3 + 1]!;
-        let storeOffset = directory[b * 3 + 2]!;
+        // The block's directory entry and the next one (where its records end).
+        const directory = f64Column(file.read(starts[5]! + b * 24, 48));
+        const from = directory[0]!;
+        if (!(directory[3]! >= from) || directory[3]! > starts[0]!) throw new DecodeError(`block ${b}'s records lie outside the records region`);
+        const r = new ByteReader(file.read(from, directory[3]! - from));
+        let directOffset = directory[1]!;
+        let storeOffset = directory[2]!;
         const out: DocumentRecord[] = [];
         for (let i = 0; i < n; i++) {
           const numExtents = r.varint();
@@ -253,7 +286,7 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
           storeOffset += storeBytes;
         }
         if (!r.atEnd) throw new DecodeError('trailing bytes in a block of records');
-        if (directOffset !== directory[(b + 1) * 3 + 1] || storeOffset !== directory[(b + 1) * 3 + 2]) throw new DecodeError("a block's sizes differ from its directory's");
+        if (directOffset !== directory[4] || storeOffset !== directory[5]) throw new DecodeError("a block's sizes differ from its directory's");
         return out;
       }),
     );
@@ -261,16 +294,15 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
   return {
     numDocs,
     docLengths,
-    totalTokens: opened.totalTokens,
-    docnoRanks: ranks,
-    directBytes: directory[opened.numBlocks * 3 + 1]!,
-    storeBytes: directory[opened.numBlocks * 3 + 2]!,
+    docnoRank,
+    directBytes: opened.directBytes,
+    storeBytes: opened.storeBytes,
     docno,
     docByDocno(wanted) {
       // Read on the first look-up by docno (judgements, "why not"), not at open.
       byDocno ??= decoding('docs.bin', () => 'documents in docno order', () => {
         const column = u32Column(file.read(starts[4]!, numDocs * 4));
-        for (let r = 0; r < numDocs; r++) if (column[r]! >= numDocs || ranks[column[r]!] !== r) throw new DecodeError('docno order differs from the ranks');
+        for (let r = 0; r < numDocs; r++) if (column[r]! >= numDocs || docnoRank(column[r]!) !== r) throw new DecodeError('docno order differs from the ranks');
         return column;
       });
       const order = byDocno;

@@ -180,6 +180,7 @@ interface PrunableQueryTerm {
   df: number;
   score: PrunableTerm['score'];
   neverPositive?: boolean;
+  boundKey?: string;
 }
 
 interface Evaluation {
@@ -407,10 +408,10 @@ export class PreparedQuery {
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.prunableTerms();
     if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable, k))) {
       // The block postings are read only now (the docs parts: no positions).
-      const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, postings: this.reader.postingBlocks(t.term)! }));
+      const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.boundKey, postings: this.reader.postingBlocks(t.term)! }));
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
-      maxScoreSearch(terms, current, top, (doc) => this.reader.docLength(doc), (doc) => {
+      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), (doc) => {
         const e = this.evaluate(doc, tfOf, false);
         if (!e.matched) return;
         matchedDocs++;
@@ -510,18 +511,18 @@ export class PreparedQuery {
       if (scorer === 'impact') {
         const weight = r.info.weight;
         if (!(weight >= 0)) return null;
-        terms.push({ concept, term, df, score: impactTermScore(weight) });
+        terms.push({ concept, term, df, score: impactTermScore(weight), boundKey: `impact ${weight}` });
       } else if (scorer === 'bm25') {
         const { idf, qtwFactor } = r;
         if (!Number.isFinite(idf) || !(qtwFactor >= 0)) return null;
         const score = (tf: number, dl: number) => terrierBm25(idf, terrierTfComponent(tf, dl, this.avgdl, p.k1, p.b), qtwFactor);
-        terms.push({ concept, term, df, score, ...(idf < 0 ? { neverPositive: true } : {}) });
+        terms.push({ concept, term, df, score, boundKey: `bm25 ${idf} ${qtwFactor} ${this.avgdl} ${p.k1} ${p.b}`, ...(idf < 0 ? { neverPositive: true } : {}) });
       } else {
         // The clause's weight exactly as luceneScore forms it: f(f(1)·boost), then f(boost·idf).
         const weight = f(f(f(1) * (root.kind === 'leaf' ? 1 : it.weight)) * r.idf);
         if (!(weight >= 0)) return null;
         const normCache = this.normCache!;
-        terms.push({ concept, term, df, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!) });
+        terms.push({ concept, term, df, score: (tf, dl) => luceneBm25Score(weight, tf, normCache[intToByte4(dl)]!), boundKey: `bm25-lucene ${weight} ${this.luceneAvg} ${p.k1} ${p.b}` });
       }
     }
     if (scorer === 'bm25' || scorer === 'impact') {

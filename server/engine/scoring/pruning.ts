@@ -1,20 +1,27 @@
 /**
- * Dynamic pruning for the top k of a weighted sum of single-term scores (bm25, bm25-lucene on
- * bag-of-words queries): MaxScore (Turtle & Flood 1995) over term upper bounds, with each
- * candidate's bound tightened by the block maxima of the lists it has not read yet (block-max
- * bounds, Ding & Suel 2011), from the skip directory of the postings (postings-codec.ts). The
- * essential lists skip too, block-max MaxScore as Mallia et al. (SIGIR 2019) describe it: before a
- * candidate is decoded, the documents from it to the end of the shortest current block of the
- * essential lists are bounded by the sum of those blocks' maxima (and the non-essential lists'
- * maxima over that range); when that cannot enter the top k, the whole range is passed without
- * decoding a block or scoring a document.
+ * Dynamic pruning for the top k of a weighted sum of single-term scores (bm25, bm25-lucene and
+ * impact on bag-of-words queries): MaxScore (Turtle & Flood 1995) with block-max bounds (Ding &
+ * Suel 2011) from the skip directory of the postings (postings-codec.ts), evaluated a window of
+ * documents at a time, as Lucene's MaxScoreBulkScorer does (block-max MaxScore, Mallia et al.,
+ * SIGIR 2019, with the partition made per window).
+ *
+ * For each window of WINDOW_DOCS documents, a list's bound over the window is the largest bound of
+ * its blocks there. Ordered by these, the weakest lists whose bounds add up to less than the k-th
+ * score are the window's non-essential lists: a document found only in them cannot enter, so
+ * candidates come from the others. When every list is non-essential, the window is passed without
+ * decoding a block. The essential lists are read in a tight loop into per-window arrays (each
+ * candidate's exact contributions so far and its tf in each list); then, in document order, each
+ * candidate's bound is those contributions plus the non-essential lists' block maxima at the
+ * document, tightened by their exact contributions, strongest first, until it falls below the k-th
+ * score or every tf is known and the document is scored.
  *
  * Exactness: pruning only decides which documents are scored. A document that is scored gets
  * the exhaustive path's own evaluation (the caller's `score`, with every term's tf read), so
- * its score is the same to the last bit, and the top-k heap and its tie order are the same. A
- * document is skipped only when even an upper bound of its score, widened by a relative margin
- * far above floating-point summation error, is below the k-th score as a float32 (the ranking
- * compares float32 scores, ties broken by docno, ranking.ts): such a document could not enter.
+ * its score is the same to the last bit, and the top-k heap and its tie order are the same (the
+ * heap keeps the k best under a total order, whatever order documents are offered in). A document
+ * is skipped only when even an upper bound of its score, widened by a relative margin far above
+ * floating-point summation error, is below the k-th score as a float32 (the ranking compares
+ * float32 scores, ties broken by docno, ranking.ts): such a document could not enter.
  * The bounds hold because each term's score rises with tf and falls with the document length
  * (checked for every parameter setting by the callers' eligibility rules: non-negative idf and
  * weights).
@@ -42,6 +49,11 @@ export interface PrunableTerm {
    * score is positive, and is still read for the exact score of every document scored.
    */
   neverPositive?: boolean;
+  /**
+   * Names the score function with every number it depends on (equal keys: equal scores), so the
+   * term's block bounds are computed once per postings object and scorer, not once per query.
+   */
+  boundKey?: string;
 }
 
 /** A term's score under `impact`: weight × impact, for a non-negative weight (the caller checks). */
@@ -60,205 +72,224 @@ export interface PruningStats {
   skippedRanges: number;
 }
 
+/** Documents per window: enough that reading a window is a tight loop, few enough that its arrays stay in cache. */
+const WINDOW_DOCS = 4096;
+
+/** Block bounds by postings object and score function (`PrunableTerm.boundKey`): the postings objects live in the reader's bounded cache. */
+const cachedBlockBounds = new WeakMap<BlockPostings, Map<string, { blocks: Float64Array; max: number }>>();
+/** Score functions whose bounds are kept per postings object (a few parameter settings at a time). */
+const BOUND_SETTINGS_KEPT = 4;
+
+/** Each block's bound (the score at its maximum tf and minimum length; 0 for a term never positive) and their maximum. */
+function blockBoundsOf(t: PrunableTerm): { blocks: Float64Array; max: number } {
+  const p = t.postings;
+  const compute = () => {
+    const blocks = new Float64Array(p.numBlocks);
+    let max = 0;
+    if (!t.neverPositive) {
+      for (let b = 0; b < p.numBlocks; b++) {
+        const x = t.score(p.blockMaxTf[b]!, p.blockMinDocLength[b]!);
+        blocks[b] = x;
+        if (x > max) max = x;
+      }
+    }
+    return { blocks, max };
+  };
+  if (t.boundKey === undefined) return compute();
+  let byKey = cachedBlockBounds.get(p);
+  if (!byKey) cachedBlockBounds.set(p, (byKey = new Map()));
+  const key = `${t.neverPositive ? '-' : '+'}${t.boundKey}`;
+  let hit = byKey.get(key);
+  if (!hit) {
+    hit = compute();
+    if (byKey.size >= BOUND_SETTINGS_KEPT) byKey.delete(byKey.keys().next().value!);
+    byKey.set(key, hit);
+  }
+  return hit;
+}
+
 /**
  * Scores the documents that could enter `top` and offers them. `tfs[concept]` is set to each
  * term's tf in the document (0 when absent) before `consider(doc)` is called; `consider` must
- * score and offer.
+ * score and offer. `windowDocs` is the window's size (tests vary it).
  */
 export function maxScoreSearch(
   terms: PrunableTerm[],
   tfs: Float64Array,
   top: TopK,
-  docLength: (doc: number) => number,
+  docLengths: Int32Array,
   consider: (doc: number) => void,
+  windowDocs = WINDOW_DOCS,
 ): PruningStats {
   const m = terms.length;
-  // Block bounds and term bounds.
-  const blockBounds = terms.map((t) => {
-    const p = t.postings;
-    const out = new Float64Array(p.numBlocks);
-    if (!t.neverPositive) for (let b = 0; b < p.numBlocks; b++) out[b] = t.score(p.blockMaxTf[b]!, p.blockMinDocLength[b]!);
-    return out;
-  });
-  const termBound = blockBounds.map((bb) => bb.reduce((a, x) => Math.max(a, x), 0));
-  // Ascending bounds: the first `firstEssential` terms are non-essential (together they cannot
-  // lift a document into the top k), so candidates come from the others only.
-  const order = [...terms.keys()].sort((a, b) => termBound[a]! - termBound[b]! || a - b);
-  const sorted = order.map((j) => terms[j]!);
-  const bounds = order.map((j) => blockBounds[j]!);
-  const prefixBound = new Float64Array(m + 1);
-  for (let i = 0; i < m; i++) prefixBound[i + 1] = prefixBound[i]! + termBound[order[i]!]!;
-  const cursors = sorted.map((t) => new PostingCursor(t.postings));
-  const rest = new Float64Array(m + 1);
-  // Each list's block at the latest document asked about: candidates only increase, so it moves
-  // forward a block at a time (cheaper than a binary search from the cursor's decoded block).
+  const stats: PruningStats = { considered: 0, skippedRanges: 0 };
+  if (m === 0) return stats;
+  const boundsOf = terms.map(blockBoundsOf);
+  const bounds = boundsOf.map((b) => b.blocks);
+  const cursors = terms.map((t) => new PostingCursor(t.postings));
+  const lastDocs = terms.map((t) => t.postings.blockLastDoc);
+
+  // Each list's block at the latest document asked about: documents asked about only increase,
+  // so it moves forward a block at a time (cheaper than a binary search).
   const shallow = new Int32Array(m);
   const blockAt = (i: number, doc: number): number => {
-    const last = sorted[i]!.postings.blockLastDoc;
+    const last = lastDocs[i]!;
     const n = last.length;
     let b = Math.max(shallow[i]!, cursors[i]!.block);
     while (b < n && last[b]! < doc) b++;
     shallow[i] = b;
     return b;
   };
-  let firstEssential = 0;
-  const stats: PruningStats = { considered: 0, skippedRanges: 0 };
-
-  /** True when a document whose score is at most `bound` ranks after the k-th kept one. */
-  const below = (bound: number, threshold: number): boolean => Math.fround(bound + Math.abs(bound) * BOUND_MARGIN) < Math.fround(threshold);
-
-  /** The largest block bound of list i over documents from..to (its term bound past a few blocks). */
+  /** The largest block bound of list i over documents from..to. */
   const rangeBound = (i: number, from: number, to: number): number => {
-    const last = sorted[i]!.postings.blockLastDoc;
+    const last = lastDocs[i]!;
     const bb = bounds[i]!;
-    let b = blockAt(i, from);
     let max = 0;
-    for (let seen = 0; b < bb.length; b++, seen++) {
-      if (seen === 8) return termBound[order[i]!]!;
+    for (let b = blockAt(i, from); b < bb.length; b++) {
       if (bb[b]! > max) max = bb[b]!;
       if (last[b]! >= to) break;
     }
     return max;
   };
 
-  // A range where nothing could be passed is not examined again for the same k-th score and
-  // partition (it would only pass more as lists leave it): the check stays off the hot loop.
-  let rangeEnd = -1;
-  let checkedUntil = -1;
-  let checkedThreshold = NaN;
-  let checkedFirstEssential = -1;
-  // Scratch for the essential lists present in a range, by ascending block bound.
-  const inRange = new Int32Array(m);
-  const inRangeBound = new Float64Array(m);
+  /** True when a document whose score is at most `bound` ranks after the k-th kept one. */
+  const below = (bound: number, threshold: number): boolean => Math.fround(bound + Math.abs(bound) * BOUND_MARGIN) < Math.fround(threshold);
 
-  /**
-   * The first document from `doc` on that could enter the top k, as far as the block maxima of
-   * the range that ends with the shortest current block of the essential lists can tell (`doc`
-   * itself when they cannot rule it out). Within the range every essential list's documents are
-   * in its current block (its cursor is at or past `doc`), and a list whose cursor is past the
-   * range has none there. Ordering the lists present by their block maxima, the weakest ones
-   * whose maxima with the non-essential lists' stay below the k-th score cannot lift a document
-   * alone (block-max MaxScore's local partition): documents found only in them are passed.
-   */
-  const nextCandidate = (doc: number, threshold: number): number => {
-    let end = END_OF_POSTINGS - 1;
-    for (let i = firstEssential; i < m; i++) {
-      const c = cursors[i]!;
-      if (c.block < bounds[i]!.length) end = Math.min(end, sorted[i]!.postings.blockLastDoc[c.block]!);
-    }
-    rangeEnd = end;
-    let present = 0;
-    let bound = 0;
-    for (let i = firstEssential; i < m; i++) {
-      const c = cursors[i]!;
-      if (c.doc > end) continue;
-      const bb = bounds[i]![c.block]!;
-      bound += bb;
-      // Insertion by ascending block bound (a handful of lists).
-      let j = present++;
-      while (j > 0 && inRangeBound[j - 1]! > bb) {
-        inRange[j] = inRange[j - 1]!;
-        inRangeBound[j] = inRangeBound[j - 1]!;
+  // The window's arrays, by offset from its first document. `seen[o]` is the number of the
+  // window that last touched offset o, so nothing is cleared between windows.
+  // No larger than the documents the lists span (a small collection allocates little a query).
+  let lastDoc = 0;
+  for (const last of lastDocs) if (last.length > 0) lastDoc = Math.max(lastDoc, last[last.length - 1]!);
+  const W = Math.max(1, Math.min(windowDocs, lastDoc + 1));
+  const essentialSum = new Float64Array(W);
+  const seen = new Int32Array(W);
+  const touched = new Int32Array(W);
+  const windowTf = terms.map(() => new Int32Array(W));
+  // Lists by ascending window bound; prefix[e] adds up the bounds of order[0..e-1].
+  const order = new Int32Array(m);
+  const windowBound = new Float64Array(m);
+  const prefix = new Float64Array(m + 1);
+  const rest = new Float64Array(m + 1);
+  let windowNumber = 0;
+
+  let base = END_OF_POSTINGS;
+  for (const c of cursors) base = Math.min(base, c.doc);
+  while (base < END_OF_POSTINGS) {
+    const end = base + W - 1;
+    const threshold = top.threshold();
+    // The window's partition. Until k documents are kept every list is essential.
+    for (let i = 0; i < m; i++) {
+      windowBound[i] = threshold === undefined ? 0 : rangeBound(i, base, end);
+      let j = i;
+      while (j > 0 && windowBound[order[j - 1]!]! > windowBound[i]!) {
+        order[j] = order[j - 1]!;
         j--;
       }
-      inRange[j] = i;
-      inRangeBound[j] = bb;
+      order[j] = i;
     }
-    let rest = prefixBound[firstEssential]!;
-    if (!below(bound + rest, threshold)) {
-      if (!below(bound, threshold)) return localCandidate(doc, threshold, present, rest);
-      // Tighter: the non-essential lists' block maxima over the range, the strongest first.
-      rest = 0;
-      for (let i = firstEssential - 1; i >= 0; i--) {
-        rest += rangeBound(i, doc, end);
-        if (!below(bound + rest, threshold)) return localCandidate(doc, threshold, present, rest + prefixBound[i]!);
-        if (below(bound + rest + prefixBound[i]!, threshold)) break;
-      }
-    }
-    return end + 1;
-  };
+    for (let e = 0; e < m; e++) prefix[e + 1] = prefix[e]! + windowBound[order[e]!]!;
+    let firstEssential = 0;
+    if (threshold !== undefined) while (firstEssential < m && below(prefix[firstEssential + 1]!, threshold)) firstEssential++;
 
-  /** The range's first document in a list that, with the weaker ones, could lift a document (see nextCandidate). */
-  const localCandidate = (doc: number, threshold: number, present: number, rest: number): number => {
-    let weak = 0;
-    let acc = rest;
-    while (weak < present && below(acc + inRangeBound[weak]!, threshold)) acc += inRangeBound[weak++]!;
-    if (weak === 0) return doc;
-    // Rounding aside, not every list present is weak (the range's whole bound was not below); if all
-    // are, no document of the range can enter.
-    if (weak === present) return rangeEnd + 1;
-    let next = END_OF_POSTINGS;
-    for (let j = weak; j < present; j++) next = Math.min(next, cursors[inRange[j]!]!.doc);
-    return next;
-  };
-
-  for (;;) {
-    let doc = END_OF_POSTINGS;
-    for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc < doc) doc = cursors[i]!.doc;
-    if (doc === END_OF_POSTINGS) break;
-    // Until k documents are kept every one may enter: no bound to compute.
-    const threshold = top.threshold();
-    if (threshold !== undefined && !(doc <= checkedUntil && threshold === checkedThreshold && firstEssential === checkedFirstEssential)) {
-      const next = nextCandidate(doc, threshold);
-      if (next > doc) {
-        for (let i = firstEssential; i < m; i++) cursors[i]!.skipTo(next);
-        stats.skippedRanges++;
-        continue;
-      }
-      checkedUntil = rangeEnd;
-      checkedThreshold = threshold;
-      checkedFirstEssential = firstEssential;
-    }
-    // A candidate: the essential lists' blocks are decoded, and the smallest document is a real one.
-    let undecoded = false;
-    for (let i = firstEssential; i < m; i++) {
-      const c = cursors[i]!;
-      if (!c.decoded) {
-        c.decode();
-        undecoded = true;
-      }
-    }
-    if (undecoded) continue;
-    let skip = false;
-    if (threshold !== undefined) {
-      const dl = docLength(doc);
-      // Bound: exact contributions of the essential terms present, block maxima of the others.
-      let exact = 0;
-      for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc === doc) exact += sorted[i]!.score(cursors[i]!.tf, dl);
-      // The non-essential lists' term bounds first (no block to find), then their block maxima
-      // at this document: rest[i] is the sum of those of lists 0..i-1.
-      skip = below(exact + prefixBound[firstEssential]!, threshold);
-      if (!skip) {
-        rest[0] = 0;
-        for (let i = 0; i < firstEssential; i++) {
-          const b = blockAt(i, doc);
-          rest[i + 1] = rest[i]! + (b < bounds[i]!.length ? bounds[i]![b]! : 0);
+    if (firstEssential === m) {
+      // No document of the window can enter: nothing decoded, nothing scored.
+      stats.skippedRanges++;
+    } else {
+      windowNumber++;
+      let count = 0;
+      for (let e = firstEssential; e < m; e++) {
+        const i = order[e]!;
+        const c = cursors[i]!;
+        const score = terms[i]!.score;
+        const tfHere = windowTf[i]!;
+        c.skipTo(base);
+        for (;;) {
+          if (c.doc > end) break;
+          if (!c.decoded) {
+            c.decode();
+            continue;
+          }
+          const docs = c.blockDocs;
+          const blockTfs = c.blockTfs;
+          const n = c.blockCount;
+          let j = c.blockIndex;
+          for (; j < n; j++) {
+            const doc = docs[j]!;
+            if (doc > end) break;
+            const o = doc - base;
+            if (seen[o] !== windowNumber) {
+              seen[o] = windowNumber;
+              touched[count++] = o;
+              essentialSum[o] = 0;
+              for (let e2 = firstEssential; e2 < m; e2++) windowTf[order[e2]!]![o] = 0;
+            }
+            const tf = blockTfs[j]!;
+            tfHere[o] = tf;
+            essentialSum[o] += score(tf, docLengths[doc]!);
+          }
+          c.seekInBlock(j);
         }
-        skip = below(exact + rest[firstEssential]!, threshold);
       }
-      // Then the non-essential lists' exact contributions, strongest first, while the bound can
-      // still enter (a list bounded by 0 is read only for a document scored: it cannot lower a
-      // bound of non-negative parts).
-      for (let i = firstEssential - 1; i >= 0 && !skip; i--) {
-        if (sorted[i]!.neverPositive) continue;
-        const c = cursors[i]!;
-        c.advance(doc);
-        if (c.doc === doc) exact += sorted[i]!.score(c.tf, dl);
-        skip = below(exact + rest[i]!, threshold);
+      const candidates = touched.subarray(0, count);
+      if (firstEssential > 0) candidates.sort();
+      for (let t = 0; t < count; t++) {
+        const o = candidates[t]!;
+        const doc = base + o;
+        const kth = top.threshold();
+        let skip = false;
+        if (kth !== undefined && firstEssential > 0) {
+          let exact = essentialSum[o]!;
+          // The non-essential lists' window bounds first (known), then their block maxima at this
+          // document: rest[e] adds up those of order[0..e-1].
+          skip = below(exact + prefix[firstEssential]!, kth);
+          if (!skip) {
+            rest[0] = 0;
+            for (let e = 0; e < firstEssential; e++) {
+              const i = order[e]!;
+              const b = blockAt(i, doc);
+              rest[e + 1] = rest[e]! + (b < bounds[i]!.length ? bounds[i]![b]! : 0);
+            }
+            skip = below(exact + rest[firstEssential]!, kth);
+          }
+          // Then their exact contributions, strongest first, while the bound can still enter (a
+          // list bounded by 0 is read only for a document scored: it cannot lower a bound of
+          // non-negative parts).
+          for (let e = firstEssential - 1; e >= 0 && !skip; e--) {
+            const i = order[e]!;
+            if (terms[i]!.neverPositive) continue;
+            const c = cursors[i]!;
+            c.advance(doc);
+            if (c.doc === doc) exact += terms[i]!.score(c.tf, docLengths[doc]!);
+            skip = below(exact + rest[e]!, kth);
+          }
+        } else if (kth !== undefined) skip = below(essentialSum[o]!, kth);
+        if (skip) continue;
+        for (let e = 0; e < m; e++) {
+          const i = order[e]!;
+          if (e >= firstEssential) tfs[terms[i]!.concept] = windowTf[i]![o]!;
+          else {
+            const c = cursors[i]!;
+            c.advance(doc);
+            tfs[terms[i]!.concept] = c.doc === doc ? c.tf : 0;
+          }
+        }
+        consider(doc);
+        stats.considered++;
       }
     }
-    if (!skip) {
-      for (let i = 0; i < m; i++) {
-        const c = cursors[i]!;
-        if (i < firstEssential) c.advance(doc);
-        tfs[sorted[i]!.concept] = c.doc === doc ? c.tf : 0;
-      }
-      consider(doc);
-      stats.considered++;
-      const after = top.threshold();
-      if (after !== undefined) while (firstEssential < m && below(prefixBound[firstEssential + 1]!, after)) firstEssential++;
+
+    // The next window starts at the first document after this one that some list may hold.
+    let next = END_OF_POSTINGS;
+    for (let i = 0; i < m; i++) {
+      const b = blockAt(i, end + 1);
+      if (b >= lastDocs[i]!.length) continue;
+      let from = end + 1;
+      if (b > 0 && lastDocs[i]![b - 1]! + 1 > from) from = lastDocs[i]![b - 1]! + 1;
+      const c = cursors[i]!;
+      if (c.block === b && c.doc > from) from = c.doc;
+      if (from < next) next = from;
     }
-    for (let i = firstEssential; i < m; i++) if (cursors[i]!.doc === doc) cursors[i]!.next();
+    base = next;
   }
   return stats;
 }

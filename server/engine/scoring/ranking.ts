@@ -21,85 +21,122 @@ export function compareRanked(a: RankedDoc, b: RankedDoc): number {
   return -compareDocno(a.docno, b.docno);
 }
 
-/** A kept document: its score and its rank in docno order (the tie-break, ranks stand for docnos). */
-interface Kept {
-  doc: number;
-  rank: number;
-  score: number;
-}
-
-/** Negative when `a` ranks before `b`: compareRanked's order, with docno ranks for docnos. */
-function compareKept(a: Kept, b: Kept): number {
-  const fa = Math.fround(a.score);
-  const fb = Math.fround(b.score);
-  if (fa !== fb) return fa > fb ? -1 : 1;
-  return b.rank - a.rank;
-}
-
 /**
  * Keeps the k best documents seen so far: a binary heap whose root is the worst kept one,
  * so a new document enters only when it beats the root. Ties compare the documents' ranks in
- * docno order (`rankOf`, from the index), so no docno string is built until `sorted`.
+ * docno order (`rankOf`, from the index), so no docno string is built until `sorted`. The heap
+ * is held in typed arrays (document, docno rank, score and the score as a float32, which orders
+ * them), so offering allocates nothing.
  */
 export class TopK {
-  private readonly heap: Kept[] = [];
+  private size = 0;
+  private docs: Int32Array;
+  private ranks: Float64Array;
+  private scores: Float64Array;
+  private keys: Float32Array;
 
   constructor(
     readonly k: number,
     private readonly rankOf: (doc: number) => number,
-  ) {}
+  ) {
+    const capacity = Math.max(1, Math.min(k, 1024));
+    this.docs = new Int32Array(capacity);
+    this.ranks = new Float64Array(capacity);
+    this.scores = new Float64Array(capacity);
+    this.keys = new Float32Array(capacity);
+  }
 
   /** True when `score` could enter (a cheap check before offering). */
   wouldEnter(score: number): boolean {
-    if (this.heap.length < this.k) return true;
-    return Math.fround(score) >= Math.fround(this.heap[0]!.score);
+    if (this.size < this.k) return true;
+    return Math.fround(score) >= this.keys[0]!;
   }
 
   /** The score of the worst kept document once k are kept (a new one must reach it), else undefined. */
   threshold(): number | undefined {
-    return this.k > 0 && this.heap.length >= this.k ? this.heap[0]!.score : undefined;
+    return this.k > 0 && this.size >= this.k ? this.scores[0]! : undefined;
   }
 
   offer(doc: number, score: number): void {
     if (this.k <= 0) return;
-    const d = { doc, rank: this.rankOf(doc), score };
-    const h = this.heap;
-    if (h.length < this.k) {
-      h.push(d);
-      this.up(h.length - 1);
-    } else if (compareKept(d, h[0]!) < 0) {
-      h[0] = d;
+    const key = Math.fround(score);
+    const rank = this.rankOf(doc);
+    if (this.size < this.k) {
+      if (this.size === this.docs.length) this.grow();
+      const i = this.size++;
+      this.put(i, doc, rank, score, key);
+      this.up(i);
+    } else if (key > this.keys[0]! || (key === this.keys[0]! && rank > this.ranks[0]!)) {
+      this.put(0, doc, rank, score, key);
       this.down(0);
     }
   }
 
   /** The kept documents, best first, with their docnos. */
   sorted(docnoOf: (doc: number) => string): RankedDoc[] {
-    return [...this.heap].sort(compareKept).map((d) => ({ doc: d.doc, docno: docnoOf(d.doc), score: d.score }));
+    const order = Array.from({ length: this.size }, (_, i) => i);
+    order.sort((a, b) => (this.keys[a] !== this.keys[b] ? (this.keys[a]! > this.keys[b]! ? -1 : 1) : this.ranks[b]! - this.ranks[a]!));
+    return order.map((i) => ({ doc: this.docs[i]!, docno: docnoOf(this.docs[i]!), score: this.scores[i]! }));
+  }
+
+  private grow(): void {
+    const capacity = Math.min(this.k, this.docs.length * 2);
+    const docs = new Int32Array(capacity);
+    const ranks = new Float64Array(capacity);
+    const scores = new Float64Array(capacity);
+    const keys = new Float32Array(capacity);
+    docs.set(this.docs);
+    ranks.set(this.ranks);
+    scores.set(this.scores);
+    keys.set(this.keys);
+    this.docs = docs;
+    this.ranks = ranks;
+    this.scores = scores;
+    this.keys = keys;
+  }
+
+  private put(i: number, doc: number, rank: number, score: number, key: number): void {
+    this.docs[i] = doc;
+    this.ranks[i] = rank;
+    this.scores[i] = score;
+    this.keys[i] = key;
+  }
+
+  /** True when entry a ranks after entry b (compareRanked's order, docno ranks for docnos). */
+  private worse(a: number, b: number): boolean {
+    const ka = this.keys[a]!;
+    const kb = this.keys[b]!;
+    return ka !== kb ? ka < kb : this.ranks[a]! < this.ranks[b]!;
+  }
+
+  private swap(a: number, b: number): void {
+    const doc = this.docs[a]!;
+    const rank = this.ranks[a]!;
+    const score = this.scores[a]!;
+    const key = this.keys[a]!;
+    this.put(a, this.docs[b]!, this.ranks[b]!, this.scores[b]!, this.keys[b]!);
+    this.put(b, doc, rank, score, key);
   }
 
   // The heap orders "worse" above "better": parent ranks after its children.
   private up(i: number): void {
-    const h = this.heap;
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (compareKept(h[i]!, h[p]!) > 0) {
-        [h[i], h[p]] = [h[p]!, h[i]!];
-        i = p;
-      } else break;
+      if (!this.worse(i, p)) return;
+      this.swap(i, p);
+      i = p;
     }
   }
 
   private down(i: number): void {
-    const h = this.heap;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let worst = i;
-      if (l < h.length && compareKept(h[l]!, h[worst]!) > 0) worst = l;
-      if (r < h.length && compareKept(h[r]!, h[worst]!) > 0) worst = r;
+      if (l < this.size && this.worse(l, worst)) worst = l;
+      if (r < this.size && this.worse(r, worst)) worst = r;
       if (worst === i) return;
-      [h[i], h[worst]] = [h[worst]!, h[i]!];
+      this.swap(i, worst);
       i = worst;
     }
   }
