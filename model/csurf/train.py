@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from model.twbert.common import DEVICE
+
 K1, B, K3 = 1.2, 0.75, 8.0
 MIN_WEIGHT = 0.05
 TRAINING = ["cacm", "scifact-train", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
@@ -115,55 +117,59 @@ class Batch:
         rel_sum = torch.zeros(self.nq, dtype=torch.float32).index_add_(0, self.dq, self.rel)
         self.has_rel = rel_sum > 0
         self.target = self.rel / rel_sum.clamp(min=1e-9)[self.dq]
+        # Training runs on CUDA when torch sees a GPU (the same recipe on the CPU); ranks and AP stay in numpy.
+        for name, value in list(vars(self).items()):
+            if torch.is_tensor(value):
+                setattr(self, name, value.to(DEVICE))
 
     def query_weights(self, collections) -> torch.Tensor:
         """The loss's weight of each query: each of `collections` weighs the same, every other query 0."""
         chosen = set(collections)
         counts = {c: self.collection.count(c) for c in chosen}
         qw = [1.0 / (counts[c] * len(chosen)) if c in chosen else 0.0 for c in self.collection]
-        return torch.tensor(qw, dtype=torch.float32) * self.has_rel
+        return torch.tensor(qw, dtype=torch.float32, device=DEVICE) * self.has_rel
 
     def scores(self, w: torch.Tensor) -> torch.Tensor:
         """BM25 of every pool document for the query expanded with candidate weights `w` [C]."""
         w = w.float()
         gate = torch.sigmoid((w - MIN_WEIGHT) * 200.0)
-        df = self.dfw + torch.zeros(self.ng_count, dtype=torch.float32).index_add(0, self.cgroup, gate * (self.dfc - self.co))
+        df = self.dfw + torch.zeros(self.ng_count, dtype=torch.float32, device=DEVICE).index_add(0, self.cgroup, gate * (self.dfc - self.co))
         df = torch.minimum(df, self.ng)  # the over-count of shared documents cannot pass N
         idf = torch.log2((self.ng - df + 0.5) / (df + 0.5))
-        tf = torch.zeros(len(self.pair_d), dtype=torch.float32).index_add(0, self.w_pair, self.w_tf)
+        tf = torch.zeros(len(self.pair_d), dtype=torch.float32, device=DEVICE).index_add(0, self.w_pair, self.w_tf)
         if len(self.c_pair):
             tf = tf.index_add(0, self.c_pair, w[self.c_idx] * gate[self.c_idx] * self.c_tf)
         tfn = (K1 + 1) * tf / (self.dk[self.pair_d] + tf)
         contrib = tfn * idf[self.pair_g] * self.kq[self.pair_g]
-        return torch.zeros(self.nd, dtype=torch.float32).index_add(0, self.pair_d, contrib)
+        return torch.zeros(self.nd, dtype=torch.float32, device=DEVICE).index_add(0, self.pair_d, contrib)
 
     def ranks(self, s: torch.Tensor) -> torch.Tensor:
         """Each document's rank in its query's pool under scores `s` (1 = best; not differentiated)."""
-        s = s.detach().numpy()
-        dq = self.dq.numpy()
+        s = s.detach().cpu().numpy()
+        dq = self.dq.cpu().numpy()
         order = np.lexsort((-s, dq))
         starts = np.searchsorted(dq[order], np.arange(self.nq))
         r = np.empty(len(s))
         r[order] = np.arange(len(s)) - starts[dq[order]] + 1
-        return torch.tensor(r, dtype=torch.float32)
+        return torch.tensor(r, dtype=torch.float32, device=DEVICE)
 
     def loss(self, s: torch.Tensor, qweight: torch.Tensor) -> torch.Tensor:
         """ListNet cross-entropy whose target is each relevant document's grade / rank² under the current scores:
         AP is decided at the top, and plain ListNet is ruled by the relevant documents that rank last (it rewards
         raising them from score 0 at any cost to the top of the ranking, which measured as a MAP loss)."""
         t = self.rel / self.ranks(s) ** RANK_POWER
-        t = t / torch.zeros(self.nq, dtype=torch.float32).index_add(0, self.dq, t).clamp(min=1e-9)[self.dq]
-        m = torch.full((self.nq,), -1e30, dtype=torch.float32).scatter_reduce(0, self.dq, s.detach(), reduce="amax", include_self=True)
-        z = torch.zeros(self.nq, dtype=torch.float32).index_add(0, self.dq, torch.exp(s - m[self.dq]))
+        t = t / torch.zeros(self.nq, dtype=torch.float32, device=DEVICE).index_add(0, self.dq, t).clamp(min=1e-9)[self.dq]
+        m = torch.full((self.nq,), -1e30, dtype=torch.float32, device=DEVICE).scatter_reduce(0, self.dq, s.detach(), reduce="amax", include_self=True)
+        z = torch.zeros(self.nq, dtype=torch.float32, device=DEVICE).index_add(0, self.dq, torch.exp(s - m[self.dq]))
         lse = torch.log(z.clamp(min=1e-30)) + m
-        per_query = -torch.zeros(self.nq, dtype=torch.float32).index_add(0, self.dq, t * (s - lse[self.dq]))
+        per_query = -torch.zeros(self.nq, dtype=torch.float32, device=DEVICE).index_add(0, self.dq, t * (s - lse[self.dq]))
         return (per_query * qweight).sum()
 
     def average_precision(self, s: torch.Tensor) -> np.ndarray:
         """AP of each query's pool ranking (ties by pool order; unpooled relevant documents count as missed)."""
-        s = s.detach().numpy()
-        dq = self.dq.numpy()
-        rel = self.rel.numpy()
+        s = s.detach().cpu().numpy()
+        dq = self.dq.cpu().numpy()
+        rel = self.rel.cpu().numpy()
         out = np.zeros(self.nq)
         starts = np.searchsorted(dq, np.arange(self.nq + 1))
         for q in range(self.nq):
@@ -206,24 +212,24 @@ def load(collection: str, path: Path | None = None, cap: int | None = None) -> l
 def train(batch: Batch, collections, steps: int, checkpoints: list[int] | None = None, seed: int = SEED):
     """Full-batch Adam on the queries of `collections`; the model after `steps` (and state dicts at `checkpoints`)."""
     torch.manual_seed(seed)
-    model = SurfaceWeigher()
+    model = SurfaceWeigher().to(DEVICE)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     qweight = batch.query_weights(collections)
-    states = {0: {k: v.clone() for k, v in model.state_dict().items()}}
+    states = {0: {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
     for step in range(1, steps + 1):
         opt.zero_grad()
         loss = batch.loss(batch.scores(model(batch.feats)), qweight)
         loss.backward()
         opt.step()
         if checkpoints and step in checkpoints:
-            states[step] = {k: v.clone() for k, v in model.state_dict().items()}
+            states[step] = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
     return model, states
 
 
 def pool_maps(batch: Batch, model: SurfaceWeigher | None) -> dict[str, float]:
     """Pool MAP per collection of `batch` with the model's weights (None: no expansion, uniform BM25)."""
     with torch.no_grad():
-        w = model(batch.feats) if model is not None else torch.zeros(len(batch.feats))
+        w = model.to(DEVICE)(batch.feats) if model is not None else torch.zeros(len(batch.feats), device=DEVICE)
         w = torch.where(w >= MIN_WEIGHT, w, torch.zeros_like(w))
         ap = batch.average_precision(batch.scores(w))
     names = np.array(batch.collection)
@@ -273,7 +279,7 @@ class Rotation:
 
 def export_onnx(model: SurfaceWeigher, out_dir: Path, provenance: dict, steps: int) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    model.eval()
+    model.cpu().eval()
     torch.onnx.export(
         model,
         torch.zeros(2, FEATURES),
@@ -300,7 +306,7 @@ def main() -> None:
         batch = Batch(data)
         collections = sorted(set(batch.collection))
         qweight = batch.query_weights(collections)
-        before = float(batch.loss(batch.scores(SurfaceWeigher()(batch.feats)), qweight))
+        before = float(batch.loss(batch.scores(SurfaceWeigher().to(DEVICE)(batch.feats)), qweight))
         model, _ = train(batch, collections, 10)
         after = float(batch.loss(batch.scores(model(batch.feats)), qweight))
         out = args.out or (WORK / "smoke")

@@ -66,7 +66,17 @@ def stages(slice_dir: Path, work: Path) -> list[tuple[str, list[str], str]]:
                                                     "{dev}/adaptive-folds", "--epochs", "2", "--epoch-queries", "32",
                                                     "--grid-pick", "8", "--out", "{dev}/twbert-adaptive.pt",
                                                     "--log", "{dev}/adaptive.log"], "twbert-adaptive.pt"),
+        ("learned surface-form expansion (csurf smoke, 10 steps)", ["model.csurf.train", "smoke", "--data",
+                                                                 str(slice_dir / "csurf-adi.jsonl"), "--out", "{dev}/csurf"],
+         "csurf/parity.json"),
     ]
+
+
+def load_result(path: Path) -> dict:
+    """A checkpoint, or the csurf smoke stage's parity.json (its model's weights on fixed features) as a state."""
+    if path.suffix == ".json":
+        return {"state": {"weights": torch.tensor(json.loads(path.read_text())["weights"], dtype=torch.float64)}}
+    return load_own(path)
 
 
 def compare(a: dict, b: dict) -> dict:
@@ -126,8 +136,8 @@ def main(argv=None) -> int:
         if "error_cpu" in row or "error_second" in row:
             ok = False
         else:
-            c = load_own(dirs["cpu"] / ckpt)
-            g = load_own(dirs["second"] / ckpt)
+            c = load_result(dirs["cpu"] / ckpt)
+            g = load_result(dirs["second"] / ckpt)
             row.update(compare(c, g))
             row["withinTolerance"] = row["relativeDifference"] <= a.tolerance
             ok = ok and row["withinTolerance"]
