@@ -18,6 +18,7 @@ import { search } from '../../server/engine/search.js';
 import { documentText, encodeDocumentWindows, integerImpacts, termWeights } from '../../server/model/deepct-index-encode.js';
 import { buildDeepctIndex, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
 import { loadTokenizer } from '../../server/model/tokenize.js';
+import { DATA_DIR } from '../support/data.js';
 import { runProcess } from '../support/process.js';
 import { REPO_ROOT, syntheticCorpus, TOKENIZER_FILE, VOCABULARY, prng } from './helpers.js';
 
@@ -208,5 +209,33 @@ describe('querylens index --deepct', () => {
     expect(ranked.status, ranked.stderr).toBe(0);
     expect(ranked.stdout.trim().split('\n').length).toBeGreaterThan(0);
     expect(ranked.stdout).toMatch(/^1 Q0 D\d+ 1 /);
+  });
+});
+
+describe('eval-model --deepct-index', () => {
+  it("ranks a left-out collection with its fold model's index at the fold's k1/b, against uniform BM25 and the phrase rule", async () => {
+    const { collectionSpecs } = await import('../../server/cli/commands/eval-model.js');
+    const { evaluateDeepctIndex, loadDeepctIndexFolds } = await import('../../server/cli/commands/eval-deepct-index.js');
+    const specs = collectionSpecs(DATA_DIR);
+    const folds = join(work, 'folds');
+    for (const [name, trainedOn] of [['adi', ['cacm']], ['time', ['time']]] as const) {
+      mkdirSync(join(folds, name), { recursive: true });
+      for (const f of ['deepct-index.onnx', 'tokenizer.json']) copyFileSync(join(modelDir, f), join(folds, name, f));
+      const config = JSON.parse(readFileSync(join(modelDir, 'deepct-index.json'), 'utf8'));
+      writeFileSync(join(folds, name, 'deepct-index.json'), JSON.stringify({ ...config, bm25: { k1: 6, b: 0.9 }, provenance: { trainedOn, selectedOn: trainedOn } }));
+    }
+    await expect(loadDeepctIndexFolds(folds, [specs.time!], 'cpu')).rejects.toThrow(/was trained or selected on TIME itself/);
+    const loaded = await loadDeepctIndexFolds(folds, [specs.adi!], 'cpu');
+    try {
+      const [row] = await evaluateDeepctIndex({ specs, cacheDir: join(work, 'cache'), collections: ['adi'], limit: 10, test: 't', shipped: model, folds: loaded, log: () => undefined });
+      expect(row!.fold).toBe(true);
+      expect(row!.uses).toEqual([]);
+      expect(row!.systems.map((s) => s.label)).toEqual(['Uniform BM25', 'Phrase rule', 'DeepCT-Index (k1 6, b 0.9)']);
+      const deepct = row!.systems[2]!;
+      expect(deepct.vsBm25!.map!.wins + deepct.vsBm25!.map!.losses + deepct.vsBm25!.map!.ties).toBe(row!.queries);
+      expect(row!.systems[0]!.means.map).toBeGreaterThan(0);
+    } finally {
+      await Promise.all(Object.values(loaded).map((m) => m.dispose()));
+    }
   });
 });
