@@ -73,7 +73,16 @@ class DeepCTIndex(nn.Module):
         return self.head(self.encoder(ids, attention_mask)).squeeze(-1)
 
 
+TINY = EncoderConfig(embedding_dim=8, hidden=16, layers=1, heads=2, ffn=32, max_tokens=128, dropout=0.0)
+
+
 def new_model(init: Path) -> DeepCTIndex:
+    """The pre-trained encoder of checkpoint `init` with a fresh head; `init` = "tiny": a tiny random encoder (smoke tests)."""
+    if str(init) == "tiny":
+        seed_all(SEED)
+        model = DeepCTIndex(TINY)
+        model.encoder.word.weight.requires_grad_(False)
+        return model
     ck = torch.load(init, map_location="cpu")
     model = DeepCTIndex(EncoderConfig(**ck["cfg"]))
     model.encoder.load_state_dict({k[len("encoder."):]: v for k, v in ck["state"].items() if k.startswith("encoder.")})
@@ -369,8 +378,10 @@ def gains(run: dict) -> dict[tuple[int, str], float]:
     return {(int(e), kb): m / run["uniform"] - 1 for e, grid in run["epochs"].items() for kb, m in grid.items()}
 
 
-def select(args) -> dict:
-    runs = {c: json.loads((HOME / "runs" / f"{c}.json").read_text()) for c in TRAINING if (HOME / "runs" / f"{c}.json").exists()}
+def select(args, runs_dir: str = "runs", selection: str = "selection.json") -> dict:
+    """Each held-out collection's configuration, chosen on the other folds' held-out figures, and the shipped one."""
+    found = {c: HOME / runs_dir / f"{c}.json" for c in TRAINING}
+    runs = {c: json.loads(f.read_text()) for c, f in found.items() if f.exists()}
     g = {c: gains(r) for c, r in runs.items()}
     configs = set.intersection(*(set(x) for x in g.values())) if g else set()
     table = {}
@@ -390,7 +401,7 @@ def select(args) -> dict:
         log(f"mean gain over the {len(table)} held-out collections: {100 * sum(t['gain'] for t in table.values()) / len(table):+.2f}%")
     if ship:
         log(f"shipped configuration (best mean over all {len(runs)}): epochs {ship[0]}, k1,b {ship[1]}")
-    (HOME / "selection.json").write_text(json.dumps(summary, indent=1))
+    (HOME / selection).write_text(json.dumps(summary, indent=1))
     return summary
 
 
@@ -517,29 +528,231 @@ def tiny_fixture(args) -> None:
     print(f"wrote {out}")
 
 
-def smoke(args) -> None:
-    """The whole recipe on a few windows and one epoch (test/model/deepct-index.test.ts): trains, ranks, exports."""
+# ------------------------------------------------------------------------------------------------ the head-only recipe
+# The encoder stays the pre-trained one and only the regression head learns (a two-layer MLP on each word's
+# first-wordpiece state): the encoder's states are computed once per corpus and cached, so the whole rotation runs
+# on a CPU. The same recipe runs on CUDA when present. `rotate` above fine-tunes the encoder too (Dai & Callan's
+# recipe), which needs a GPU for these collections.
+
+HEAD_HIDDEN = 64
+HEAD_EPOCHS = 8
+HEAD_LR = 1e-3
+HEAD_BATCH = 1024
+TRAINING_CORPORA = ["cacm", "scifact", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
+
+
+class Head(nn.Module):
+    def __init__(self, hidden: int = 128):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(hidden, HEAD_HIDDEN), nn.GELU(), nn.Linear(HEAD_HIDDEN, 1))
+        nn.init.zeros_(self.net[-1].weight)
+        nn.init.constant_(self.net[-1].bias, 0.1)
+
+    def forward(self, x):
+        return self.net(x).squeeze(-1)
+
+
+def frozen_features(name: str, init: Path, batch: int = 128, targets_only: bool = False) -> dict:
+    """Per word occurrence of corpus `name`: its document, its term index and the pre-trained encoder's state at its
+    first wordpiece (float16), cached in HOME/features/. `targets_only`: only the documents with a QTR target in a
+    training collection of this corpus (enough to train on, not to rank the corpus)."""
+    full = HOME / "features" / f"{name}.pt"
+    path = HOME / "features" / f"{name}.targets.pt" if targets_only else full
+    if full.exists():
+        return torch.load(full)
+    if path.exists():
+        return torch.load(path)
+    encoder = new_model(init).encoder.to(DEVICE).eval()
+    corp = corpus(name)
+    keep = None
+    if targets_only:
+        keep = {corp.index[d] for c in TRAINING if query_set(c)["corpus"] == name for d in query_set(c)["qtr"] if d in corp.index}
+    flat = [(d, ids, pos, term) for d, ws in enumerate(corp.windows) if keep is None or d in keep for ids, pos, term in ws]
+    flat.sort(key=lambda x: len(x[1]))
+    docs, terms, feats = [], [], []
+    t0 = time.time()
+    with torch.no_grad():
+        for i in range(0, len(flat), batch):
+            chunk = flat[i : i + batch]
+            ids, att = pad([c[1] for c in chunk])
+            states = encoder(ids.to(DEVICE), att.to(DEVICE))
+            for k, (d, _ids, pos, term) in enumerate(chunk):
+                feats.append(states[k, pos].half().cpu())
+                docs.append(torch.full((len(pos),), d, dtype=torch.int32))
+                terms.append(torch.tensor(term, dtype=torch.int32))
+    out = {"doc": torch.cat(docs), "term": torch.cat(terms), "feat": torch.cat(feats)}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(out, path)
+    log(f"features of {name}: {len(out['doc'])} word occurrences in {time.time() - t0:.0f} s")
+    return out
+
+
+def head_examples(collections: list[str], init: Path):
+    xs, ys = [], []
+    for c in collections:
+        qs = query_set(c)
+        corp = corpus(qs["corpus"])
+        f = frozen_features(qs["corpus"], init, targets_only=True)
+        target = torch.full((len(f["doc"]),), float("nan"))
+        for docno, row in qs["qtr"].items():
+            d = corp.index.get(docno)
+            if d is None:
+                continue
+            sel = (f["doc"] == d).nonzero().squeeze(-1)
+            target[sel] = torch.tensor([row.get(corp.terms[d][t], 0.0) for t in f["term"][sel].tolist()])
+        keep = ~torch.isnan(target)
+        xs.append(f["feat"][keep])
+        ys.append(target[keep])
+    return torch.cat(xs), torch.cat(ys)
+
+
+def head_weights(head: Head, name: str, init: Path) -> list[np.ndarray]:
+    """Per document of corpus `name`, each term's weight (the largest of its occurrences') under `head`."""
+    f = frozen_features(name, init)
+    head.eval()
+    with torch.no_grad():
+        w = torch.cat([head(f["feat"][i : i + 65536].float().to(DEVICE)).cpu() for i in range(0, len(f["doc"]), 65536)]).numpy()
+    corp = corpus(name)
+    out = [np.full(len(t), -np.inf) for t in corp.terms]
+    docs, terms = f["doc"].numpy(), f["term"].numpy()
+    order = np.argsort(docs, kind="stable")
+    bounds = np.searchsorted(docs[order], np.arange(len(corp.terms) + 1))
+    for d in range(len(corp.terms)):
+        idx = order[bounds[d] : bounds[d + 1]]
+        np.maximum.at(out[d], terms[idx], w[idx])
+    return out
+
+
+def train_head(collections: list[str], epochs: int, init: Path, on_epoch=None) -> Head:
+    seed_all(SEED)
+    x, y = head_examples(collections, init)
+    head = Head(x.shape[1]).to(DEVICE)
+    opt = torch.optim.AdamW(head.parameters(), lr=HEAD_LR, weight_decay=0.01)
+    g = torch.Generator().manual_seed(SEED)
+    log(f"head on {', '.join(collections)}: {len(y)} word occurrences, {DEVICE}")
+    for e in range(1, epochs + 1):
+        head.train()
+        perm = torch.randperm(len(y), generator=g)
+        total = 0.0
+        for i in range(0, len(y), HEAD_BATCH):
+            sel = perm[i : i + HEAD_BATCH]
+            loss = ((head(x[sel].float().to(DEVICE)) - y[sel].to(DEVICE)) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += float(loss) * len(sel)
+        log(f"  epoch {e}: mse {total / len(y):.4f}")
+        if on_epoch:
+            on_epoch(e, head)
+    return head
+
+
+def rotate_head(args) -> None:
+    runs = HOME / "runs-head"
+    runs.mkdir(parents=True, exist_ok=True)
+    init = Path(args.init)
+    for left in args.collections:
+        out = runs / f"{left}.json"
+        if out.exists():
+            continue
+        rk = ranker(left)
+        result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
+        log(f"fold {left} (head only): uniform BM25 MAP {result['uniform']:.4f}")
+        frozen_features(query_set(left)["corpus"], init)
+
+        def on_epoch(e, head):
+            result["epochs"][str(e)] = rk.grid(impacts(head_weights(head, query_set(left)["corpus"], init)))
+            best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
+            log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
+            (HOME / "heads" / left).mkdir(parents=True, exist_ok=True)
+            torch.save(head.state_dict(), HOME / "heads" / left / f"epoch{e}.pt")
+
+        train_head([c for c in TRAINING if c != left], HEAD_EPOCHS, init, on_epoch)
+        out.write_text(json.dumps(result, indent=1))
+    select_head(args)
+
+
+def select_head(args) -> dict:
+    return select(args, "runs-head", "selection-head.json")
+
+
+def head_model(head: Head, init: Path) -> DeepCTIndex:
+    model = new_model(init)
+    model.head = head.net.cpu()
+    return model.eval()
+
+
+def folds_head(args) -> None:
+    """Each held-out collection's head-only fold model, at the epochs chosen for it, as a model folder."""
+    import shutil
+    sel = json.loads((HOME / "selection-head.json").read_text())
+    for c, t in sel["folds"].items():
+        k1, b = (float(x) for x in t["k1b"].split(","))
+        head = Head()
+        head.load_state_dict(torch.load(HOME / "heads" / c / f"epoch{t['epochs']}.pt", map_location="cpu"))
+        out = HOME / "fold-models-head" / c
+        export_onnx(head_model(head, Path(args.init)), out / ONNX_NAME)
+        shutil.copy(ARTIFACTS / "tokenizer.json", out / "tokenizer.json")
+        others = [o for o in TRAINING if o != c]
+        write_config(out, k1, b, t["epochs"], others, others, f"head-only fold model: {c} left out of training and selection")
+        log(f"head-only fold model {c} -> {out}")
+
+
+def ship_head(args) -> None:
+    """The shipped head-only model: trained on all seven with the epochs and k1/b the head-only rotation chose."""
+    sel = select_head(args)
+    if not sel["complete"] and not args.allow_partial:
+        raise SystemExit("ship-head: the head-only rotation is not complete: run `rotate-head` first (or --allow-partial)")
+    ran = sorted(sel["folds"]) if sel["folds"] else []
+    epochs = sel["ship"]["epochs"]
+    k1, b = (float(x) for x in sel["ship"]["k1b"].split(","))
+    head = train_head(TRAINING, epochs, Path(args.init))
+    model = head_model(head, Path(args.init))
     out = Path(args.out_dir)
-    model = train(["adi"], 1, Path(args.init), max_windows=args.max_windows or 16)
-    grid = ranker("adi").grid(impacts(term_weights(model, ranker("adi").corp)))
     export_onnx(model, out / ONNX_NAME)
-    write_config(out, 1.2, 0.75, 1, ["adi"], [], "smoke test")
-    write_fixture(model, out / "parity.json")
-    print(json.dumps({"uniform": ranker("adi").uniform(), "grid": grid}))
+    write_config(out, k1, b, epochs, TRAINING, ran, "head-only recipe (pre-trained encoder frozen), trained on all seven training collections with the epochs and BM25 k1/b chosen by its leave-one-collection-out rotation over "
+                 + ("all seven folds" if sel["complete"] else f"the folds that ran ({', '.join(ran)})"))
+    write_fixture(model, FIXTURE)
+    log(f"shipped (head only): {out / ONNX_NAME}, k1 {k1}, b {b}, {epochs} epochs")
+
+
+def features(args) -> None:
+    """The frozen encoder's features: whole corpora for the held-out collections named (--collections), and the
+    documents with targets of every training collection (what every fold trains on)."""
+    for c in args.collections:
+        frozen_features(query_set(c)["corpus"], Path(args.init))
+    for c in TRAINING:
+        frozen_features(query_set(c)["corpus"], Path(args.init), targets_only=True)
+
+
+def smoke(args) -> None:
+    """The whole recipe on a few windows of the first --collections and one epoch (test/model/deepct-index.test.ts):
+    trains, ranks at every k1/b of the grid, exports ONNX, config and a parity fixture."""
+    out = Path(args.out_dir)
+    name = args.collections[0]
+    model = train([name], 1, Path(args.init), max_windows=args.max_windows or 16)
+    grid = ranker(name).grid(impacts(term_weights(model, ranker(name).corp)))
+    export_onnx(model, out / ONNX_NAME)
+    write_config(out, 1.2, 0.75, 1, [name], [], "smoke test")
+    write_fixture(model, out / "parity.json", lengths=(60, 9))
+    print(json.dumps({"uniform": ranker(name).uniform(), "grid": grid}))
 
 
 def main(argv=None):
     p = argparse.ArgumentParser()
-    p.add_argument("stage", choices=["rotate", "select", "folds", "ship-train", "ship", "pack", "smoke", "fixture"])
+    p.add_argument("stage", choices=["rotate", "select", "folds", "ship-train", "ship", "pack", "smoke", "fixture",
+                                      "features", "rotate-head", "select-head", "folds-head", "ship-head"])
     p.add_argument("--init", default=str(WORK / "pretrained.pt"))
     p.add_argument("--collections", default=",".join(TRAINING), help="the folds to run (rotate)")
     p.add_argument("--out-dir", default=str(ARTIFACTS))
     p.add_argument("--max-windows", type=int, default=None, help="train on the first N windows only (smoke runs)")
+    p.add_argument("--allow-partial", action="store_true", help="ship-head: ship from the folds that ran, saying so in the provenance")
     a = p.parse_args(argv)
     a.collections = [c for c in a.collections.split(",") if c]
     setup_threads()
     HOME.mkdir(parents=True, exist_ok=True)
-    {"rotate": rotate, "select": select, "folds": export_folds, "ship-train": ship_train, "ship": ship, "pack": pack, "smoke": smoke, "fixture": tiny_fixture}[a.stage](a)
+    {"rotate": rotate, "select": select, "folds": export_folds, "ship-train": ship_train, "ship": ship, "pack": pack, "smoke": smoke, "fixture": tiny_fixture,
+     "features": features, "rotate-head": rotate_head, "select-head": select_head, "folds-head": folds_head, "ship-head": ship_head}[a.stage](a)
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ import { documentText, encodeDocumentWindows, integerImpacts, termWeights } from
 import { buildDeepctIndex, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
 import { loadTokenizer } from '../../server/model/tokenize.js';
 import { DATA_DIR } from '../support/data.js';
-import { runProcess } from '../support/process.js';
-import { REPO_ROOT, syntheticCorpus, TOKENIZER_FILE, VOCABULARY, prng } from './helpers.js';
+import { runChecked, runProcess } from '../support/process.js';
+import { PYTHON, REPO_ROOT, syntheticCorpus, TOKENIZER_FILE, VOCABULARY, prng, torchUnavailableReason } from './helpers.js';
 
 const FIXTURE = join(REPO_ROOT, 'test/model/fixtures/deepct-index-tiny');
 const work = mkdtempSync(join(tmpdir(), 'ql-deepct-index-'));
@@ -238,4 +238,52 @@ describe('eval-model --deepct-index', () => {
       await Promise.all(Object.values(loaded).map((m) => m.dispose()));
     }
   });
+});
+
+const torchMissing = torchUnavailableReason();
+if (torchMissing) console.log(`skipping the DeepCT-Index training smoke test: ${torchMissing}`);
+
+describe.skipIf(torchMissing !== null)('DeepCT-Index training smoke test', () => {
+  it('exports the engine data, trains a step, ranks the grid, and the exported ONNX equals PyTorch in the runtime', async () => {
+    const { exportDeepctCorpus, deepctQuerySet } = await import('../../server/model/deepct-index-export.js');
+    const home = join(work, 'home');
+    mkdirSync(join(home, 'data'), { recursive: true });
+    const docs = syntheticCorpus(40, 9);
+    const corpus = join(work, 'smoke-corpus.jsonl');
+    writeFileSync(corpus, docs.map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+    const tokenizer = loadTokenizer(TOKENIZER_FILE);
+    expect(await exportDeepctCorpus(corpus, join(home, 'data', 'corpus-syn.jsonl'), tokenizer, 128)).toBe(40);
+    const docTerms = new Map(
+      readFileSync(join(home, 'data', 'corpus-syn.jsonl'), 'utf8').trim().split('\n').map((l) => {
+        const r = JSON.parse(l) as { docno: string; terms: string[] };
+        return [r.docno, r.terms] as const;
+      }),
+    );
+    const queries = [0, 1, 2, 3].map((i) => ({ qid: `q${i}`, text: docs[i * 3]!.fields.title }));
+    const qrels = new Map(queries.map((q, i) => [q.qid, new Map([[`D${i * 3}`, 1], [`D${i * 3 + 1}`, 2]])]));
+    const set = deepctQuerySet(queries, qrels, docTerms);
+    // QTR: D0's title words come from q0, its only relevant query.
+    const d0 = analyzer.analyze(docs[0]!.fields.title).map((t) => t.term);
+    for (const t of d0) expect(set.qtr!.D0![t]).toBe(1);
+    writeFileSync(join(home, 'qrels.txt'), [...qrels].flatMap(([q, m]) => [...m].map(([d, g]) => `${q} 0 ${d} ${g}`)).join('\n') + '\n');
+    writeFileSync(join(home, 'data', 'syn.json'), JSON.stringify({ collection: 'syn', corpus: 'syn', role: 'training', qrels: join(home, 'qrels.txt'), ...set }));
+    const out = join(work, 'smoke-model');
+    const printed = await runChecked(PYTHON, ['-W', 'ignore', '-m', 'model.twbert.deepct_index', 'smoke', '--init', 'tiny', '--collections', 'syn', '--out-dir', out, '--max-windows', '8'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, DEEPCT_INDEX_HOME: home, OPENBLAS_NUM_THREADS: '1', TWBERT_THREADS: '1' },
+    });
+    const result = JSON.parse(printed.trim().split('\n').pop()!) as { uniform: number; grid: Record<string, number> };
+    expect(result.uniform).toBeGreaterThan(0);
+    expect(Object.keys(result.grid)).toHaveLength(20);
+    copyFileSync(TOKENIZER_FILE, join(out, 'tokenizer.json'));
+    const loaded = await loadDeepctIndexModel(out, { device: 'cpu', threads: 1 });
+    if (!loaded.ok) throw loaded.error;
+    try {
+      const fixture = JSON.parse(readFileSync(join(out, 'parity.json'), 'utf8')) as { ids: number[][]; weights: number[][] };
+      const got = await loaded.model.tokenWeights(fixture.ids.map((ids) => ({ ids })));
+      fixture.weights.forEach((w, i) => w.forEach((v, t) => expect(Math.abs(got[i]![t]! - v)).toBeLessThan(1e-4)));
+    } finally {
+      await loaded.model.dispose();
+    }
+  }, 240_000);
 });
