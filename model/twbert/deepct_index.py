@@ -566,7 +566,8 @@ def frozen_features(name: str, init: Path, batch: int = 128, targets_only: bool 
     corp = corpus(name)
     keep = None
     if targets_only:
-        keep = {corp.index[d] for c in TRAINING if query_set(c)["corpus"] == name for d in query_set(c)["qtr"] if d in corp.index}
+        sets = [json.loads(f.read_text()) for f in sorted(DATA.glob("*.json"))]
+        keep = {corp.index[d] for qs in sets if qs["corpus"] == name for d in qs.get("qtr") or {} if d in corp.index}
     flat = [(d, ids, pos, term) for d, ws in enumerate(corp.windows) if keep is None or d in keep for ids, pos, term in ws]
     flat.sort(key=lambda x: len(x[1]))
     docs, terms, feats = [], [], []
@@ -587,23 +588,34 @@ def frozen_features(name: str, init: Path, batch: int = 128, targets_only: bool 
     return out
 
 
-def head_examples(collections: list[str], init: Path):
-    xs, ys = [], []
-    for c in collections:
+_examples: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
+
+
+def collection_examples(c: str, init: Path) -> tuple[torch.Tensor, torch.Tensor]:
+    """The word occurrences of collection c's documents with a QTR target: their features and targets (cached)."""
+    if c not in _examples:
         qs = query_set(c)
         corp = corpus(qs["corpus"])
         f = frozen_features(qs["corpus"], init, targets_only=True)
-        target = torch.full((len(f["doc"]),), float("nan"))
+        docs, terms = f["doc"].numpy(), f["term"].numpy()
+        order = np.argsort(docs, kind="stable")
+        bounds = np.searchsorted(docs[order], np.arange(len(corp.terms) + 1))
+        rows, ys = [], []
         for docno, row in qs["qtr"].items():
             d = corp.index.get(docno)
             if d is None:
                 continue
-            sel = (f["doc"] == d).nonzero().squeeze(-1)
-            target[sel] = torch.tensor([row.get(corp.terms[d][t], 0.0) for t in f["term"][sel].tolist()])
-        keep = ~torch.isnan(target)
-        xs.append(f["feat"][keep])
-        ys.append(target[keep])
-    return torch.cat(xs), torch.cat(ys)
+            idx = order[bounds[d] : bounds[d + 1]]
+            rows.append(idx)
+            ys.append(np.array([row.get(corp.terms[d][t], 0.0) for t in terms[idx]], dtype=np.float32))
+        sel = torch.from_numpy(np.concatenate(rows).astype(np.int64))
+        _examples[c] = (f["feat"][sel], torch.from_numpy(np.concatenate(ys)))
+    return _examples[c]
+
+
+def head_examples(collections: list[str], init: Path):
+    parts = [collection_examples(c, init) for c in collections]
+    return torch.cat([x for x, _ in parts]), torch.cat([y for _, y in parts])
 
 
 def head_weights(head: Head, name: str, init: Path) -> list[np.ndarray]:
@@ -735,7 +747,11 @@ def smoke(args) -> None:
     export_onnx(model, out / ONNX_NAME)
     write_config(out, 1.2, 0.75, 1, [name], [], "smoke test")
     write_fixture(model, out / "parity.json", lengths=(60, 9))
-    print(json.dumps({"uniform": ranker(name).uniform(), "grid": grid}))
+    # The head-only recipe: features, one epoch of the head, the grid, and its model as exported.
+    head = train_head([name], 1, Path(args.init))
+    grid_head = ranker(name).grid(impacts(head_weights(head, query_set(name)["corpus"], Path(args.init))))
+    export_onnx(head_model(head, Path(args.init)), out / "head" / ONNX_NAME)
+    print(json.dumps({"uniform": ranker(name).uniform(), "grid": grid, "gridHead": grid_head}))
 
 
 def main(argv=None):

@@ -272,9 +272,10 @@ describe.skipIf(torchMissing !== null)('DeepCT-Index training smoke test', () =>
       cwd: REPO_ROOT,
       env: { ...process.env, DEEPCT_INDEX_HOME: home, OPENBLAS_NUM_THREADS: '1', TWBERT_THREADS: '1' },
     });
-    const result = JSON.parse(printed.trim().split('\n').pop()!) as { uniform: number; grid: Record<string, number> };
+    const result = JSON.parse(printed.trim().split("\n").pop()!) as { uniform: number; grid: Record<string, number>; gridHead: Record<string, number> };
     expect(result.uniform).toBeGreaterThan(0);
     expect(Object.keys(result.grid)).toHaveLength(20);
+    expect(Object.keys(result.gridHead)).toHaveLength(20);
     copyFileSync(TOKENIZER_FILE, join(out, 'tokenizer.json'));
     const loaded = await loadDeepctIndexModel(out, { device: 'cpu', threads: 1 });
     if (!loaded.ok) throw loaded.error;
