@@ -535,9 +535,9 @@ def tiny_fixture(args) -> None:
 # recipe), which needs a GPU for these collections.
 
 HEAD_HIDDEN = 64
-HEAD_EPOCHS = 8
-HEAD_LR = 1e-3
-HEAD_BATCH = 1024
+HEAD_EPOCHS = 4
+HEAD_LR = 3e-3
+HEAD_BATCH = 8192
 TRAINING_CORPORA = ["cacm", "scifact", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
 
 
