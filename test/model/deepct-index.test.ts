@@ -230,7 +230,8 @@ describe('eval-model --deepct-index', () => {
       const [row] = await evaluateDeepctIndex({ specs, cacheDir: join(work, 'cache'), collections: ['adi'], limit: 10, test: 't', shipped: model, folds: loaded, log: () => undefined });
       expect(row!.fold).toBe(true);
       expect(row!.uses).toEqual([]);
-      expect(row!.systems.map((s) => s.label)).toEqual(['Uniform BM25', 'Phrase rule', 'DeepCT-Index (k1 6, b 0.9)']);
+      expect(row!.systems.map((s) => s.label)).toEqual(['Uniform BM25', 'Phrase rule', 'DeepCT-Index']);
+      expect(row!.bm25).toEqual({ k1: 6, b: 0.9 });
       const deepct = row!.systems[2]!;
       expect(deepct.vsBm25!.map!.wins + deepct.vsBm25!.map!.losses + deepct.vsBm25!.map!.ties).toBe(row!.queries);
       expect(row!.systems[0]!.means.map).toBeGreaterThan(0);

@@ -83,15 +83,20 @@ export interface DeepctIndexEvalOptions {
   log: (s: string) => void;
 }
 
+/** A collection's rows, with the BM25 parameters its DeepCT index was ranked with (its model's choice). */
+export interface DeepctCollectionResult extends CollectionResult {
+  bm25: { k1: number; b: number };
+}
+
 /** Per collection: uniform BM25, the phrase rule and DeepCT-Index, as eval-model's CollectionResult rows. */
-export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Promise<CollectionResult[]> {
+export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Promise<DeepctCollectionResult[]> {
   const { readQuerySource } = await import('../../../grammar/sources/index.js');
   const { formatRunLines } = await import('../../engine/search.js');
   const { LocalSearchBackend } = await import('../../service/backend.js');
   const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
   const { contentOf } = await import('../../engine/index/content.js');
   const { createPhraseRule } = await import('../../model/phrase-rule.js');
-  const results: CollectionResult[] = [];
+  const results: DeepctCollectionResult[] = [];
   for (const name of options.collections) {
     const spec = options.specs[name]!;
     const fold = options.folds[name];
@@ -138,13 +143,13 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
     const systems = DEEPCT_INDEX_SYSTEMS.map(
       (system, si): SystemResult => ({
         id: system.id as SystemResult['id'],
-        label: system.id === 'deepct-index' ? `DeepCT-Index (k1 ${params.k1}, b ${params.b})` : system.label,
+        label: system.label,
         means: Object.fromEntries(measures.map((m, mi) => [m, byBm25.cells[mi]![byBm25.runIds.indexOf(system.id)]!.mean])),
         vsBm25: si === 0 ? null : paired(byBm25, 0, si),
         vsPhrase: si <= 1 ? null : paired(byPhrase, 1, si),
       }),
     );
-    results.push({ collection: spec, uses: modelUses(spec, model.config.provenance), fold: fold !== undefined, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds });
+    results.push({ collection: spec, uses: modelUses(spec, model.config.provenance), fold: fold !== undefined, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds, bm25: { k1: params.k1, b: params.b } });
     options.log(`${spec.label}: DeepCT-Index ranked ${queries.length} queries`);
   }
   return results;

@@ -426,7 +426,9 @@ async function printDeepctIndexTable(opts: EvalModelCliOptions, dataDir: string,
       `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), DeepCT-Index document model on ${shipped.device}; ${((performance.now() - started) / 1000).toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
       `Training collections marked "left out": indexed by the fold model in ${opts.deepctIndex}/<collection>/, trained and selected without it (checked from its deepct-index.json); the reporting sets by ${modelDir}.`,
       describeProvenance(shipped.config.provenance, labels).replace('The model', 'The shipped document model'),
-      "DeepCT-Index: tf' = round(100 w) per document term (terms at 0 dropped), ranked by Terrier BM25 at the k1/b in its label (k3 8), top 1000; uniform BM25 (k1 1.2, b 0.75) and the phrase rule on the ordinary index.",
+      "DeepCT-Index: tf' = round(100 w) per document term (terms at 0 dropped), ranked by Terrier BM25 (k3 8) at the k1/b its model chose, top 1000: " +
+        results.map((r) => `${r.collection.label} k1 ${r.bm25.k1}, b ${r.bm25.b}`).join('; ') +
+        '. Uniform BM25 (k1 1.2, b 0.75) and the phrase rule on the ordinary index.',
     ];
     const text = opts.json ? JSON.stringify({ header, results }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n' : formatModelTables(results, header);
     process.stdout.write(text);
