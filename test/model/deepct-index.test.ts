@@ -214,7 +214,7 @@ describe('querylens index --deepct', () => {
 
 describe('eval-model --deepct-index', () => {
   it("ranks a left-out collection with its fold model's index at the fold's k1/b, against uniform BM25 and the phrase rule", async () => {
-    const { collectionSpecs } = await import('../../server/cli/commands/eval-model.js');
+    const { cachedIndex, collectionSpecs, EVAL_MEASURES, modelUses } = await import('../../server/cli/commands/eval-model.js');
     const { evaluateDeepctIndex, loadDeepctIndexFolds } = await import('../../server/cli/commands/eval-deepct-index.js');
     const specs = collectionSpecs(DATA_DIR);
     const folds = join(work, 'folds');
@@ -227,7 +227,20 @@ describe('eval-model --deepct-index', () => {
     await expect(loadDeepctIndexFolds(folds, [specs.time!], 'cpu')).rejects.toThrow(/was trained or selected on TIME itself/);
     const loaded = await loadDeepctIndexFolds(folds, [specs.adi!], 'cpu');
     try {
-      const [row] = await evaluateDeepctIndex({ specs, cacheDir: join(work, 'cache'), collections: ['adi'], limit: 10, test: 't', shipped: model, folds: loaded, log: () => undefined });
+      const cacheDir = join(work, 'cache');
+      const [row] = await evaluateDeepctIndex({
+        specs,
+        openIndex: (spec) => cachedIndex(specs[spec.name]!, cacheDir, () => undefined),
+        usesOf: (spec, provenance) => modelUses(specs[spec.name]!, provenance),
+        measures: EVAL_MEASURES,
+        cacheDir,
+        collections: ['adi'],
+        limit: 10,
+        test: 't',
+        shipped: model,
+        folds: loaded,
+        log: () => undefined,
+      });
       expect(row!.fold).toBe(true);
       expect(row!.uses).toEqual([]);
       expect(row!.systems.map((s) => s.label)).toEqual(['Uniform BM25', 'Phrase rule', 'DeepCT-Index']);

@@ -14,9 +14,41 @@ import type { IndexReader } from '../../engine/index/reader.js';
 import type { DeepctIndexModel } from '../../model/deepct-index.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
+import type { ModelProvenance } from '../../model/runtime.js';
 import type { QueryToRank } from '../../service/ranking.js';
-import { cachedIndex, EVAL_MEASURES, modelUses, type CollectionResult, type CollectionSpec, type PairedResult, type SystemResult } from './eval-model.js';
 import { rankQueriesForCli } from './search.js';
+
+// eval-model.ts's shapes, restated so that this module does not import it (eval-model imports this one).
+/** A collection as eval-model's collectionSpecs gives it. */
+export interface DeepctEvalSpec {
+  name: string;
+  label: string;
+  role: 'training' | 'reporting';
+  corpusName: string;
+  corpus: string;
+  queries: string;
+  qrels: string;
+}
+type CollectionSpec = DeepctEvalSpec;
+
+export interface DeepctPairedResult {
+  changePercent: number | null;
+  p: number;
+  significant: boolean;
+  wins: number;
+  losses: number;
+  ties: number;
+}
+type PairedResult = DeepctPairedResult;
+
+export interface DeepctSystemResult {
+  id: string;
+  label: string;
+  means: Record<string, number>;
+  vsBm25: Record<string, PairedResult> | null;
+  vsPhrase: Record<string, PairedResult> | null;
+}
+type SystemResult = DeepctSystemResult;
 
 export const DEEPCT_INDEX_SYSTEMS = [
   { id: 'bm25', label: 'Uniform BM25' },
@@ -74,6 +106,11 @@ async function cachedDeepctIndex(spec: CollectionSpec, model: DeepctIndexModel, 
 
 export interface DeepctIndexEvalOptions {
   specs: Record<string, CollectionSpec>;
+  /** The collection's ordinary index (eval-model's cached one). */
+  openIndex: (spec: CollectionSpec) => Promise<IndexReader>;
+  /** How a model used a collection, from its provenance (eval-model's modelUses). */
+  usesOf: (spec: CollectionSpec, provenance: ModelProvenance | undefined) => string[];
+  measures: readonly string[];
   cacheDir: string;
   collections: string[];
   limit?: number;
@@ -83,8 +120,15 @@ export interface DeepctIndexEvalOptions {
   log: (s: string) => void;
 }
 
-/** A collection's rows, with the BM25 parameters its DeepCT index was ranked with (its model's choice). */
-export interface DeepctCollectionResult extends CollectionResult {
+/** A collection's rows (eval-model's CollectionResult), with the BM25 parameters its DeepCT index was ranked with. */
+export interface DeepctCollectionResult {
+  collection: CollectionSpec;
+  uses: string[];
+  fold: boolean;
+  queries: number;
+  systems: SystemResult[];
+  testDescription: string;
+  seconds: Record<string, number>;
   bm25: { k1: number; b: number };
 }
 
@@ -101,7 +145,7 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
     const spec = options.specs[name]!;
     const fold = options.folds[name];
     const model = fold ?? options.shipped;
-    const reader = await cachedIndex(spec, options.cacheDir, options.log);
+    const reader = await options.openIndex(spec);
     const deepct = await cachedDeepctIndex(spec, model, options.cacheDir, fold ? `fold-${name}` : 'shipped', options.log);
     const params = contentOf(deepct).tfImpacts!;
     const source = readQuerySource(spec.queries);
@@ -122,7 +166,7 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
       runs.push(run);
     }
     const qrels = readQrelsFile(spec.qrels);
-    const measures = [...EVAL_MEASURES];
+    const measures = [...options.measures];
     const compare = (baseline: number) => compareRuns([runs[baseline]!, ...runs.filter((_r, i) => i !== baseline)], qrels, { measures, test: options.test });
     const byBm25 = compare(0);
     const byPhrase = compare(1);
@@ -142,14 +186,14 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
       );
     const systems = DEEPCT_INDEX_SYSTEMS.map(
       (system, si): SystemResult => ({
-        id: system.id as SystemResult['id'],
+        id: system.id,
         label: system.label,
         means: Object.fromEntries(measures.map((m, mi) => [m, byBm25.cells[mi]![byBm25.runIds.indexOf(system.id)]!.mean])),
         vsBm25: si === 0 ? null : paired(byBm25, 0, si),
         vsPhrase: si <= 1 ? null : paired(byPhrase, 1, si),
       }),
     );
-    results.push({ collection: spec, uses: modelUses(spec, model.config.provenance), fold: fold !== undefined, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds, bm25: { k1: params.k1, b: params.b } });
+    results.push({ collection: spec, uses: options.usesOf(spec, model.config.provenance), fold: fold !== undefined, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds, bm25: { k1: params.k1, b: params.b } });
     options.log(`${spec.label}: DeepCT-Index ranked ${queries.length} queries`);
   }
   return results;

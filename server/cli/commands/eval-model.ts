@@ -419,7 +419,20 @@ async function printDeepctIndexTable(opts: EvalModelCliOptions, dataDir: string,
   let folds: Record<string, import('../../model/deepct-index.js').DeepctIndexModel> = {};
   try {
     folds = await loadDeepctIndexFolds(opts.deepctIndex!, collections.map((c) => specs[c]!), opts.device);
-    const results = await evaluateDeepctIndex({ specs, cacheDir: opts.cache ?? defaultCacheDir(), collections, limit, test, shipped, folds, log });
+    const cacheDir = opts.cache ?? defaultCacheDir();
+    const results = await evaluateDeepctIndex({
+      specs,
+      openIndex: (spec) => cachedIndex(specs[spec.name]!, cacheDir, log),
+      usesOf: (spec, provenance) => modelUses(specs[spec.name]!, provenance),
+      measures: EVAL_MEASURES,
+      cacheDir,
+      collections,
+      limit,
+      test,
+      shipped,
+      folds,
+      log,
+    });
     const cpu = cpus();
     const labels = Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]));
     const header = [
@@ -430,9 +443,11 @@ async function printDeepctIndexTable(opts: EvalModelCliOptions, dataDir: string,
         results.map((r) => `${r.collection.label} k1 ${r.bm25.k1}, b ${r.bm25.b}`).join('; ') +
         '. Uniform BM25 (k1 1.2, b 0.75) and the phrase rule on the ordinary index.',
     ];
-    const text = opts.json ? JSON.stringify({ header, results }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n' : formatModelTables(results, header);
+    // The same rows as eval-model's (a DeepCT-Index system id beside its baselines').
+    const rows = results as unknown as CollectionResult[];
+    const text = opts.json ? JSON.stringify({ header, results }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n' : formatModelTables(rows, header);
     process.stdout.write(text);
-    if (opts.out) writeOutputFile(opts.out, formatModelTables(results, header));
+    if (opts.out) writeOutputFile(opts.out, formatModelTables(rows, header));
   } finally {
     await shipped.dispose();
     await Promise.all(Object.values(folds).map((m) => m.dispose()));
