@@ -366,6 +366,7 @@ interface EvalModelCliOptions {
   modelDir?: string;
   loco?: string;
   learned?: string;
+  deepctIndex?: string;
   device: string;
 }
 
@@ -397,6 +398,59 @@ async function printLearnedExpansionTable(opts: EvalModelCliOptions, dataDir: st
   } finally {
     await shipped.release();
     await Promise.all(Object.values(folds).map((m) => m.release()));
+  }
+}
+
+/**
+ * `--deepct-index DIR`: DeepCT-Index's table (eval-deepct-index.ts): the training collections indexed by the fold
+ * models in DIR/<collection>/, the reporting sets by the model in --model-dir (default model/artifacts).
+ */
+async function printDeepctIndexTable(opts: EvalModelCliOptions, dataDir: string, collections: string[], limit: number | undefined, test: 't' | 'randomization'): Promise<void> {
+  const { evaluateDeepctIndex, loadDeepctIndexFolds } = await import('./eval-deepct-index.js');
+  const { loadDeepctIndexModel } = await import('../../model/deepct-index.js');
+  const { defaultModelDir } = await import('../../model/runtime.js');
+  const specs = collectionSpecs(dataDir);
+  const log = (s: string) => console.error(`querylens: ${s}`);
+  const modelDir = opts.modelDir ?? defaultModelDir();
+  const loaded = await loadDeepctIndexModel(modelDir, { device: opts.device as 'auto' | 'cpu' | 'cuda' });
+  if (!loaded.ok) throw new CliError(loaded.error.message);
+  const shipped = loaded.model;
+  const started = performance.now();
+  let folds: Record<string, import('../../model/deepct-index.js').DeepctIndexModel> = {};
+  try {
+    folds = await loadDeepctIndexFolds(opts.deepctIndex!, collections.map((c) => specs[c]!), opts.device);
+    const cacheDir = opts.cache ?? defaultCacheDir();
+    const results = await evaluateDeepctIndex({
+      specs,
+      openIndex: (spec) => cachedIndex(specs[spec.name]!, cacheDir, log),
+      usesOf: (spec, provenance) => modelUses(specs[spec.name]!, provenance),
+      measures: EVAL_MEASURES,
+      cacheDir,
+      collections,
+      limit,
+      test,
+      shipped,
+      folds,
+      log,
+    });
+    const cpu = cpus();
+    const labels = Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]));
+    const header = [
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), DeepCT-Index document model on ${shipped.device}; ${((performance.now() - started) / 1000).toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
+      `Training collections marked "left out": indexed by the fold model in ${opts.deepctIndex}/<collection>/, trained and selected without it (checked from its deepct-index.json); the reporting sets by ${modelDir}.`,
+      describeProvenance(shipped.config.provenance, labels).replace('The model', 'The shipped document model'),
+      "DeepCT-Index: tf' = round(100 w) per document term (terms at 0 dropped), ranked by Terrier BM25 (k3 8) at the k1/b its model chose, top 1000: " +
+        results.map((r) => `${r.collection.label} k1 ${r.bm25.k1}, b ${r.bm25.b}`).join('; ') +
+        '. Uniform BM25 (k1 1.2, b 0.75) and the phrase rule on the ordinary index.',
+    ];
+    // The same rows as eval-model's (a DeepCT-Index system id beside its baselines').
+    const rows = results as unknown as CollectionResult[];
+    const text = opts.json ? JSON.stringify({ header, results }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n' : formatModelTables(rows, header);
+    process.stdout.write(text);
+    if (opts.out) writeOutputFile(opts.out, formatModelTables(rows, header));
+  } finally {
+    await shipped.dispose();
+    await Promise.all(Object.values(folds).map((m) => m.dispose()));
   }
 }
 
@@ -442,6 +496,7 @@ export function registerEvalModel(program: Command): void {
     .option('--model-dir <dir>', 'folder with config.json, the .onnx files and tokenizer.json (default: model/artifacts)')
     .option('--loco <dir>', 'leave-one-collection-out: rank each training collection with the model in <dir>/<collection>/ (trained and selected without it); --model-dir ranks the reporting sets')
     .option('--learned <dir>', 'the learned surface-form expansion instead: training collections ranked by the fold models in <dir>/<collection>/, reporting sets by --model-dir')
+    .option('--deepct-index <dir>', "DeepCT-Index's table instead: training collections indexed by the fold models in <dir>/<collection>/, reporting sets by --model-dir")
     .option('--device <device>', 'model device: auto, cpu or cuda', 'auto')
     .action(async (opts: EvalModelCliOptions) => {
       const dataDir = opts.data ?? defaultDataDir();
@@ -457,6 +512,7 @@ export function registerEvalModel(program: Command): void {
       const test = opts.test === 'randomisation' ? 'randomization' : opts.test;
       if (test !== 't' && test !== 'randomization') throw new CliError(`unknown --test '${opts.test}': use t or randomization`);
       if (opts.learned !== undefined) return printLearnedExpansionTable(opts, dataDir, collections, limit, test);
+      if (opts.deepctIndex !== undefined) return printDeepctIndexTable(opts, dataDir, collections, limit, test);
       if (opts.model !== 'twbert' && opts.model !== 'deepct') throw new CliError(`unknown --model '${opts.model}' (expected twbert or deepct)`);
       const started = performance.now();
       const loaded = await loadModelForCli(opts.model, opts.modelDir, opts.device);

@@ -9,6 +9,10 @@ interface IndexOptions {
   skipBad?: boolean;
   memory?: string;
   progress: boolean;
+  deepct?: boolean;
+  modelDir?: string;
+  device: string;
+  vectorsOut?: string;
 }
 
 export function registerIndex(program: Command): void {
@@ -26,7 +30,16 @@ export function registerIndex(program: Command): void {
     .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
     .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
+    .option('--deepct', "DeepCT-Index: the document model weighs every term of every document (tf' = round(100 w), terms at 0 dropped) into an impact index ranked with --scorer bm25 at the k1/b the model chose (recorded in the index)")
+    .option('--model-dir <dir>', 'with --deepct: folder with deepct-index.json, its .onnx file and tokenizer.json (default: model/artifacts)')
+    .option('--device <device>', 'with --deepct: model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
+    .option('--vectors-out <file>', 'with --deepct: also keep the Anserini JSON vectors the index is built from')
     .action(async (corpus: string[], opts: IndexOptions, command: Command) => {
+      if (opts.deepct) return indexDeepct(corpus, opts, command);
+      for (const name of ['modelDir', 'vectorsOut'] as const) {
+        if (opts[name] !== undefined) throw new CliError(`--${name === 'modelDir' ? 'model-dir' : 'vectors-out'} needs --deepct`);
+      }
+      if (command.getOptionValueSource('device') === 'cli') throw new CliError('--device needs --deepct');
       // Loaded here so other subcommands do not pay for the engine.
       const { buildLocalIndex, IndexError } = await import('../../service/backend.js');
       const { IngestError } = await import('../../engine/ingest/types.js');
@@ -74,6 +87,58 @@ export function registerIndex(program: Command): void {
           `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (${summary.profile === 'none' ? 'impact index, terms as written' : `profile ${summary.profile}`})`,
       );
     });
+}
+
+/** `index --deepct`: the DeepCT-Index document model over the corpus, then an impact index of tf′ (server/model/deepct-index.ts). */
+async function indexDeepct(corpus: string[], opts: IndexOptions, command: Command): Promise<void> {
+  if (opts.format !== 'auto') throw new CliError('--deepct reads a corpus of text (BEIR JSONL, TREC SGML or a folder), not --format jsonvector: the model writes the vectors');
+  if (command.getOptionValueSource('profile') === 'cli' && opts.profile !== 'terrier') throw new CliError('--deepct indexes the terrier analyser\'s terms (the model was trained on them): leave out --profile');
+  if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
+  const memoryMB = opts.memory === undefined ? undefined : Number(opts.memory);
+  if (memoryMB !== undefined && !(Number.isInteger(memoryMB) && memoryMB >= 1)) throw new CliError(`--memory '${opts.memory}' is not a whole number of megabytes (at least 1)`);
+  const { loadDeepctIndexModel, buildDeepctIndex } = await import('../../model/deepct-index.js');
+  const { defaultModelDir } = await import('../../model/runtime.js');
+  const { IngestError } = await import('../../engine/ingest/types.js');
+  const { IndexError } = await import('../../engine/index/disk.js');
+  const loaded = await loadDeepctIndexModel(opts.modelDir ?? defaultModelDir(), { device: opts.device as 'auto' | 'cpu' | 'cuda' });
+  if (!loaded.ok) throw new CliError(loaded.error.message);
+  const model = loaded.model;
+  for (const notice of model.notices) console.error(`querylens: ${notice}`);
+  const { buildProgressBar } = await import('../progress-bar.js');
+  const modelBar = opts.progress ? buildProgressBar() : null;
+  let buildBar: ReturnType<typeof buildProgressBar> = null;
+  let summary;
+  try {
+    summary = await buildDeepctIndex(model, corpus, opts.out, {
+      skipBad: opts.skipBad,
+      vectorsOut: opts.vectorsOut,
+      ...(memoryMB !== undefined ? { memoryBudgetBytes: memoryMB * 1024 * 1024 } : {}),
+      onModelProgress: modelBar?.onProgress,
+      onBuildProgress: (p) => {
+        if (!opts.progress) return;
+        if (!buildBar) {
+          modelBar?.stop();
+          buildBar = buildProgressBar();
+        }
+        buildBar?.onProgress(p);
+      },
+    });
+  } catch (err) {
+    if (err instanceof IngestError) throw new CliError(`${err.message}${opts.skipBad || (err.line === undefined && err.offset === undefined) ? '' : ' (use --skip-bad to skip malformed records)'}`);
+    if (err instanceof IndexError) throw new CliError(err.message);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw new CliError(`cannot write the index at ${opts.out}: ${systemReason(err as NodeJS.ErrnoException)}: choose another --out (any previous index there is unchanged)`);
+    throw err;
+  } finally {
+    modelBar?.stop();
+    (buildBar as ReturnType<typeof buildProgressBar>)?.stop();
+    await model.dispose();
+  }
+  console.log(
+    `indexed ${summary.docs.toLocaleString('en-US')} docs with DeepCT-Index (${model.device}): ${summary.terms.toLocaleString('en-US')} terms, ` +
+      `${summary.termsDropped.toLocaleString('en-US')} of ${summary.termsWeighed.toLocaleString('en-US')} document terms dropped at tf' = 0, in ${summary.seconds.toFixed(1)} s; ` +
+      `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir}; search it with --scorer bm25 --k1 ${summary.bm25.k1} --b ${summary.bm25.b}`,
+  );
 }
 
 /** An errno error in words, with the path it concerns (Node's message has the raw syscall). */

@@ -19,6 +19,12 @@ export interface IndexContent {
   storedText: boolean;
   /** Where the index came from: `corpus` (querylens index), `jsonvector`, `ciff`. */
   source: 'corpus' | 'jsonvector' | 'ciff';
+  /**
+   * Impacts written as term frequencies by a document model (DeepCT-Index's tf′, server/model/deepct-index.ts):
+   * BM25 may read each impact as the term's count (a document's length is the sum of its impacts), with the k1
+   * and b chosen for the index. Absent: impacts are scores, ranked by the impact scorer only.
+   */
+  tfImpacts?: { k1: number; b: number };
 }
 
 /** The meta.bin keys (all absent for an ordinary index). */
@@ -28,6 +34,7 @@ export interface IndexContentMeta {
   analyser?: 'none';
   storedText?: false;
   source?: 'jsonvector' | 'ciff';
+  tfImpacts?: { k1: number; b: number };
 }
 
 export const ORDINARY_CONTENT: Readonly<IndexContent> = { postings: 'frequencies', positions: true, preTokenised: false, storedText: true, source: 'corpus' };
@@ -39,6 +46,7 @@ export function contentFromMeta(meta: IndexContentMeta): IndexContent {
     preTokenised: meta.analyser === 'none',
     storedText: meta.storedText !== false,
     source: meta.source ?? 'corpus',
+    ...(meta.postings === 'impacts' && meta.tfImpacts ? { tfImpacts: { k1: meta.tfImpacts.k1, b: meta.tfImpacts.b } } : {}),
   };
 }
 
@@ -49,6 +57,7 @@ export function contentMeta(c: IndexContent): IndexContentMeta {
     ...(c.preTokenised ? { analyser: 'none' as const } : {}),
     ...(c.storedText ? {} : { storedText: false as const }),
     ...(c.source !== 'corpus' ? { source: c.source } : {}),
+    ...(c.postings === 'impacts' && c.tfImpacts ? { tfImpacts: { k1: c.tfImpacts.k1, b: c.tfImpacts.b } } : {}),
   };
 }
 

@@ -34,9 +34,20 @@ export function explainImpactTerm(label: string, weight: number, impact: number,
   return explainNode(value, `${label}: weight × impact = ${fmt(weight)} × ${impact} = ${fmt(value)}`);
 }
 
-/** Throws IndexContentError when `scorer` cannot score this index's postings. */
+/**
+ * Throws IndexContentError when `scorer` cannot score this index's postings. An index whose impacts are term
+ * frequencies written by a document model (DeepCT-Index's tf′: content `tfImpacts`) is also ranked by Terrier
+ * BM25, each impact read as the term's count and a document's length being the sum of its impacts (what the
+ * impact ingest stores), as Dai & Callan rank a DeepCT index.
+ */
 export function checkScorerFitsIndex(reader: IndexReader, scorer: ScorerName): void {
   const content = contentOf(reader);
+  if (content.postings === 'impacts' && content.tfImpacts && scorer === 'bm25') return;
+  if (content.postings === 'impacts' && content.tfImpacts && scorer !== 'impact') {
+    throw new IndexContentError(
+      `this index holds DeepCT-Index term frequencies (tf′ written by a document model, no positions): rank it with --scorer bm25 (its chosen parameters: --k1 ${content.tfImpacts.k1} --b ${content.tfImpacts.b}) or --scorer impact; ${scorer} would read tf′ as a count it cannot use`,
+    );
+  }
   if (content.postings === 'impacts' && scorer !== 'impact') {
     throw new IndexContentError(
       `this index holds impacts (${describeSource(content)}), not term frequencies: ${scorer} would read each impact as a count and its ranking would be meaningless; use --scorer impact (scorer "impact")`,
