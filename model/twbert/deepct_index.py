@@ -38,7 +38,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .common import ARTIFACTS, MODEL_DIR, WORK, seed_all, setup_threads
+from .common import DEVICE, ARTIFACTS, MODEL_DIR, WORK, seed_all, setup_threads
 from .model import Encoder, EncoderConfig
 
 TRAINING = ["cacm", "scifact-train", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
@@ -46,7 +46,6 @@ REPORTING = ["scifact-test", "nfcorpus-test"]
 # DEEPCT_INDEX_HOME moves the data, runs and fold checkpoints (a copy on another machine, e.g. a GPU host).
 HOME = Path(os.environ.get("DEEPCT_INDEX_HOME", str(WORK / "deepct-index")))
 DATA = HOME / "data"
-DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 EPOCHS = 4
 LR = 2e-4
 BATCH = 32

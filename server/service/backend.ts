@@ -121,8 +121,10 @@ export class LocalSearchBackend implements SearchBackend {
     return this.reader.fields();
   }
   scorers(): ScorerName[] {
-    const impacts = contentOf(this.reader).postings === 'impacts';
-    return SCORER_NAMES.filter((name) => (name === 'impact') === impacts);
+    const content = contentOf(this.reader);
+    const impacts = content.postings === 'impacts';
+    // A DeepCT-Index's impacts are term frequencies: bm25 ranks it too (engine/scoring/impact.ts).
+    return SCORER_NAMES.filter((name) => (name === 'impact') === impacts || (name === 'bm25' && !!content.tfImpacts));
   }
   termStatistics(term: string): TermStats | undefined {
     return this.reader.termStats(term);

@@ -15,6 +15,7 @@ import { analysedBatches } from '../../server/engine/index/batch-source.js';
 import { buildIndex, openIndex } from '../../server/engine/index/disk.js';
 import type { IndexReader } from '../../server/engine/index/reader.js';
 import { search } from '../../server/engine/search.js';
+import { LocalSearchBackend } from '../../server/service/backend.js';
 import { documentText, encodeDocumentWindows, integerImpacts, termWeights } from '../../server/model/deepct-index-encode.js';
 import { buildDeepctIndex, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
 import { loadTokenizer } from '../../server/model/tokenize.js';
@@ -143,7 +144,7 @@ describe('DeepCT-Index build', () => {
     const ast = parseText('heat transfers boundary').ast;
     const hits = search(reader, ast, { scorer: 'bm25', k1: 1.2, b: 0.75, k: 10 }).hits;
     expect(hits.length).toBeGreaterThan(0);
-    expect(() => search(reader, ast, { scorer: 'ql', k: 10 })).toThrow(/DeepCT-Index term frequencies.*--scorer bm25 \(its chosen parameters: --k1 1\.2 --b 0\.75\)/);
+    expect(() => search(reader, ast, { scorer: 'ql', k: 10 })).toThrow(/DeepCT-Index term frequencies.*--scorer bm25 \(by default with its own parameters, k1 1\.2 and b 0\.75\)/);
     expect(search(reader, ast, { scorer: 'impact', k: 10 }).hits.length).toBeGreaterThan(0);
   });
 });
@@ -184,7 +185,11 @@ describe('BM25 over tf′ impacts (differential)', () => {
           expect(a.map((h) => [h.docno, h.score])).toEqual(e.map((h) => [h.docno, h.score]));
         }
       }
+      // Without k1 and b, bm25 ranks the index with its own (6, 0.9), not Terrier's defaults (1.2, 0.75).
+      const own = search(impact, parseText(query).ast, { scorer: 'bm25', k: 50 }).hits;
+      expect(own.map((h) => [h.docno, h.score])).toEqual(search(text, parseText(query).ast, { scorer: 'bm25', k1: 6, b: 0.9, k: 50 }).hits.map((h) => [h.docno, h.score]));
     }
+    expect(new LocalSearchBackend(impact).scorers()).toEqual(['bm25', 'impact']);
   });
 });
 
@@ -199,7 +204,7 @@ describe('querylens index --deepct', () => {
       cli(['index', corpus, '-o', join(work, 'cli-none'), '--deepct', '--model-dir', join(work, 'nowhere')]),
     ]);
     expect(ok.status, ok.stderr).toBe(0);
-    expect(ok.stdout).toMatch(/indexed 20 docs with DeepCT-Index \(cpu\).*search it with --scorer bm25 --k1 1\.2 --b 0\.75/);
+    expect(ok.stdout).toMatch(/indexed 20 docs with DeepCT-Index \(cpu\).*search it with --scorer bm25 \(its k1 1\.2 and b 0\.75 are this index's defaults\)/);
     expect(missing.status).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toMatch(/No DeepCT-Index document model/);

@@ -137,7 +137,7 @@ async function indexDeepct(corpus: string[], opts: IndexOptions, command: Comman
   console.log(
     `indexed ${summary.docs.toLocaleString('en-US')} docs with DeepCT-Index (${model.device}): ${summary.terms.toLocaleString('en-US')} terms, ` +
       `${summary.termsDropped.toLocaleString('en-US')} of ${summary.termsWeighed.toLocaleString('en-US')} document terms dropped at tf' = 0, in ${summary.seconds.toFixed(1)} s; ` +
-      `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir}; search it with --scorer bm25 --k1 ${summary.bm25.k1} --b ${summary.bm25.b}`,
+      `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir}; search it with --scorer bm25 (its k1 ${summary.bm25.k1} and b ${summary.bm25.b} are this index's defaults)`,
   );
 }
 

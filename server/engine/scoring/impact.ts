@@ -35,6 +35,17 @@ export function explainImpactTerm(label: string, weight: number, impact: number,
 }
 
 /**
+ * `options` with a DeepCT-Index's own k1 and b (content `tfImpacts`, chosen with its document model) where bm25
+ * ranks it and the caller set none: such an index is searched with the parameters it was built for, as Anserini's
+ * DeepCT runs pass theirs, unless the user says otherwise.
+ */
+export function withIndexParameters<T extends { scorer?: ScorerName; k1?: number; b?: number }>(reader: IndexReader, options: T): T {
+  const tf = contentOf(reader).tfImpacts;
+  if (!tf || (options.scorer ?? 'bm25') !== 'bm25') return options;
+  return { ...options, k1: options.k1 ?? tf.k1, b: options.b ?? tf.b };
+}
+
+/**
  * Throws IndexContentError when `scorer` cannot score this index's postings. An index whose impacts are term
  * frequencies written by a document model (DeepCT-Index's tf′: content `tfImpacts`) is also ranked by Terrier
  * BM25, each impact read as the term's count and a document's length being the sum of its impacts (what the
@@ -45,7 +56,7 @@ export function checkScorerFitsIndex(reader: IndexReader, scorer: ScorerName): v
   if (content.postings === 'impacts' && content.tfImpacts && scorer === 'bm25') return;
   if (content.postings === 'impacts' && content.tfImpacts && scorer !== 'impact') {
     throw new IndexContentError(
-      `this index holds DeepCT-Index term frequencies (tf′ written by a document model, no positions): rank it with --scorer bm25 (its chosen parameters: --k1 ${content.tfImpacts.k1} --b ${content.tfImpacts.b}) or --scorer impact; ${scorer} would read tf′ as a count it cannot use`,
+      `this index holds DeepCT-Index term frequencies (tf′ written by a document model, no positions): rank it with --scorer bm25 (by default with its own parameters, k1 ${content.tfImpacts.k1} and b ${content.tfImpacts.b}) or --scorer impact; ${scorer} would read tf′ as a count it cannot use`,
     );
   }
   if (content.postings === 'impacts' && scorer !== 'impact') {

@@ -43,7 +43,7 @@ import {
 } from './lucene-bm25.js';
 import { compareRanked, TopK, type RankedDoc } from './ranking.js';
 import { maxScoreSearch, impactTermScore, type PrunableTerm } from './pruning.js';
-import { checkPositionsAvailable, checkScorerFitsIndex, explainImpactTerm, impactContribution } from './impact.js';
+import { checkPositionsAvailable, checkScorerFitsIndex, explainImpactTerm, impactContribution, withIndexParameters } from './impact.js';
 import {
   explainTerrierIdf,
   explainTerrierQtw,
@@ -242,7 +242,7 @@ export class PreparedQuery {
     readonly ast: QueryAst,
     options: SearchOptions = {},
   ) {
-    this.parameters = resolveParameters(options);
+    this.parameters = resolveParameters(withIndexParameters(reader, options));
     this.pruning = options.exhaustive === undefined ? 'auto' : options.exhaustive ? 'never' : 'always';
     const p = this.parameters;
     checkScorerFitsIndex(reader, p.scorer);
