@@ -236,6 +236,8 @@ export class PreparedQuery {
   private readonly pruning: 'auto' | 'always' | 'never';
   /** The terms of a query dynamic pruning can evaluate, or null (scoring/pruning.ts). */
   private prunable: PrunableQueryTerm[] | null | undefined;
+  /** ql: the part of a pruned query's score that depends only on the document length (scoring/pruning.ts). */
+  private qlLengthPart: ((dl: number) => number) | undefined;
 
   constructor(
     readonly reader: IndexReader,
@@ -411,12 +413,13 @@ export class PreparedQuery {
       const terms: PrunableTerm[] = this.prunable.map((t) => ({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.boundKey, postings: this.reader.postingBlocks(t.term)! }));
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
-      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), (doc) => {
+      const consider = (doc: number) => {
         const e = this.evaluate(doc, tfOf, false);
         if (!e.matched) return;
         matchedDocs++;
         if (top.wouldEnter(e.score)) top.offer(doc, e.score);
-      });
+      };
+      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.qlLengthPart);
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
     const lists = this.rt.map((r) => r.postings());
@@ -479,11 +482,12 @@ export class PreparedQuery {
    * scores, each rising with tf and falling with the document length: a plain term, or a
    * #combine / #weight / Lucene OR of plain terms (stopwords and absent terms add nothing). Null
    * for anything else (windows, synonyms, fields, filters, required or prohibited clauses,
-   * negative weights or idfs, ql), which is evaluated exhaustively.
+   * negative weights or idfs), which is evaluated exhaustively; ql has its own rule (prunableQlTerms).
    */
   private prunableTerms(): PrunableQueryTerm[] | null {
     const scorer = this.parameters.scorer;
     const root = this.root;
+    if (scorer === 'ql') return this.prunableQlTerms();
     if (!root || (scorer !== 'bm25' && scorer !== 'bm25-lucene' && scorer !== 'impact')) return null;
     let items: PlanItem[];
     if (root.kind === 'leaf') items = [{ plan: root, weight: 1, occur: 'should' }];
@@ -529,6 +533,67 @@ export class PreparedQuery {
       // Every scored concept must be one of these terms (or missing): the score sums them all.
       for (let c = 0; c < this.rt.length; c++) if (this.rt[c]!.info.scored && !this.rt[c]!.missing && !seen.has(c)) return null;
     }
+    return terms;
+  }
+
+  /**
+   * ql on a plain term or a #combine / #weight / #wand (or Lucene OR) of plain terms with weights
+   * ≥ 0 and mu > 0: the score splits into term gains w·log(1 + tf/(mu·P(t|C))) (the lists pruned)
+   * and a length part Σ w·log(mu·P(t|C)) − Σ w·log(|D| + mu) over every item, absent and
+   * stopped terms included (scoring/pruning.ts). Null for anything else (windows, fields, #or,
+   * #wsum, #max, #not, filters, required or prohibited clauses, negative weights, mu = 0).
+   * Documents without a query term stay unscored, as on the exhaustive path.
+   */
+  private prunableQlTerms(): PrunableQueryTerm[] | null {
+    const root = this.root!;
+    const mu = this.parameters.mu;
+    if (!(mu > 0) || !Number.isFinite(mu)) return null;
+    let items: PlanItem[];
+    if (root.kind === 'leaf') items = [{ plan: root, weight: 1, occur: 'should' }];
+    else if (
+      root.kind === 'group' &&
+      (root.op === 'combine' || root.op === 'weight' || root.op === 'wand' || root.op === 'bool') &&
+      root.items.every((it) => it.occur === 'should' && it.plan.kind === 'leaf')
+    )
+      items = root.items;
+    else return null;
+    let norm = 0;
+    for (const it of items) {
+      if (!(it.weight >= 0) || !Number.isFinite(it.weight)) return null;
+      norm += it.weight;
+    }
+    if (!(norm > 0)) return null;
+    // Each concept's gain weight (an item repeated adds its weights), and the length part's constants.
+    const gainWeight = new Map<number, number>();
+    let constant = 0;
+    let lengthWeight = 0;
+    for (const it of items) {
+      const concept = (it.plan as { concept: number }).concept;
+      const r = this.rt[concept]!;
+      const w = it.weight / norm;
+      if (!r.missing) {
+        const spec = r.info.spec;
+        if (spec.kind !== 'term' || spec.fields?.length || !r.info.scored) return null;
+        // A term of weight 0 adds nothing, but its list still brings its documents (their score is the length part's).
+        if (r.info.exactDf > 0) gainWeight.set(concept, (gainWeight.get(concept) ?? 0) + w);
+      }
+      constant += w * Math.log(mu * r.pc);
+      lengthWeight += w;
+    }
+    const terms: PrunableQueryTerm[] = [];
+    for (const [concept, w] of gainWeight) {
+      const r = this.rt[concept]!;
+      const mup = mu * r.pc;
+      terms.push({
+        concept,
+        term: (r.info.spec as { term: string }).term,
+        df: r.info.exactDf,
+        score: (tf) => w * Math.log1p(tf / mup),
+        boundKey: `ql ${w} ${mup}`,
+      });
+    }
+    if (!Number.isFinite(constant)) return null;
+    this.qlLengthPart = (dl) => constant - lengthWeight * Math.log(dl + mu);
     return terms;
   }
 

@@ -26,6 +26,14 @@
  * (checked for every parameter setting by the callers' eligibility rules: non-negative idf and
  * weights).
  *
+ * Query likelihood (`ql`, Dirichlet) on a flat #combine / #weight of terms qualifies through a split
+ * of each document's score (SEMANTICS.md §1.6): with normalised weights w_t,
+ *   Σ_t w_t·log((tf_t + μ·p_t)/(dl + μ)) = Σ_{t in D} w_t·log(1 + tf_t/(μ·p_t)) + [Σ_t w_t·log(μ·p_t) − Σ_t w_t·log(dl + μ)],
+ * term gains ≥ 0 that rise with tf and ignore the length, plus a length part that falls with dl.
+ * The gains are the terms' scores here; the length part is `lengthPart`, bounded over a window by
+ * its value at the shortest document of the lists and taken exactly at each candidate. Bounds of a
+ * sum with a negative part are widened by the margin of its parts' magnitudes, not of the sum.
+ *
  * Impact scoring (impact.ts) qualifies too: on an impact index the tf slot is the impact, so a
  * block's maximum tf is its maximum impact, and weight × impact (weight ≥ 0) rises with it and
  * ignores the length: `impactTermScore`'s bound over a block is weight × block max impact.
@@ -120,6 +128,7 @@ export function maxScoreSearch(
   docLengths: Int32Array,
   consider: (doc: number) => void,
   windowDocs = WINDOW_DOCS,
+  lengthPart?: (dl: number) => number,
 ): PruningStats {
   const m = terms.length;
   const stats: PruningStats = { considered: 0, skippedRanges: 0 };
@@ -128,6 +137,16 @@ export function maxScoreSearch(
   const bounds = boundsOf.map((b) => b.blocks);
   const cursors = terms.map((t) => new PostingCursor(t.postings));
   const lastDocs = terms.map((t) => t.postings.blockLastDoc);
+  // The length part's largest value: at the shortest document any list holds.
+  let lengthMax = 0;
+  if (lengthPart) {
+    let minLength = Infinity;
+    for (const t of terms) {
+      const lengths = t.postings.blockMinDocLength;
+      for (let b = 0; b < t.postings.numBlocks; b++) if (lengths[b]! < minLength) minLength = lengths[b]!;
+    }
+    lengthMax = lengthPart(minLength);
+  }
 
   // Each list's block at the latest document asked about: documents asked about only increase,
   // so it moves forward a block at a time (cheaper than a binary search).
@@ -154,6 +173,9 @@ export function maxScoreSearch(
 
   /** True when a document whose score is at most `bound` ranks after the k-th kept one. */
   const below = (bound: number, threshold: number): boolean => Math.fround(bound + Math.abs(bound) * BOUND_MARGIN) < Math.fround(threshold);
+  /** `below` for terms' bounds `gains` plus the length part `length` (its margin from both magnitudes: the sum may cancel). */
+  const belowWith = (gains: number, length: number, threshold: number): boolean =>
+    lengthPart === undefined ? below(gains, threshold) : Math.fround(gains + length + (Math.abs(gains) + Math.abs(length)) * BOUND_MARGIN) < Math.fround(threshold);
 
   // The window's arrays, by offset from its first document. `seen[o]` is the number of the
   // window that last touched offset o, so nothing is cleared between windows.
@@ -189,7 +211,7 @@ export function maxScoreSearch(
     }
     for (let e = 0; e < m; e++) prefix[e + 1] = prefix[e]! + windowBound[order[e]!]!;
     let firstEssential = 0;
-    if (threshold !== undefined) while (firstEssential < m && below(prefix[firstEssential + 1]!, threshold)) firstEssential++;
+    if (threshold !== undefined) while (firstEssential < m && belowWith(prefix[firstEssential + 1]!, lengthMax, threshold)) firstEssential++;
 
     if (firstEssential === m) {
       // No document of the window can enter: nothing decoded, nothing scored.
@@ -237,11 +259,12 @@ export function maxScoreSearch(
         const doc = base + o;
         const kth = top.threshold();
         let skip = false;
+        const length = lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!);
         if (kth !== undefined && firstEssential > 0) {
           let exact = essentialSum[o]!;
           // The non-essential lists' window bounds first (known), then their block maxima at this
           // document: rest[e] adds up those of order[0..e-1].
-          skip = below(exact + prefix[firstEssential]!, kth);
+          skip = belowWith(exact + prefix[firstEssential]!, length, kth);
           if (!skip) {
             rest[0] = 0;
             for (let e = 0; e < firstEssential; e++) {
@@ -249,7 +272,7 @@ export function maxScoreSearch(
               const b = blockAt(i, doc);
               rest[e + 1] = rest[e]! + (b < bounds[i]!.length ? bounds[i]![b]! : 0);
             }
-            skip = below(exact + rest[firstEssential]!, kth);
+            skip = belowWith(exact + rest[firstEssential]!, length, kth);
           }
           // Then their exact contributions, strongest first, while the bound can still enter (a
           // list bounded by 0 is read only for a document scored: it cannot lower a bound of
@@ -260,9 +283,9 @@ export function maxScoreSearch(
             const c = cursors[i]!;
             c.advance(doc);
             if (c.doc === doc) exact += terms[i]!.score(c.tf, docLengths[doc]!);
-            skip = below(exact + rest[e]!, kth);
+            skip = belowWith(exact + rest[e]!, length, kth);
           }
-        } else if (kth !== undefined) skip = below(essentialSum[o]!, kth);
+        } else if (kth !== undefined) skip = belowWith(essentialSum[o]!, length, kth);
         if (skip) continue;
         for (let e = 0; e < m; e++) {
           const i = order[e]!;
