@@ -3,8 +3,9 @@ once with TWBERT_DEVICE=cpu and once with TWBERT_DEVICE=cuda, and compares the c
 
   /usr/bin/python3 -m model.twbert.device_parity --slice DIR [--out report.json]
 
-DIR is the training smoke test's slice, kept with QUERYLENS_KEEP_SMOKE_DIR=DIR (test/model/train-smoke.test.ts):
-pretrain.jsonl, data/ (export-training), loco-data/ and adaptive-data/ (export-training --stats). Every stage
+DIR is the training smoke tests' slice, kept with QUERYLENS_KEEP_SMOKE_DIR=DIR (test/model/train-smoke.test.ts and
+deepct-index.test.ts): pretrain.jsonl, data/ (export-training), loco-data/ and adaptive-data/ (export-training
+--stats), deepct-index-home/; and csurf-adi.jsonl (model/.work/csurf/data/adi.jsonl, the learned expansion's export). Every stage
 starts from the CPU output of the stage before it, so a difference is the stage's own, not carried along. The
 encoder is pre-trained without dropout: the CPU and CUDA random streams differ, and with dropout the two runs
 would draw different masks; without it, the two devices should differ by float rounding only (reductions are
@@ -66,6 +67,9 @@ def stages(slice_dir: Path, work: Path) -> list[tuple[str, list[str], str]]:
                                                     "{dev}/adaptive-folds", "--epochs", "2", "--epoch-queries", "32",
                                                     "--grid-pick", "8", "--out", "{dev}/twbert-adaptive.pt",
                                                     "--log", "{dev}/adaptive.log"], "twbert-adaptive.pt"),
+        ("DeepCT-Index (smoke: a tiny encoder, one epoch)", ["model.twbert.deepct_index", "smoke", "--init", "tiny",
+                                                             "--collections", "syn", "--out-dir", "{dev}/deepct-index",
+                                                             "--max-windows", "8"], "deepct-index/parity.json"),
         ("learned surface-form expansion (csurf smoke, 10 steps)", ["model.csurf.train", "smoke", "--data",
                                                                  str(slice_dir / "csurf-adi.jsonl"), "--out", "{dev}/csurf"],
          "csurf/parity.json"),
@@ -75,7 +79,9 @@ def stages(slice_dir: Path, work: Path) -> list[tuple[str, list[str], str]]:
 def load_result(path: Path) -> dict:
     """A checkpoint, or the csurf smoke stage's parity.json (its model's weights on fixed features) as a state."""
     if path.suffix == ".json":
-        return {"state": {"weights": torch.tensor(json.loads(path.read_text())["weights"], dtype=torch.float64)}}
+        weights = json.loads(path.read_text())["weights"]
+        flat = [x for row in weights for x in row] if weights and isinstance(weights[0], list) else weights
+        return {"state": {"weights": torch.tensor(flat, dtype=torch.float64)}}
     return load_own(path)
 
 
@@ -120,6 +126,12 @@ def main(argv=None) -> int:
     dirs = {d: work / d for d in devices}
     for d in dirs.values():
         d.mkdir(parents=True, exist_ok=True)
+    home = slice_dir / "deepct-index-home"
+    if (home / "data" / "syn.json").exists():
+        # The kept slice names the qrels where the test wrote them; point it at the copy.
+        syn = json.loads((home / "data" / "syn.json").read_text())
+        syn["qrels"] = str(home / "qrels.txt")
+        (home / "data" / "syn.json").write_text(json.dumps(syn))
     report = {"torch": torch.__version__, "second": a.second_device,
               "gpu": torch.cuda.get_device_name(0) if a.second_device == "cuda" else None, "stages": []}
     ok = True
@@ -127,7 +139,8 @@ def main(argv=None) -> int:
         row = {"stage": name}
         for run, device in devices.items():
             argv_d = [x.replace("{dev}", str(dirs[run])).replace("{cpu}", str(dirs["cpu"])) for x in args]
-            env = dict(os.environ, TWBERT_DEVICE=device, TWBERT_THREADS=os.environ.get("TWBERT_THREADS", "4"))
+            env = dict(os.environ, TWBERT_DEVICE=device, TWBERT_THREADS=os.environ.get("TWBERT_THREADS", "4"),
+                       DEEPCT_INDEX_HOME=str(slice_dir / "deepct-index-home"))
             t = time.time()
             r = subprocess.run([sys.executable, "-m", *argv_d], cwd=REPO, env=env, capture_output=True, text=True)
             row[f"seconds_{run}"] = round(time.time() - t, 2)

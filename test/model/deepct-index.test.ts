@@ -5,7 +5,7 @@
  * same counts written as text (differential), the scorer checks, and `querylens index --deepct` end to end.
  * The model here is a tiny, randomly initialised fixture (model/twbert/deepct_index.py `fixture`), not a trained one.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +38,9 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await model?.dispose();
+  // QUERYLENS_KEEP_SMOKE_DIR keeps the smoke test's data (home/): model/twbert/device_parity.py trains on it on a GPU.
+  const keep = process.env.QUERYLENS_KEEP_SMOKE_DIR;
+  if (keep) cpSync(join(work, 'home'), join(keep, 'deepct-index-home'), { recursive: true });
   rmSync(work, { recursive: true, force: true });
 });
 
