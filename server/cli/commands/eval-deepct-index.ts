@@ -8,15 +8,14 @@
  */
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Comparison } from '../../engine/eval/compare.js';
 import type { Run } from '../../engine/eval/trec-files.js';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { DeepctIndexModel } from '../../model/deepct-index.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
 import type { ModelProvenance } from '../../model/runtime.js';
-import type { QueryToRank } from '../../service/ranking.js';
 import { rankQueriesForCli } from './search.js';
+import { compareSystems, queriesToRank, type SystemResult } from './eval-systems.js';
 
 // eval-model.ts's shapes, restated so that this module does not import it (eval-model imports this one).
 /** A collection as eval-model's collectionSpecs gives it. */
@@ -31,24 +30,6 @@ export interface DeepctEvalSpec {
 }
 type CollectionSpec = DeepctEvalSpec;
 
-export interface DeepctPairedResult {
-  changePercent: number | null;
-  p: number;
-  significant: boolean;
-  wins: number;
-  losses: number;
-  ties: number;
-}
-type PairedResult = DeepctPairedResult;
-
-export interface DeepctSystemResult {
-  id: string;
-  label: string;
-  means: Record<string, number>;
-  vsBm25: Record<string, PairedResult> | null;
-  vsPhrase: Record<string, PairedResult> | null;
-}
-type SystemResult = DeepctSystemResult;
 
 export const DEEPCT_INDEX_SYSTEMS = [
   { id: 'bm25', label: 'Uniform BM25' },
@@ -134,10 +115,9 @@ export interface DeepctCollectionResult {
 
 /** Per collection: uniform BM25, the phrase rule and DeepCT-Index, as eval-model's CollectionResult rows. */
 export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Promise<DeepctCollectionResult[]> {
-  const { readQuerySource } = await import('../../../grammar/sources/index.js');
   const { formatRunLines } = await import('../../engine/search.js');
   const { LocalSearchBackend } = await import('../../service/backend.js');
-  const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
+  const { parseRun, readQrelsFile } = await import('../../engine/eval/index.js');
   const { contentOf } = await import('../../engine/index/content.js');
   const { createPhraseRule } = await import('../../model/phrase-rule.js');
   const results: DeepctCollectionResult[] = [];
@@ -148,9 +128,7 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
     const reader = await options.openIndex(spec);
     const deepct = await cachedDeepctIndex(spec, model, options.cacheDir, fold ? `fold-${name}` : 'shipped', options.log);
     const params = contentOf(deepct).tfImpacts!;
-    const source = readQuerySource(spec.queries);
-    const entries = options.limit === undefined ? source.entries : source.entries.slice(0, options.limit);
-    const queries: QueryToRank[] = entries.map((e) => ({ qid: e.qid, ast: e.result.ast, text: e.text }));
+    const queries = await queriesToRank(spec.queries, options.limit);
     const runs: Run[] = [];
     const seconds: Record<string, number> = {};
     for (const system of DEEPCT_INDEX_SYSTEMS) {
@@ -165,35 +143,8 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
       run.runId = system.id;
       runs.push(run);
     }
-    const qrels = readQrelsFile(spec.qrels);
-    const measures = [...options.measures];
-    const compare = (baseline: number) => compareRuns([runs[baseline]!, ...runs.filter((_r, i) => i !== baseline)], qrels, { measures, test: options.test });
-    const byBm25 = compare(0);
-    const byPhrase = compare(1);
-    const qids = byBm25.queries;
-    const evaluated = runs.map((run) => evaluate(run, qrels, { measures }));
-    const paired = (c: Comparison, baseline: number, system: number): Record<string, PairedResult> =>
-      Object.fromEntries(
-        measures.map((m, mi) => {
-          const base = perQueryValues(evaluated[baseline]!, m, qids);
-          const mine = perQueryValues(evaluated[system]!, m, qids);
-          let wins = 0;
-          let losses = 0;
-          mine.forEach((v, q) => (v > base[q]! ? wins++ : v < base[q]! ? losses++ : 0));
-          const cell = c.cells[mi]![c.runIds.indexOf(DEEPCT_INDEX_SYSTEMS[system]!.id)]!;
-          return [m, { changePercent: cell.changePercent, p: cell.p!, significant: cell.significant, wins, losses, ties: qids.length - wins - losses }];
-        }),
-      );
-    const systems = DEEPCT_INDEX_SYSTEMS.map(
-      (system, si): SystemResult => ({
-        id: system.id,
-        label: system.label,
-        means: Object.fromEntries(measures.map((m, mi) => [m, byBm25.cells[mi]![byBm25.runIds.indexOf(system.id)]!.mean])),
-        vsBm25: si === 0 ? null : paired(byBm25, 0, si),
-        vsPhrase: si <= 1 ? null : paired(byPhrase, 1, si),
-      }),
-    );
-    results.push({ collection: spec, uses: options.usesOf(spec, model.config.provenance), fold: fold !== undefined, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds, bm25: { k1: params.k1, b: params.b } });
+    const { systems, queries: judged, testDescription } = await compareSystems(runs, DEEPCT_INDEX_SYSTEMS, readQrelsFile(spec.qrels), options.measures, options.test);
+    results.push({ collection: spec, uses: options.usesOf(spec, model.config.provenance), fold: fold !== undefined, queries: judged, systems, testDescription, seconds, bm25: { k1: params.k1, b: params.b } });
     options.log(`${spec.label}: DeepCT-Index ranked ${queries.length} queries`);
   }
   return results;

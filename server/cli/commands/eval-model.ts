@@ -22,13 +22,13 @@ import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { SIGNIFICANCE_LEVEL, type Comparison } from '../../engine/eval/compare.js';
+import { SIGNIFICANCE_LEVEL } from '../../engine/eval/compare.js';
 import type { Run } from '../../engine/eval/trec-files.js';
 import type { ModelProvenance, WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
-import type { QueryToRank } from '../../service/ranking.js';
 import { loadModelForCli, rankQueriesForCli } from './search.js';
+import { compareSystems, queriesToRank, type SystemResult as GenericSystemResult } from './eval-systems.js';
 
 export type CollectionRole = 'training' | 'reporting';
 
@@ -139,27 +139,8 @@ export function modelUses(spec: CollectionSpec, provenance: ModelProvenance | un
   return uses;
 }
 
-/** One system against one baseline on one measure. */
-export interface PairedResult {
-  /** Relative change of the mean in percent; null when the baseline's mean is 0. */
-  changePercent: number | null;
-  p: number;
-  significant: boolean;
-  /** Queries where the system scores above / below / the same as the baseline. */
-  wins: number;
-  losses: number;
-  ties: number;
-}
-
-export interface SystemResult {
-  id: SystemId;
-  label: string;
-  /** Mean over the collection's judged queries, per measure. */
-  means: Record<string, number>;
-  /** Against uniform BM25 (null for BM25 itself) and against the phrase rule (null for BM25 and the rule). */
-  vsBm25: Record<string, PairedResult> | null;
-  vsPhrase: Record<string, PairedResult> | null;
-}
+export type { PairedResult } from './eval-systems.js';
+export type SystemResult = GenericSystemResult<SystemId>;
 
 export interface CollectionResult {
   collection: CollectionSpec;
@@ -194,10 +175,9 @@ export interface EvalModelOptions {
 }
 
 export async function evaluateModels(options: EvalModelOptions): Promise<CollectionResult[]> {
-  const { readQuerySource } = await import('../../../grammar/sources/index.js');
   const { formatRunLines } = await import('../../engine/search.js');
   const { LocalSearchBackend } = await import('../../service/backend.js');
-  const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
+  const { parseRun, readQrelsFile } = await import('../../engine/eval/index.js');
   const specs = collectionSpecs(options.dataDir);
   const provenanceOf = (m: WeightModel) => m.config.models[m.name as 'twbert']?.provenance;
   const results: CollectionResult[] = [];
@@ -208,9 +188,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
     }
     const model = options.foldModels?.[spec.name] ?? options.model;
     const reader = await cachedIndex(spec, options.cacheDir, options.log);
-    const source = readQuerySource(spec.queries);
-    const entries = options.limit === undefined ? source.entries : source.entries.slice(0, options.limit);
-    const queries: QueryToRank[] = entries.map((e) => ({ qid: e.qid, ast: e.result.ast, text: e.text }));
+    const queries = await queriesToRank(spec.queries, options.limit);
     const runs: Run[] = [];
     const seconds: Record<string, number> = {};
     for (const system of SYSTEMS) {
@@ -231,36 +209,10 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
       runs.push(run);
       options.log(`${spec.label}: ${system.label} ranked ${queries.length} queries in ${seconds[system.id].toFixed(1)} s`);
     }
-    const qrels = readQrelsFile(spec.qrels);
-    const measures = [...EVAL_MEASURES];
-    const compare = (baseline: number) => compareRuns([runs[baseline], ...runs.filter((_r, i) => i !== baseline)], qrels, { measures, test: options.test });
-    const byBm25 = compare(0);
-    const byPhrase = compare(1);
-    const qids = byBm25.queries;
-    const evaluated = runs.map((run) => evaluate(run, qrels, { measures }));
-    const paired = (c: Comparison, baseline: number, system: number): Record<string, PairedResult> => {
-      const col = c.runIds.indexOf(SYSTEMS[system].id);
-      return Object.fromEntries(
-        measures.map((m, mi) => {
-          const base = perQueryValues(evaluated[baseline], m, qids);
-          const mine = perQueryValues(evaluated[system], m, qids);
-          let wins = 0;
-          let losses = 0;
-          mine.forEach((v, q) => (v > base[q] ? wins++ : v < base[q] ? losses++ : 0));
-          const cell = c.cells[mi][col];
-          return [m, { changePercent: cell.changePercent, p: cell.p!, significant: cell.significant, wins, losses, ties: qids.length - wins - losses }];
-        }),
-      );
-    };
-    const systems = SYSTEMS.map((system, si): SystemResult => ({
-      id: system.id,
-      label: system.id.startsWith('model') ? system.label.replace('TW-BERT', modelLabel(model)) : system.label,
-      means: Object.fromEntries(measures.map((m, mi) => [m, byBm25.cells[mi][byBm25.runIds.indexOf(system.id)].mean])),
-      vsBm25: si === 0 ? null : paired(byBm25, 0, si),
-      vsPhrase: si <= 1 ? null : paired(byPhrase, 1, si),
-    }));
+    const labelled = SYSTEMS.map((system) => ({ id: system.id, label: system.id.startsWith('model') ? system.label.replace('TW-BERT', modelLabel(model)) : system.label }));
+    const { systems, queries: judged, testDescription } = await compareSystems(runs, labelled, readQrelsFile(spec.qrels), EVAL_MEASURES, options.test);
     const fold = options.foldModels?.[spec.name] !== undefined;
-    results.push({ collection: spec, uses: modelUses(spec, provenanceOf(model)), fold, queries: qids.length, systems, testDescription: byBm25.testDescription, seconds });
+    results.push({ collection: spec, uses: modelUses(spec, provenanceOf(model)), fold, queries: judged, systems, testDescription, seconds });
   }
   return results;
 }
