@@ -28,6 +28,7 @@ Training uses CUDA when torch.cuda.is_available(), the same recipe on the CPU ot
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
@@ -138,13 +139,9 @@ class Corpus:
         return tf
 
 
-_corpora: dict[str, Corpus] = {}
-
-
+@functools.cache
 def corpus(name: str) -> Corpus:
-    if name not in _corpora:
-        _corpora[name] = Corpus(name)
-    return _corpora[name]
+    return Corpus(name)
 
 
 def query_set(collection: str) -> dict:
@@ -314,13 +311,9 @@ class Ranker:
         return {f"{k1},{b}": self.mean_ap(m, dl, k1, b) for k1 in K1_GRID for b in B_GRID}
 
 
-_rankers: dict[str, Ranker] = {}
-
-
+@functools.cache
 def ranker(collection: str) -> Ranker:
-    if collection not in _rankers:
-        _rankers[collection] = Ranker(collection)
-    return _rankers[collection]
+    return Ranker(collection)
 
 
 # ------------------------------------------------------------------------------------------------ rotation
