@@ -13,7 +13,7 @@ import { expandQuery, selectFeedbackDocs } from '../server/engine/expansion/inde
 import { buildMemoryIndex } from '../server/engine/index/memory.js';
 import type { IndexReader } from '../server/engine/index/reader.js';
 import { search } from '../server/engine/search.js';
-import { LocalSearchBackend } from '../server/service/backend.js';
+import { LocalIndexBackend } from '../server/service/backend.js';
 import { rankQuery, type RankQueryOptions } from '../server/service/ranking.js';
 import { DATA_DIR } from '../test/support/data.js';
 
@@ -47,7 +47,7 @@ function readQueries(path: string): { qid: string; text: string }[] {
 function makeRun(reader: IndexReader, queries: { qid: string; text: string }[], runId: string, options: RankQueryOptions): Run {
   const byQuery = new Map<string, RunEntry[]>();
   for (const { qid, text } of queries) {
-    byQuery.set(qid, rankQuery(new LocalSearchBackend(reader, 'bench'), parseText(text).ast, { k: 1000, ...options }).hits.map((h) => ({ docno: h.docno, score: h.score })));
+    byQuery.set(qid, rankQuery(new LocalIndexBackend(reader, 'bench'), parseText(text).ast, { k: 1000, ...options }).hits.map((h) => ({ docno: h.docno, score: h.score })));
   }
   return { runId, queries: byQuery };
 }

@@ -19,7 +19,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseText } from '../grammar/text/index.js';
 import { buildMemoryIndex } from '../server/engine/index/memory.js';
-import { LocalSearchBackend } from '../server/service/backend.js';
+import { LocalIndexBackend } from '../server/service/backend.js';
 import { bo1ModelInput, modelStatistics } from '../server/service/ranking.js';
 import { DATA_DIR } from '../test/support/data.js';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -167,7 +167,7 @@ async function perQuery(label: string, texts: string[], parts: Record<string, (t
           const o = JSON.parse(l) as { _id: string; title?: string; text?: string };
           return { docno: o._id, fields: o.title ? { title: o.title, text: o.text ?? '' } : { text: o.text ?? '' } };
         });
-      const backend = new LocalSearchBackend(buildMemoryIndex(docs, { profile: 'terrier' }), 'bench');
+      const backend = new LocalIndexBackend(buildMemoryIndex(docs, { profile: 'terrier' }), 'bench');
       const texts = readFileSync(`${DATA_DIR}/${c.name}/${c.queries}`, 'utf8')
         .split('\n')
         .filter((l) => l.trim())

@@ -17,7 +17,7 @@ import { formatDiagnostic } from './commands/check.js';
 import { convertSource } from './commands/convert.js';
 import { buildIndex, IndexError, openIndex } from '../engine/index/index.js';
 import type { IndexReader } from '../engine/index/reader.js';
-import { LocalSearchBackend } from '../service/backend.js';
+import { LocalIndexBackend } from '../service/backend.js';
 import { buildProgressBar } from './progress-bar.js';
 import { rankQuery, type RankQueryOptions } from '../service/ranking.js';
 import { compareRuns, formatComparison, readQrelsFile, type Run } from '../engine/eval/index.js';
@@ -119,7 +119,7 @@ function searchAndEvaluateStep(
 ): number {
   const configs = RUNS_BY_DIALECT[source.dialect] ?? RUNS_BY_DIALECT.indri!;
   const runs: Run[] = configs.map((c) => ({ runId: c.id, queries: new Map() }));
-  const backend = new LocalSearchBackend(reader, SAMPLE_INDEX);
+  const backend = new LocalIndexBackend(reader, SAMPLE_INDEX);
   write(`== search ${name}: ${configs.map((c) => c.id).join(', ')} (top ${SHOWN} of 1000 shown, first run)`);
   for (const entry of source.entries) {
     if (entry.result.diagnostics.some((d) => d.severity === 'error')) continue;

@@ -1,7 +1,7 @@
 /**
  * What the front ends (CLI, language server) need from a search engine, as one interface, so the
  * operations of this layer (ranking.ts, explain.ts, …) are written once for every backend: the
- * embedded local index today (LocalSearchBackend), a search cluster later (issue 12 §2).
+ * embedded local index today (LocalIndexBackend), a search cluster later (issue 12 §2).
  *
  * Documents are numbered by the backend (`doc`); `docno` is the collection's own id.
  */
@@ -34,7 +34,7 @@ export interface CompiledQuery {
   parameters: ResolvedParameters;
 }
 
-export interface SearchBackend {
+export interface LocalBackend {
   /** Where the collection lives, for messages ("index /path", later "cluster …/index"). */
   readonly location: string;
   /** The analysis profile of the collection ('terrier' | 'lucene'). */
@@ -84,8 +84,8 @@ export interface SearchBackend {
   expand(ast: QueryAst, feedbackDocs: number[], options: ExpansionOptions): ExpansionResult;
 }
 
-/** The embedded engine's index (server/engine) as a SearchBackend. */
-export class LocalSearchBackend implements SearchBackend {
+/** The embedded engine's index (server/engine) as a LocalBackend. */
+export class LocalIndexBackend implements LocalBackend {
   readonly profile: string;
   readonly analyzer: QueryAnalyzer;
 
@@ -199,6 +199,6 @@ export { IndexError };
 export { buildIndex as buildLocalIndex, verifyIndex as verifyLocalIndex, type BuildIndexOptions, type BuildProgress, type BuildSummary } from '../engine/index/disk.js';
 
 /** Opens the on-disk index at `dir` as a backend; throws IndexError with the engine's explanation. */
-export function openLocalBackend(dir: string, options: { reuseCompiledQueries?: boolean } = {}): LocalSearchBackend {
-  return new LocalSearchBackend(openIndex(dir), dir, options);
+export function openLocalBackend(dir: string, options: { reuseCompiledQueries?: boolean } = {}): LocalIndexBackend {
+  return new LocalIndexBackend(openIndex(dir), dir, options);
 }

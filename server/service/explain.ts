@@ -5,7 +5,7 @@
 import type { QueryAst } from '../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
 import type { ExplainNode, ResolvedParameters, SearchOptions } from '../engine/search.js';
-import type { SearchBackend } from './backend.js';
+import type { LocalBackend } from './backend.js';
 
 export interface DocumentExplanation {
   /** The formula tree; its value equals the document's score, `matched: false` when the query does not retrieve it. */
@@ -23,7 +23,7 @@ export interface DocumentExplanation {
  * Explains `doc` for the query; its rank is looked for in the top `depth` documents (default: all
  * of them, which answers "why is it not in my top k?").
  */
-export function explainDocument(backend: SearchBackend, ast: QueryAst, doc: number, options: SearchOptions, depth?: number): DocumentExplanation {
+export function explainDocument(backend: LocalBackend, ast: QueryAst, doc: number, options: SearchOptions, depth?: number): DocumentExplanation {
   const compiled = backend.compile(ast, options);
   const explanation = backend.explain(ast, doc, options);
   const ranked = backend.search(ast, { ...options, k: depth ?? Math.max(1, backend.collectionStatistics().numDocs) });

@@ -18,7 +18,7 @@ import {
   type ExpandedModelInput,
 } from '../model/weighted-query.js';
 import type { NgramStatistics, StatisticsExpansion } from '../model/collection-statistics.js';
-import type { SearchBackend } from './backend.js';
+import type { LocalBackend } from './backend.js';
 
 export interface FeedbackOptions {
   method: ExpansionMethod;
@@ -35,7 +35,7 @@ export interface FeedbackOptions {
  * pass with `search` (or the documents the user named, Indri's <feedbackDocno>) feed Bo1 or RM3,
  * whose term statistics come from the same backend.
  */
-export function expandWithFeedback(backend: SearchBackend, ast: QueryAst, feedback: FeedbackOptions, search: SearchOptions, namedDocs?: number[]): ExpansionResult {
+export function expandWithFeedback(backend: LocalBackend, ast: QueryAst, feedback: FeedbackOptions, search: SearchOptions, namedDocs?: number[]): ExpansionResult {
   const fbDocs = feedback.fbDocs ?? DEFAULT_FEEDBACK_DOCS[feedback.method];
   const docs = namedDocs ?? backend.feedbackDocuments(ast, fbDocs, search);
   return backend.expand(ast, docs, { method: feedback.method, fbTerms: feedback.fbTerms, originalWeight: feedback.originalWeight });
@@ -55,7 +55,7 @@ export interface QueryRun extends SearchResult {
  * expanded query is ranked with the same scorer and parameters; the warnings are the query's as
  * written.
  */
-export function rankQuery(backend: SearchBackend, ast: QueryAst, options: RankQueryOptions = {}): QueryRun {
+export function rankQuery(backend: LocalBackend, ast: QueryAst, options: RankQueryOptions = {}): QueryRun {
   const { expand, ...search } = options;
   if (!expand) return backend.search(ast, search);
   const expansion = expandWithFeedback(backend, ast, expand, search);
@@ -79,7 +79,7 @@ export interface Bo1ModelInput extends ExpandedModelInput {
  * and the training export (`export-training --expand bo1`) both build it here, so the model is
  * trained on exactly the inputs it is run on.
  */
-export function bo1ModelInput(backend: SearchBackend, ast: QueryAst, text: string, expand: FeedbackOptions, search: SearchOptions): Bo1ModelInput {
+export function bo1ModelInput(backend: LocalBackend, ast: QueryAst, text: string, expand: FeedbackOptions, search: SearchOptions): Bo1ModelInput {
   const expansion = expandWithFeedback(backend, ast, { method: 'bo1', fbDocs: expand.fbDocs, fbTerms: expand.fbTerms }, search);
   // Bo1's new terms in its order (best first). Terms already among the query's words are not
   // appended again: the model weighs them where the user wrote them (a second copy would double
@@ -100,7 +100,7 @@ export function statisticsExpansionOf(input: Bo1ModelInput): StatisticsExpansion
 }
 
 /** The statistics a collection-aware model reads for one input of rankQueries: with its Bo1 expansion when it has one. */
-export function modelStatistics(backend: SearchBackend, input: ExpandedModelInput | Bo1ModelInput): NgramStatistics[] {
+export function modelStatistics(backend: LocalBackend, input: ExpandedModelInput | Bo1ModelInput): NgramStatistics[] {
   return backend.ngramStatistics(input.text, 'expansion' in input ? statisticsExpansionOf(input) : undefined);
 }
 
@@ -154,7 +154,7 @@ export interface RankQueriesOptions {
  * Throws RangeError for a model with RM3 (§5.3 combines the model with Bo1) and lets the model's
  * WeightModelError through.
  */
-export async function rankQueries(backend: SearchBackend, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
+export async function rankQueries(backend: LocalBackend, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
   const { model, expand, search } = options;
   if (!model) {
     return queries.map((q) => {

@@ -10,7 +10,7 @@ import type { SearchHit, SearchOptions } from '../engine/search.js';
 import { learnedExpansion, type LearnedExpansion } from '../model/surface-expansion.js';
 import type { SurfaceModel } from '../model/surface-model.js';
 import type { SurfaceResources } from '../model/surface-resources.js';
-import { LocalSearchBackend, type SearchBackend } from './backend.js';
+import { LocalIndexBackend, type LocalBackend } from './backend.js';
 import { rankQuery, type FeedbackOptions } from './ranking.js';
 import { NotLocalIndexError } from './workbench.js';
 
@@ -20,8 +20,8 @@ export interface LearnedExpansionTools {
 }
 
 /** The query with the model's suggestions in it (model/surface-expansion.ts learnedExpansion). */
-export async function expandLearned(backend: SearchBackend, ast: QueryAst, text: string, tools: LearnedExpansionTools): Promise<LearnedExpansion> {
-  if (!(backend instanceof LocalSearchBackend)) throw new NotLocalIndexError();
+export async function expandLearned(backend: LocalBackend, ast: QueryAst, text: string, tools: LearnedExpansionTools): Promise<LearnedExpansion> {
+  if (!(backend instanceof LocalIndexBackend)) throw new NotLocalIndexError();
   return learnedExpansion(backend.reader, ast, text, tools.model, tools.resources.lexiconFor(backend.reader));
 }
 
@@ -30,8 +30,8 @@ export async function expandLearned(backend: SearchBackend, ast: QueryAst, text:
  * a second or more), so that an editor pays it while loading, not on the first suggestion it shows. Returns
  * what could not be loaded, with its fix.
  */
-export function prepareLearnedExpansion(backend: SearchBackend, tools: LearnedExpansionTools): readonly { message: string }[] {
-  if (!(backend instanceof LocalSearchBackend)) throw new NotLocalIndexError();
+export function prepareLearnedExpansion(backend: LocalBackend, tools: LearnedExpansionTools): readonly { message: string }[] {
+  if (!(backend instanceof LocalIndexBackend)) throw new NotLocalIndexError();
   const lexicon = tools.resources.lexiconFor(backend.reader);
   lexicon.synonyms?.('word');
   return tools.resources.problems;
@@ -42,7 +42,7 @@ export function prepareLearnedExpansion(backend: SearchBackend, tools: LearnedEx
  * given as text of `dialect` and parsed here, so the front end parses nothing. A text with syntax errors is
  * refused: the expansion is spliced into the text at its words' places.
  */
-export async function expandLearnedText(backend: SearchBackend, text: string, dialect: 'indri' | 'lucene', tools: LearnedExpansionTools): Promise<LearnedExpansion> {
+export async function expandLearnedText(backend: LocalBackend, text: string, dialect: 'indri' | 'lucene', tools: LearnedExpansionTools): Promise<LearnedExpansion> {
   const parsed = dialect === 'lucene' ? parseLucene(text) : parseIndri(text);
   if (hasErrors(parsed.diagnostics)) throw new SyntaxError(`the query to expand has syntax errors: ${parsed.diagnostics.find((d) => d.severity === 'error')!.message}`);
   return expandLearned(backend, parsed.ast, text, tools);
@@ -61,7 +61,7 @@ export interface LearnedRun {
  * suggestions, then add Bo1's terms.
  */
 export async function rankLearned(
-  backend: SearchBackend,
+  backend: LocalBackend,
   ast: QueryAst,
   text: string,
   tools: LearnedExpansionTools,

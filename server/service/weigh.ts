@@ -22,7 +22,7 @@ export type WeighOutcome =
 
 /**
  * The collection a query runs on, as the weighing needs it: where a collection-aware model's statistics
- * come from (the local index's `SearchBackend.ngramStatistics`, or a cluster's, cluster-session.ts), what
+ * come from (the local index's `LocalBackend.ngramStatistics`, or a cluster's, cluster-session.ts), what
  * its answers are remembered per, and the formatter width its rewrites are laid out to.
  */
 export interface CollectionSource {

@@ -7,7 +7,7 @@
 import { analyzeForDisplay, documentView, termPostings, topTermsByDf } from '../engine/index/browse.js';
 import type { IndexReader } from '../engine/index/reader.js';
 import { runSweep } from '../engine/sweep.js';
-import { LocalSearchBackend, type SearchBackend } from './backend.js';
+import { LocalIndexBackend, type LocalBackend } from './backend.js';
 
 export { BrowseError, analyzeForDisplay as analyzeWithoutIndex } from '../engine/index/browse.js';
 
@@ -18,19 +18,19 @@ export class NotLocalIndexError extends Error {
   }
 }
 
-function localReader(backend: SearchBackend): IndexReader {
-  if (backend instanceof LocalSearchBackend) return backend.reader;
+function localReader(backend: LocalBackend): IndexReader {
+  if (backend instanceof LocalIndexBackend) return backend.reader;
   throw new NotLocalIndexError();
 }
 
 type Rest<F> = F extends (reader: IndexReader, ...rest: infer R) => unknown ? R : never;
 
-export const topTerms = (backend: SearchBackend, ...rest: Rest<typeof topTermsByDf>) => topTermsByDf(localReader(backend), ...rest);
-export const postingsOf = (backend: SearchBackend, ...rest: Rest<typeof termPostings>) => termPostings(localReader(backend), ...rest);
-export const documentOf = (backend: SearchBackend, ...rest: Rest<typeof documentView>) => documentView(localReader(backend), ...rest);
-export const sweepQueries = (backend: SearchBackend, ...rest: Rest<typeof runSweep>) => runSweep(localReader(backend), ...rest);
+export const topTerms = (backend: LocalBackend, ...rest: Rest<typeof topTermsByDf>) => topTermsByDf(localReader(backend), ...rest);
+export const postingsOf = (backend: LocalBackend, ...rest: Rest<typeof termPostings>) => termPostings(localReader(backend), ...rest);
+export const documentOf = (backend: LocalBackend, ...rest: Rest<typeof documentView>) => documentView(localReader(backend), ...rest);
+export const sweepQueries = (backend: LocalBackend, ...rest: Rest<typeof runSweep>) => runSweep(localReader(backend), ...rest);
 /** Each word of `text` as the backend's analyser reads it, with its statistics in the local index. */
-export function analyzeInIndex(backend: SearchBackend, text: string) {
+export function analyzeInIndex(backend: LocalBackend, text: string) {
   const reader = localReader(backend);
   return analyzeForDisplay(reader.analyzer, text, reader);
 }

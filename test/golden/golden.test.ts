@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readQuerySource } from '../../grammar/sources/index.js';
 import type { IndexReader } from '../../server/engine/index/reader.js';
 import { formatRunLines } from '../../server/engine/search.js';
-import { LocalSearchBackend } from '../../server/service/backend.js';
+import { LocalIndexBackend } from '../../server/service/backend.js';
 import { rankQuery, type RankQueryOptions } from '../../server/service/ranking.js';
 import { buildCollectionIndex, DATA_DIR, hasCollection } from '../server/search/helpers/collections.js';
 
@@ -32,7 +32,7 @@ describe.skipIf(!hasCollection('cranfield'))('golden runs on Cranfield', () => {
     const source = readQuerySource(`${DATA_DIR}/cranfield/queries.tsv`);
     expect(source.dialect).toBe('text');
     let run = '';
-    for (const entry of source.entries) run += formatRunLines(entry.qid, rankQuery(new LocalSearchBackend(reader, 'golden'), entry.result.ast, { ...options, k: GOLDEN_K }).hits, name);
+    for (const entry of source.entries) run += formatRunLines(entry.qid, rankQuery(new LocalIndexBackend(reader, 'golden'), entry.result.ast, { ...options, k: GOLDEN_K }).hits, name);
     const file = fileURLToPath(new URL(`./${name}.run`, import.meta.url));
     if (update) writeFileSync(file, run);
     expect(existsSync(file), `${file} is missing: run with UPDATE_GOLDEN=1 to create it`).toBe(true);

@@ -13,7 +13,7 @@ import { ConceptEvaluator } from '../../server/engine/scoring/concepts.js';
 import { search } from '../../server/engine/search.js';
 import { parseIndri } from '../../grammar/index.js';
 import { FEEDBACK_DOCS, queryStatistics, STATISTIC_NAMES, STATISTICS_TOP_K } from '../../server/model/collection-statistics.js';
-import { LocalSearchBackend } from '../../server/service/backend.js';
+import { LocalIndexBackend } from '../../server/service/backend.js';
 import { bo1ModelInput, modelStatistics, statisticsExpansionOf } from '../../server/service/ranking.js';
 import { openLocalBackend } from '../../server/service/backend.js';
 import { planWeighing } from '../../server/model/structured-weights.js';
@@ -118,7 +118,7 @@ describe('the statistics TW-BERT + Bo1 reads (which words are Bo1\'s, their w\',
   });
 
   it('with a Bo1 expansion: Bo1 words flagged with their w\', feedback documents and the first pass are the query\'s', () => {
-    const backend = new LocalSearchBackend(reader, 'memory');
+    const backend = new LocalIndexBackend(reader, 'memory');
     const query = 'shock wave over the wing';
     const input = bo1ModelInput(backend, parseText(query).ast, query, { method: 'bo1' }, { scorer: 'bm25' });
     expect(input.text.length).toBeGreaterThan(query.length);

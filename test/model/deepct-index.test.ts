@@ -15,7 +15,7 @@ import { analysedBatches } from '../../server/engine/index/batch-source.js';
 import { buildIndex, openIndex } from '../../server/engine/index/disk.js';
 import type { IndexReader } from '../../server/engine/index/reader.js';
 import { search } from '../../server/engine/search.js';
-import { LocalSearchBackend } from '../../server/service/backend.js';
+import { LocalIndexBackend } from '../../server/service/backend.js';
 import { documentText, encodeDocumentWindows, integerImpacts, termWeights } from '../../server/model/deepct-index-encode.js';
 import { buildDeepctIndex, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
 import { loadTokenizer } from '../../server/model/tokenize.js';
@@ -192,7 +192,7 @@ describe('BM25 over tf′ impacts (differential)', () => {
       const own = search(impact, parseText(query).ast, { scorer: 'bm25', k: 50 }).hits;
       expect(own.map((h) => [h.docno, h.score])).toEqual(search(text, parseText(query).ast, { scorer: 'bm25', k1: 6, b: 0.9, k: 50 }).hits.map((h) => [h.docno, h.score]));
     }
-    expect(new LocalSearchBackend(impact).scorers()).toEqual(['bm25', 'impact']);
+    expect(new LocalIndexBackend(impact).scorers()).toEqual(['bm25', 'impact']);
   });
 });
 

@@ -62,7 +62,7 @@ export function randomQuery(rand: () => number): string {
 
 /**
  * A weighting model that hands a collection-aware model the statistics of `indexDir`'s collection, as the
- * CLI and the language server do (SearchBackend.ngramStatistics): tests that call the model directly compare
+ * CLI and the language server do (LocalBackend.ngramStatistics): tests that call the model directly compare
  * with what the server computes for that index.
  */
 export async function withIndexStatistics(model: import('../../server/model/runtime.js').WeightModel, indexDir: string) {

@@ -18,7 +18,7 @@ import { segmentQuery } from '../../server/model/segment.js';
 import { encodeQuery, loadTokenizer } from '../../server/model/tokenize.js';
 import { exportTrainingRecord, uniformWeights } from '../../server/model/training-export.js';
 import { buildWeightedQueryAst } from '../../server/model/weighted-query.js';
-import { LocalSearchBackend } from '../../server/service/backend.js';
+import { LocalIndexBackend } from '../../server/service/backend.js';
 import { bo1ModelInput, statisticsExpansionOf } from '../../server/service/ranking.js';
 import { parseText } from '../../grammar/index.js';
 import type { NgramStatistics } from '../../server/model/statistic-names.js';
@@ -81,7 +81,7 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       for (const line of records) {
         const r = JSON.parse(line) as { qid: string; query: string; docs: { docno: string; rel: number | null }[] };
         const ast = buildWeightedQueryAst(uniformWeights(r.query, reader, false), { digits: 0 });
-        const input = bo1ModelInput(new LocalSearchBackend(reader, 'test'), ast, r.query, { method: 'bo1' }, { scorer: 'bm25' });
+        const input = bo1ModelInput(new LocalIndexBackend(reader, 'test'), ast, r.query, { method: 'bo1' }, { scorer: 'bm25' });
         const judged = new Map(r.docs.filter((d) => d.rel !== null).map((d) => [d.docno, d.rel!]));
         const record = await exportTrainingRecord(reader, tokenizer, evaluator, r.qid, input.text, judged, {
           k: 30,
@@ -233,7 +233,7 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     const tokenizer = loadTokenizer(TOKENIZER_FILE);
     const docs = syntheticCorpus(150, 9);
     const reader = buildMemoryIndex(docs, { profile: 'terrier' });
-    const backend = new LocalSearchBackend(reader, 'memory');
+    const backend = new LocalIndexBackend(reader, 'memory');
     const evaluator = new ConceptEvaluator(reader);
     const rand = prng(17);
     const dataDir = join(work, 'adaptive-data');

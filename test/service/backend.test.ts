@@ -4,13 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseIndri } from '../../grammar/index.js';
-import { LocalSearchBackend } from '../../server/service/backend.js';
+import { LocalIndexBackend } from '../../server/service/backend.js';
 import { explainDocument } from '../../server/service/explain.js';
 import { expandWithFeedback, rankQuery } from '../../server/service/ranking.js';
 import { matchedTerms } from '../../server/service/snippets.js';
 import { CORPUS, tinyIndex } from '../server/expansion/fixtures.js';
 
-const backend = new LocalSearchBackend(tinyIndex(CORPUS), 'tiny');
+const backend = new LocalIndexBackend(tinyIndex(CORPUS), 'tiny');
 const ast = parseIndri('#combine( cat dog )').ast;
 
 describe('server/service over the local index', () => {

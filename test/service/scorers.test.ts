@@ -55,13 +55,13 @@ describe('scorer registry', () => {
 describe('the editor session with bm25f settings', () => {
   it('drops a w.<field>/c.<field> for a field the index lacks and says so once, keeping the others', async () => {
     const { buildMemoryIndex } = await import('../../server/engine/index/index.js');
-    const { LocalSearchBackend } = await import('../../server/service/backend.js');
+    const { LocalIndexBackend } = await import('../../server/service/backend.js');
     const { EngineSession } = await import('../../server/lsp/engine/session.js');
     const reader = buildMemoryIndex([{ docno: 'a', fields: { title: 'wing', text: 'flow wing' } }], { profile: 'terrier' });
     const config = resolveConfig({ scorer: { name: 'bm25f', 'w.titel': 2, 'c.text': 0.5 } }, null);
-    const session = new EngineSession(new LocalSearchBackend(reader, 'test'), config, null, '/nowhere');
+    const session = new EngineSession(new LocalIndexBackend(reader, 'test'), config, null, '/nowhere');
     expect(session.options.fieldParams).toEqual({ 'c.text': 0.5 });
     expect(session.settingsProblem).toBe('scorer "w.titel" ignored: the index has no such field (its fields: title, text)');
-    expect(new EngineSession(new LocalSearchBackend(reader, 'test'), resolveConfig({ scorer: { name: 'bm25f', 'w.title': 2 } }, null), null, '/nowhere').settingsProblem).toBeUndefined();
+    expect(new EngineSession(new LocalIndexBackend(reader, 'test'), resolveConfig({ scorer: { name: 'bm25f', 'w.title': 2 } }, null), null, '/nowhere').settingsProblem).toBeUndefined();
   });
 });

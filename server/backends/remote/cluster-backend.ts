@@ -10,7 +10,7 @@
  * trec_eval-exact code (server/service/evaluation.ts; never the cluster's `_rank_eval`).
  *
  * Every operation is asynchronous (a network round trip), so this class does not implement the
- * synchronous `SearchBackend` of server/service; every failure is a `ClusterError` (errors.ts).
+ * synchronous `LocalBackend` of server/service; every failure is a `ClusterError` (errors.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Client as ElasticsearchClient } from '@elastic/elasticsearch';

@@ -116,7 +116,7 @@ export interface DeepctCollectionResult {
 /** Per collection: uniform BM25, the phrase rule and DeepCT-Index, as eval-model's CollectionResult rows. */
 export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Promise<DeepctCollectionResult[]> {
   const { formatRunLines } = await import('../../engine/search.js');
-  const { LocalSearchBackend } = await import('../../service/backend.js');
+  const { LocalIndexBackend } = await import('../../service/backend.js');
   const { parseRun, readQrelsFile } = await import('../../engine/eval/index.js');
   const { contentOf } = await import('../../engine/index/content.js');
   const { createPhraseRule } = await import('../../model/phrase-rule.js');
@@ -134,7 +134,7 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
     for (const system of DEEPCT_INDEX_SYSTEMS) {
       const started = performance.now();
       const onDeepct = system.id === 'deepct-index';
-      const ranked = await rankQueriesForCli(new LocalSearchBackend(onDeepct ? deepct : reader, spec.label), queries, {
+      const ranked = await rankQueriesForCli(new LocalIndexBackend(onDeepct ? deepct : reader, spec.label), queries, {
         search: { scorer: 'bm25', k1: onDeepct ? params.k1 : 1.2, b: onDeepct ? params.b : 0.75, k3: 8, k: 1000 },
         model: system.id === 'phrase' ? createPhraseRule() : null,
       });

@@ -176,7 +176,7 @@ export interface EvalModelOptions {
 
 export async function evaluateModels(options: EvalModelOptions): Promise<CollectionResult[]> {
   const { formatRunLines } = await import('../../engine/search.js');
-  const { LocalSearchBackend } = await import('../../service/backend.js');
+  const { LocalIndexBackend } = await import('../../service/backend.js');
   const { parseRun, readQrelsFile } = await import('../../engine/eval/index.js');
   const specs = collectionSpecs(options.dataDir);
   const provenanceOf = (m: WeightModel) => m.config.models[m.name as 'twbert']?.provenance;
@@ -193,7 +193,7 @@ export async function evaluateModels(options: EvalModelOptions): Promise<Collect
     const seconds: Record<string, number> = {};
     for (const system of SYSTEMS) {
       const started = performance.now();
-      const ranked = await rankQueriesForCli(new LocalSearchBackend(reader, spec.label), queries, {
+      const ranked = await rankQueriesForCli(new LocalIndexBackend(reader, spec.label), queries, {
         search: { scorer: 'bm25', k1: 1.2, b: 0.75, k3: 8, k: 1000 },
         expand: system.bo1 ? { method: 'bo1', fbDocs: 3, fbTerms: 10 } : undefined,
         model: system.weights === 'model' ? model : system.weights === 'phrase' ? options.phraseRule : null,

@@ -72,7 +72,7 @@ export async function evaluateLearnedExpansion(options: {
 }): Promise<LearnedRow[]> {
   const { readQuerySource } = await import('../../../grammar/sources/index.js');
   const { formatRunLines } = await import('../../engine/search.js');
-  const { LocalSearchBackend } = await import('../../service/backend.js');
+  const { LocalIndexBackend } = await import('../../service/backend.js');
   const { rankQuery } = await import('../../service/ranking.js');
   const { rankLearned } = await import('../../service/surface-expansion.js');
   const { SurfaceResources } = await import('../../model/surface-resources.js');
@@ -90,7 +90,7 @@ export async function evaluateLearnedExpansion(options: {
     if (spec.role === 'training' && (leftOut !== name || [...(model.config.provenance?.trainedOn ?? []), ...(model.config.provenance?.selectedOn ?? [])].includes(name))) {
       throw new CliError(`--learned: the fold model for ${spec.label} was trained or selected on it (provenance ${JSON.stringify(model.config.provenance)})`);
     }
-    const backend = new LocalSearchBackend(await options.openIndex(spec), spec.label);
+    const backend = new LocalIndexBackend(await options.openIndex(spec), spec.label);
     const source = readQuerySource(spec.queries);
     const entries = options.limit === undefined ? source.entries : source.entries.slice(0, options.limit);
     const search = { scorer: 'bm25' as const, k1: 1.2, b: 0.75, k3: 8, k: 1000 };

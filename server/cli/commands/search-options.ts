@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CliError } from '../errors.js';
 import { CONFIG_FILE_NAME, configFolderAbove } from '../../lsp/config.js';
-import type { LocalSearchBackend } from '../../service/backend.js';
+import type { LocalIndexBackend } from '../../service/backend.js';
 import type { SearchOptions } from '../../engine/search.js';
 import { ANSERINI_DEFAULTS, DEFAULT_SCORER, describeScorers, isScorerName, SCORER_NAMES, SCORERS } from '../../engine/scoring/scorers.js';
 import { BM25F_FIELD_DEFAULTS, parseFieldParamName } from '../../engine/scoring/bm25f.js';
@@ -129,7 +129,7 @@ export function indexFromConfig(from: string = process.cwd()): string {
 }
 
 /** The local index of --index (or querylens.json) as the service's backend; a bad index is one CLI line. */
-export async function openBackendForCli(dir: string | undefined): Promise<LocalSearchBackend> {
+export async function openBackendForCli(dir: string | undefined): Promise<LocalIndexBackend> {
   const { openLocalBackend, IndexError } = await import('../../service/backend.js');
   try {
     return openLocalBackend(dir ?? indexFromConfig());

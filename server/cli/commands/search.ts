@@ -14,7 +14,7 @@
  * (server/service/ranking.ts: rankQueries, bo1ModelInput).
  */
 import type { Command } from 'commander';
-import type { SearchBackend } from '../../service/backend.js';
+import type { LocalBackend } from '../../service/backend.js';
 import type { WeightModel, WeightModelName } from '../../model/runtime.js';
 import type { QueryToRank, RankedQuery, RankQueriesOptions } from '../../service/ranking.js';
 import { isScorerName, SCORER_NAMES } from '../../engine/scoring/scorers.js';
@@ -54,7 +54,7 @@ async function searchLearned(file: string, opts: SearchCliOptions, k: number): P
   await searchLearnedForCli(file, opts, k);
 }
 
-export async function rankQueriesForCli(backend: SearchBackend, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
+export async function rankQueriesForCli(backend: LocalBackend, queries: readonly QueryToRank[], options: RankQueriesOptions): Promise<RankedQuery[]> {
   const { rankQueries } = await import('../../service/ranking.js');
   const { WeightModelError } = await import('../../model/runtime.js');
   try {

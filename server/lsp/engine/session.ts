@@ -5,7 +5,7 @@
  */
 import type { Qrels } from '../../engine/eval/index.js';
 import type { SearchHit, SearchOptions } from '../../engine/search.js';
-import { documentTitle, type SearchBackend } from '../../service/backend.js';
+import { documentTitle, type LocalBackend } from '../../service/backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
 import { parseFieldParamName } from '../../engine/scoring/bm25f.js';
 import { fieldParamsOf, type ResolvedConfig } from '../config.js';
@@ -29,7 +29,7 @@ export class EngineSession {
   private readonly fieldSet: Set<string>;
 
   constructor(
-    readonly backend: SearchBackend,
+    readonly backend: LocalBackend,
     readonly config: ResolvedConfig,
     readonly qrels: Qrels | null,
     readonly indexPath: string,

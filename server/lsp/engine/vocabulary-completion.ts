@@ -4,7 +4,7 @@
  * stem), and field names (after `term.` in Indri, as `field:` in Lucene).
  *
  * The vocabulary is sorted, so the prefix's terms are one contiguous run found by binary
- * search (SearchBackend.vocabulary(prefix)); only that run is ranked.
+ * search (LocalBackend.vocabulary(prefix)); only that run is ranked.
  */
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';
 import { rangeInFile } from '../documents.js';

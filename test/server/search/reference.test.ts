@@ -7,14 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { parseText } from '../../../grammar/text/index.js';
 import type { RunEntry } from '../../../server/engine/eval/index.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
-import { LocalSearchBackend } from '../../../server/service/backend.js';
+import { LocalIndexBackend } from '../../../server/service/backend.js';
 import { rankQuery, type RankQueryOptions } from '../../../server/service/ranking.js';
 import { buildCollectionIndex, DATA_DIR, evaluateRun, hasCollection, readTopics } from './helpers/collections.js';
 
 function evaluateTopics(reader: IndexReader, topics: string, qrels: string, options: RankQueryOptions, measures: string[]): Record<string, number> {
   const queries = new Map<string, RunEntry[]>();
   for (const { qid, text } of readTopics(topics)) {
-    const hits = rankQuery(new LocalSearchBackend(reader, 'test'), parseText(text).ast, { k: 1000, ...options }).hits;
+    const hits = rankQuery(new LocalIndexBackend(reader, 'test'), parseText(text).ast, { k: 1000, ...options }).hits;
     queries.set(qid, hits.map((h) => ({ docno: h.docno, score: h.score })));
   }
   return evaluateRun({ runId: 'reference', queries }, qrels, measures);
