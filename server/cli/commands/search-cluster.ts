@@ -47,16 +47,18 @@ export async function searchOnCluster(file: string, opts: ClusterSearchCliOption
         process.stderr.write(`querylens: ${skipped} quer${skipped === 1 ? 'y' : 'ies'} with syntax errors not ranked; fix them, or rank the recovered queries with --recover\n`);
         process.exitCode = 1;
       }
-      const { expandOnCluster, clusterExpandedQuery } = await import('../../backends/remote/cluster-expansion.js');
+      const { ClusterSearchBackend } = await import('../../service/cluster-search-backend.js');
+      const { rankWithFeedback } = await import('../../service/search-backend.js');
+      const cluster = new ClusterSearchBackend(backend);
       for (const entry of toRank) {
-        const ast = entry.result.ast;
-        let result = await backend.search(ast, { k: opts.expand ? Math.max(opts.k, opts.expand.fbDocs) : opts.k, scorer: opts.scorer });
+        const { ranking: result } = await rankWithFeedback(cluster, entry.result.ast, {
+          k: opts.k,
+          scorer: opts.scorer,
+          describe: 0,
+          expand: opts.expand ? { method: 'bo1', ...opts.expand } : undefined,
+        });
         // The warnings are the written query's (the expanded one has no place in the file).
         printer.add(file, source.text, entryDiagnosticsInFile(source, entry, result.diagnostics));
-        if (opts.expand) {
-          const expansion = await expandOnCluster(backend, ast, result.hits.slice(0, opts.expand.fbDocs).map((h) => h.docno), { fbTerms: opts.expand.fbTerms });
-          result = await backend.search(clusterExpandedQuery(expansion, ast), { k: opts.k, scorer: opts.scorer });
-        }
         let lines = '';
         result.hits.forEach((h, i) => {
           // A TREC run separates its columns by white space: such an _id cannot be written.

@@ -16,8 +16,7 @@
 import { ErrorCodes, MarkupKind, ResponseError, type CancellationToken, type CodeLens, type Diagnostic, type MarkupContent } from 'vscode-languageserver';
 import { walk, type QueryAst, type QueryDiagnostic, type QueryEntry } from '../../../grammar/index.js';
 // Types only: the clients load when a cluster is configured (provider.ts imports the backend lazily).
-import type { ClusterHit } from '../../backends/remote/cluster-backend.js';
-import { snippetOf, type Snippet } from '../../service/snippets.js';
+import { clusterHitSnippet, clusterQueryWords } from '../../service/cluster-search-backend.js';
 import { toLspDiagnostic } from '../diagnostics.js';
 import { nodesAt, rangeInFile, type QueryDocument } from '../documents.js';
 import type { FeatureHost, FeatureModule, QueryPosition } from '../features.js';
@@ -157,21 +156,6 @@ export function clusterDiagnostics(session: ClusterSession, doc: QueryDocument):
 
 // ---------------------------------------------------------------- requests
 
-/** Lower-cased words, for highlighting a hit's `_source` text (the cluster's analyser is not known here). */
-const wordAnalyzer = {
-  analyze(text: string): { term: string; start: number; end: number }[] {
-    return [...text.matchAll(/[\p{L}\p{N}]+/gu)].map((m) => ({ term: m[0].toLowerCase(), start: m.index!, end: m.index! + m[0].length }));
-  },
-};
-
-function queryWords(ast: QueryAst): Set<string> {
-  const out = new Set<string>();
-  walk(ast.root, (n) => {
-    if (n.kind === 'term') for (const w of wordAnalyzer.analyze(n.text)) out.add(w.term);
-  });
-  return out;
-}
-
 /** Rethrows a cluster failure as the request's error: its one line, `data.cluster` = its code. */
 export function clusterFailure(err: unknown): never {
   if (err instanceof ResponseError) throw err;
@@ -179,10 +163,6 @@ export function clusterFailure(err: unknown): never {
   if (typeof e?.code === 'string' && e.code.startsWith('cluster/'))
     throw new ResponseError(ErrorCodes.InternalError, `querylens: ${failureText(err)}`, { cluster: e.code });
   throw err;
-}
-
-function snippetOfHit(session: ClusterSession, hit: ClusterHit, words: ReadonlySet<string>): Snippet {
-  return snippetOf(wordAnalyzer, session.backend.hitText(hit).text, words);
 }
 
 /** `querylens/preview` on a cluster: the query's top k (after offset) with snippets from `_source` and `_explain` trees. */
@@ -197,7 +177,7 @@ export async function clusterPreview(
   try {
     const result = await session.ranking(entry.dialect, entry.text, ast);
     await step();
-    const words = queryWords(ast);
+    const words = clusterQueryWords(ast);
     const qid = judgedQid(entry);
     const hits: PreviewHit[] = [];
     const shown = result.hits.slice(window.offset, window.offset + window.k);
@@ -218,7 +198,7 @@ export async function clusterPreview(
         rank: window.offset + i + 1,
         docno: h.docno,
         title: session.backend.hitText(h).title,
-        snippet: snippetOfHit(session, h, words),
+        snippet: clusterHitSnippet(session.backend, h, words),
         score: h.score,
         ...(explanation ? { explanation: { value: explanation.value, description: explanation.description, children: explanation.children, matched: explanation.matched } } : {}),
         relevance: session.relevance(qid, h.docno),
