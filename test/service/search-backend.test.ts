@@ -1,10 +1,9 @@
 /**
  * The SearchBackend contract (server/service/search-backend.ts), run unchanged against both implementations:
  * the local engine over a six-document index, and an OpenSearch and an Elasticsearch cluster (the real
- * clients over a mock connection) holding the same six documents. The mock cluster answers statistics
- * requests from the corpus as one shard would (test/support/mock-cluster.ts corpusCluster) and evaluates the
- * DSL querylens sends (bool / match / term / intervals / match_phrase) with Σ boost × tf as its similarity,
- * so rankings differ from BM25's where the scorers do; what the contract promises does not.
+ * clients over a mock connection) holding the same six documents (test/support/mock-cluster.ts
+ * searchingCluster: Σ boost × tf as its similarity, so rankings differ from BM25's where the scorers do;
+ * what the contract promises does not).
  * The collection statistics agree exactly, so Bo1's expansion must come out the same on both.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,84 +15,10 @@ import { LocalIndexBackend } from '../../server/service/backend.js';
 import { ClusterSearchBackend } from '../../server/service/cluster-search-backend.js';
 import { LocalSearchBackend, MissingDocumentError } from '../../server/service/local-search-backend.js';
 import { explainWithRank, rankWithFeedback, type SearchBackend } from '../../server/service/search-backend.js';
-import { corpusCluster, mockAnalyse, replay, searchReply, type MockCorpus, type RecordedRequest, type Reply } from '../support/mock-cluster.js';
+import { replay, searchingCluster, type MockCorpus } from '../support/mock-cluster.js';
 import { CORPUS, tinyIndex } from '../server/expansion/fixtures.js';
 
 const DOCS: MockCorpus = Object.fromEntries(CORPUS.map((text, i) => [`d${i}`, { text }]));
-
-type Dsl = Record<string, unknown>;
-
-/** The occurrences of the query's words in the field, or of its window, times the boost: 0 = no match. */
-function scoreOf(query: Dsl, doc: Record<string, string>): number {
-  const [kind, body] = Object.entries(query)[0]! as [string, Dsl];
-  if (kind === 'bool') {
-    const list = (k: string) => ((body[k] as Dsl[] | undefined) ?? []).map((q) => scoreOf(q, doc));
-    const must = list('must');
-    const should = list('should');
-    if (must.some((s) => s === 0) || list('filter').some((s) => s === 0) || list('must_not').some((s) => s > 0)) return 0;
-    const score = [...must, ...should].reduce((a, b) => a + b, 0);
-    return must.length || should.some((s) => s > 0) ? score || Number.MIN_VALUE : 0;
-  }
-  const [field, spec] = Object.entries(body)[0]! as [string, Dsl];
-  const tokens = mockAnalyse(doc[field] ?? '');
-  const boost = typeof spec.boost === 'number' ? spec.boost : 1;
-  if (kind === 'match' || kind === 'term') {
-    const words = new Set(mockAnalyse(String(spec.query ?? spec.value)).map((t) => t.term));
-    return boost * tokens.filter((t) => words.has(t.term)).length;
-  }
-  if (kind === 'intervals' || kind === 'match_phrase') {
-    const m = (kind === 'intervals' ? spec.match : spec) as { query: string; ordered?: boolean; max_gaps?: number };
-    const words = mockAnalyse(m.query).map((t) => t.term);
-    const gaps = kind === 'match_phrase' ? 0 : (m.max_gaps ?? 0);
-    const terms = tokens.map((t) => t.term);
-    const holdsFrom = (start: number): boolean => {
-      if (m.ordered === false) {
-        // Every word within a window of |words| + gaps positions starting here.
-        const window = terms.slice(start, start + words.length + gaps);
-        return words.includes(terms[start]!) && words.every((w) => window.includes(w));
-      }
-      // In order, each word's earliest occurrence after the previous one, at most `gaps` positions skipped in all.
-      if (terms[start] !== words[0]) return false;
-      let at = start;
-      for (const w of words.slice(1)) {
-        at = terms.indexOf(w, at + 1);
-        if (at < 0) return false;
-      }
-      return at - start - (words.length - 1) <= gaps;
-    };
-    return terms.some((_, start) => holdsFrom(start)) ? boost : 0;
-  }
-  throw new Error(`the mock cluster does not evaluate ${kind}`);
-}
-
-function answerFrom(corpus: MockCorpus): (r: RecordedRequest) => Reply {
-  const json = (status: number, body: unknown): Reply => ({ status, text: JSON.stringify(body) });
-  const statistics = corpusCluster(corpus, (r) => {
-    const body = (r.body ?? {}) as { query?: Dsl; size?: number };
-    if (r.path === '/docs/_search') {
-      const scored = Object.entries(corpus)
-        .map(([docno, fields]) => ({ docno, score: scoreOf(body.query!, fields), source: fields }))
-        .filter((h) => h.score > 0)
-        .sort((a, b) => b.score - a.score || a.docno.localeCompare(b.docno));
-      const reply = JSON.parse((searchReply(scored.slice(0, body.size ?? 10)) as { text: string }).text);
-      reply.hits.total.value = scored.length;
-      return json(200, reply);
-    }
-    const explained = /^\/docs\/_explain\/(.+)$/.exec(r.path);
-    if (explained) {
-      const docno = decodeURIComponent(explained[1]!);
-      const doc = corpus[docno];
-      if (!doc) return json(404, { _index: 'docs', _id: docno, matched: false });
-      const value = scoreOf(body.query!, doc);
-      return json(200, { _index: 'docs', _id: docno, matched: value > 0, explanation: { value, description: 'sum of boost × tf', details: [] } });
-    }
-    return json(400, { error: { type: 'unexpected_request', reason: r.path } });
-  });
-  return (r) => {
-    if (r.path === '/docs/_count') return json(200, { count: Object.values(corpus).filter((d) => scoreOf((r.body as { query: Dsl }).query, d) > 0).length, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 } });
-    return statistics(r);
-  };
-}
 
 const opened: SearchBackend[] = [];
 afterAll(async () => {
@@ -107,7 +32,7 @@ function local(): SearchBackend {
 }
 
 function cluster(kind: 'opensearch' | 'elasticsearch'): SearchBackend {
-  const mock = replay(kind, answerFrom(DOCS));
+  const mock = replay(kind, searchingCluster(DOCS));
   const config = validateClusterConfig({ type: kind, url: 'http://localhost:9200', index: 'docs', fields: ['text'], maxRetries: 0 });
   const b = new ClusterSearchBackend(new ClusterBackend(config, { Connection: mock.Connection, env: {} }));
   opened.push(b);
