@@ -15,6 +15,7 @@
 import type { QueryAst } from '../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
 import type { ExpansionTerm } from '../engine/expansion/index.js';
+import { DEFAULT_FEEDBACK_DOCS } from '../engine/expansion/feedback.js';
 import type { StoredDocument } from '../engine/index/reader.js';
 import type { ExplainNode, SearchOptions } from '../engine/search.js';
 import type { Snippet } from './snippets.js';
@@ -113,7 +114,7 @@ export interface SearchBackend {
 }
 
 export interface FeedbackRankingOptions extends BackendSearchOptions {
-  /** Pseudo-relevance feedback before the final ranking: the first pass's top fbDocs (default 3) expanded by `method`. */
+  /** Pseudo-relevance feedback before the final ranking: the first pass's top fbDocs (default 3 for Bo1, 10 for RM3) expanded by `method`. */
   expand?: BackendExpansionOptions & { fbDocs?: number };
 }
 
@@ -131,7 +132,7 @@ export interface FeedbackRanking {
 export async function rankWithFeedback(backend: SearchBackend, ast: QueryAst, options: FeedbackRankingOptions = {}): Promise<FeedbackRanking> {
   const { expand, ...search } = options;
   if (!expand) return { ranking: await backend.search(ast, search), expansion: null };
-  const fbDocs = expand.fbDocs ?? 3;
+  const fbDocs = expand.fbDocs ?? DEFAULT_FEEDBACK_DOCS[expand.method];
   if (!Number.isInteger(fbDocs) || fbDocs < 1) throw new RangeError(`fbDocs must be a positive integer, got ${fbDocs}`);
   const first = await backend.search(ast, { ...search, k: fbDocs, describe: 0 });
   const expansion = await backend.expand(ast, first.hits.slice(0, fbDocs).map((h) => h.docno), { method: expand.method, fbTerms: expand.fbTerms });

@@ -143,6 +143,11 @@ describe.each(BACKENDS)('SearchBackend contract: %s', (name, make) => {
     const expansion = await backend.expand(withStopword, feedback, { method: 'bo1', fbTerms: 2 });
     expect(run.ranking.hits).toEqual((await backend.search(expansion.ast, { k: 10, describe: 0 })).hits);
     expect(run.ranking.diagnostics).toEqual((await backend.search(withStopword, { k: 1 })).diagnostics);
+    if (name === 'local') {
+      // Each method's own default number of feedback documents: Bo1 3 (Terrier), RM3 10 (Indri, Anserini); 5 documents match.
+      expect((await rankWithFeedback(backend, query, { expand: { method: 'bo1' } })).expansion!.feedbackDocnos).toHaveLength(3);
+      expect((await rankWithFeedback(backend, query, { expand: { method: 'rm3' } })).expansion!.feedbackDocnos).toHaveLength(5);
+    }
     const plain = await rankWithFeedback(backend, query, { k: 10, describe: 0 });
     expect(plain.expansion).toBeNull();
     expect(plain.ranking.hits).toEqual((await backend.search(query, { k: 10, describe: 0 })).hits);

@@ -32,7 +32,7 @@ export async function rankQueryFiles(opts: CompareQueriesCliOptions): Promise<Ru
   if (opts.expand !== undefined && opts.expand !== 'bo1' && opts.expand !== 'rm3') throw new CliError(`unknown --expand '${opts.expand}' (expected bo1 or rm3)`);
   if (opts.expand === undefined && (opts.fbDocs !== undefined || opts.fbTerms !== undefined)) throw new CliError('--fb-docs and --fb-terms need --expand');
   const expand = opts.expand
-    ? { method: opts.expand as 'bo1' | 'rm3', fbDocs: countOption('--fb-docs', opts.fbDocs, false) ?? (opts.expand === 'rm3' ? 10 : 3), fbTerms: countOption('--fb-terms', opts.fbTerms, true) ?? 10 }
+    ? { method: opts.expand as 'bo1' | 'rm3', fbDocs: countOption('--fb-docs', opts.fbDocs, false), fbTerms: countOption('--fb-terms', opts.fbTerms, true) ?? 10 }
     : undefined;
 
   // Every file is read and checked before anything is ranked: a typo in the last variant fails at once.
