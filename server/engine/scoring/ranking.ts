@@ -72,11 +72,23 @@ export class TopK {
     }
   }
 
-  /** The kept documents, best first, with their docnos. */
+  /**
+   * The kept documents, best first, with their docnos; takes them out (the TopK is empty afterwards).
+   * An in-place heapsort over the typed arrays: the worst kept document is the root, so moving the
+   * root to the end k times leaves them best first, with no comparator closure per comparison (a
+   * third of a small collection's query time went to Array.prototype.sort here).
+   */
   sorted(docnoOf: (doc: number) => string): RankedDoc[] {
-    const order = Array.from({ length: this.size }, (_, i) => i);
-    order.sort((a, b) => (this.keys[a] !== this.keys[b] ? (this.keys[a]! > this.keys[b]! ? -1 : 1) : this.ranks[b]! - this.ranks[a]!));
-    return order.map((i) => ({ doc: this.docs[i]!, docno: docnoOf(this.docs[i]!), score: this.scores[i]! }));
+    const n = this.size;
+    for (let end = n - 1; end > 0; end--) {
+      this.swap(0, end);
+      this.size = end;
+      this.down(0);
+    }
+    this.size = 0;
+    const out: RankedDoc[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = { doc: this.docs[i]!, docno: docnoOf(this.docs[i]!), score: this.scores[i]! };
+    return out;
   }
 
   private grow(): void {

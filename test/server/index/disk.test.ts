@@ -66,6 +66,17 @@ describe('on-disk index: Cranfield', () => {
     expectSameIndex(memory, disk);
     expect([...disk.vocabulary()]).toContain('𝐀𝐁𝐃');
   });
+
+  it('reads docnos back byte for byte: short ASCII ones, non-ASCII ones and long ones', async () => {
+    const corpus = join(work, 'docnos.jsonl');
+    // 32 bytes is where the ASCII fast path stops; 'é' and '東京' take the UTF-8 decoder.
+    const docnos = ['184', 'é-1', '東京-2', 'a'.repeat(32), 'b'.repeat(33), `${'c'.repeat(31)}é`, 'MED-10', '\u007f'];
+    writeFileSync(corpus, docnos.map((d) => JSON.stringify({ _id: d, title: '', text: 'word' })).join('\n'));
+    await buildIndex([corpus], join(work, 'docnos'), {});
+    const disk = openIndex(join(work, 'docnos'));
+    expect(docnos.map((_, doc) => disk.docno(doc)).sort()).toEqual([...docnos].sort());
+    for (const d of docnos) expect(disk.docno(disk.docByDocno(d)!)).toBe(d);
+  });
 });
 
 describe('on-disk index: damage and versions', () => {
