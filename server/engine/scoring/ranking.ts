@@ -39,7 +39,8 @@ export class TopK {
     readonly k: number,
     private readonly rankOf: (doc: number) => number,
   ) {
-    const capacity = Math.max(1, Math.min(k, 1024));
+    // Small at first (a query matching few documents zeroes little), doubled as documents enter.
+    const capacity = Math.max(1, Math.min(k, 64));
     this.docs = new Int32Array(capacity);
     this.ranks = new Float64Array(capacity);
     this.scores = new Float64Array(capacity);
