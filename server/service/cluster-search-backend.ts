@@ -21,6 +21,7 @@ import type {
   BackendWindow,
   SearchBackend,
 } from './search-backend.js';
+import { windowOperator } from './search-backend.js';
 
 /** Lower-cased words, for highlighting a hit's `_source` text (the cluster's analyser is not known here). */
 const wordAnalyzer = {
@@ -67,11 +68,7 @@ export class ClusterSearchBackend implements SearchBackend {
   }
 
   async windowStatistics(words: readonly string[], window: BackendWindow): Promise<{ df: number; cf: number | null }> {
-    if (words.length === 0) throw new RangeError('a window needs at least one word');
-    const bad = words.find((w) => !/^[\p{L}\p{N}]+$/u.test(w));
-    if (bad !== undefined) throw new RangeError(`a window's words are single words of letters and digits, got ${JSON.stringify(bad)}`);
-    if (!Number.isInteger(window.width) || window.width < 1) throw new RangeError(`a window's width is a positive integer, got ${window.width}`);
-    const operator = window.ordered ? `#od${window.width}` : `#uw${window.width}`;
+    const operator = windowOperator(words, window);
     const { query } = this.cluster.translate(parseIndri(`${operator}( ${words.join(' ')} )`).ast);
     if (!query) throw new RangeError(`the window ${operator}( ${words.join(' ')} ) has no form in the query DSL`);
     // `_count` counts the documents on every shard; the cluster does not count a window's occurrences.

@@ -18,6 +18,7 @@ import type {
   BackendWindow,
   SearchBackend,
 } from './search-backend.js';
+import { windowOperator } from './search-backend.js';
 
 /** A docno the collection does not hold. */
 export class MissingDocumentError extends Error {
@@ -61,11 +62,7 @@ export class LocalSearchBackend implements SearchBackend {
   }
 
   async windowStatistics(words: readonly string[], window: BackendWindow): Promise<{ df: number; cf: number | null }> {
-    if (words.length === 0) throw new RangeError('a window needs at least one word');
-    const bad = words.find((w) => !/^[\p{L}\p{N}]+$/u.test(w));
-    if (bad !== undefined) throw new RangeError(`a window's words are single words of letters and digits, got ${JSON.stringify(bad)}`);
-    if (!Number.isInteger(window.width) || window.width < 1) throw new RangeError(`a window's width is a positive integer, got ${window.width}`);
-    const operator = window.ordered ? `#od${window.width}` : `#uw${window.width}`;
+    const operator = windowOperator(words, window);
     // The engine's own window concept, counted exactly from the index (not Terrier's heuristic estimate bm25 may score with).
     const { concepts } = this.index.compile(parseIndri(`${operator}( ${words.join(' ')} )`).ast, {});
     const found = concepts[0];

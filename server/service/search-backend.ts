@@ -65,6 +65,15 @@ export interface BackendWindow {
   width: number;
 }
 
+/** The Indri operator of a window of `words` (`#odN` / `#uwN`); RangeError for words or a width a window cannot have. */
+export function windowOperator(words: readonly string[], window: BackendWindow): string {
+  if (words.length === 0) throw new RangeError('a window needs at least one word');
+  const bad = words.find((w) => !/^[\p{L}\p{N}]+$/u.test(w));
+  if (bad !== undefined) throw new RangeError(`a window's words are single words of letters and digits, got ${JSON.stringify(bad)}`);
+  if (!Number.isInteger(window.width) || window.width < 1) throw new RangeError(`a window's width is a positive integer, got ${window.width}`);
+  return window.ordered ? `#od${window.width}` : `#uw${window.width}`;
+}
+
 export interface BackendExpansionOptions {
   method: 'bo1' | 'rm3';
   /** Expansion terms (default 10). */
