@@ -222,6 +222,9 @@ export class PreparedQuery {
     const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
     if (!this.root) return { hits: [], matchedDocs, ...base };
     const n = this.rt.length;
+    // The scorer's evaluation is called straight from the loop (one call per document), its score
+    // clamped as `evaluate` clamps it.
+    const scorer = this.scorer;
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.scorer.prunable();
     if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable.terms, k))) {
       // The block postings are read only now (the docs parts: no positions).
@@ -229,10 +232,11 @@ export class PreparedQuery {
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
       const consider = (doc: number) => {
-        const e = this.evaluate(doc, tfOf, false);
+        const e = scorer.evaluate(doc, tfOf, false);
         if (!e.matched) return;
         matchedDocs++;
-        if (top.wouldEnter(e.score)) top.offer(doc, e.score);
+        const score = finite(e.score);
+        if (top.wouldEnter(score)) top.offer(doc, score);
       };
       maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.prunable.lengthPart);
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
@@ -244,10 +248,11 @@ export class PreparedQuery {
     const current = new Float64Array(n);
     const tfOf: TfOf = (c) => current[c]!;
     const consider = (doc: number) => {
-      const e = this.evaluate(doc, tfOf, false);
+      const e = scorer.evaluate(doc, tfOf, false);
       if (!e.matched) return;
       matchedDocs++;
-      if (top.wouldEnter(e.score)) top.offer(doc, e.score);
+      const score = finite(e.score);
+      if (top.wouldEnter(score)) top.offer(doc, score);
     };
     if (this.hasMatchAll) {
       for (let doc = 0; doc < this.numDocs; doc++) {
@@ -358,10 +363,11 @@ export class PreparedQuery {
     };
   }
 
+  /** The document's evaluation under the scorer, its score made finite (search's loop does the same in line). */
   private evaluate(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
     const e = this.scorer.evaluate(doc, tfOf, explain);
-    // No scorer emits a non-finite score (huge weights overflow, log 0); search, scoreDocument
-    // and explain all pass here, so they still agree.
+    // No scorer emits a non-finite score (huge weights overflow, log 0); scoreDocument and explain
+    // pass here and search's loop clamps with `finite` alike, so they still agree.
     if (!Number.isFinite(e.score)) {
       const clamped = finiteScore(e.score);
       if (e.node) e.node = explainNode(clamped, `${e.node.value} is not a finite score; clamped to ${clamped}`, [e.node]);
@@ -372,3 +378,8 @@ export class PreparedQuery {
 }
 
 export { unionAll };
+
+/** A score as every operation reports it: finite (dirichlet.ts finiteScore). */
+function finite(score: number): number {
+  return Number.isFinite(score) ? score : finiteScore(score);
+}

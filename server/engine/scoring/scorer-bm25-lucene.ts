@@ -58,7 +58,7 @@ function luceneConcept(q: LuceneQuery, c: QueryConcept): LuceneConcept {
     idf = lucenePhraseIdf(termIdfs.map((t) => t.idf));
   } else idf = luceneIdf(info.df, q.docCount);
   info.idf = idf;
-  return { ...c, idf, termIdfs };
+  return { info, missing: c.missing, idf, termIdfs };
 }
 
 class LuceneScorer implements QueryScorer {

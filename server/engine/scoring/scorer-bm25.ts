@@ -4,6 +4,7 @@
  * forms tfn from the concept's per-field frequencies and lengths instead. The formulas are
  * terrier-bm25.ts's and bm25f.ts's.
  */
+import type { IndexReader } from '../index/reader.js';
 import type { ConceptSpec } from './concepts.js';
 import { bm25fTfn, bm25fWeight, BM25F_DEFAULTS, conceptInField, explainBm25f, fieldLength, resolveBm25fFields, validateBm25fParams, type Bm25fField } from './bm25f.js';
 import { explainNode, fmt, type ExplainNode } from './explain.js';
@@ -62,12 +63,18 @@ function terrierConcept(q: TerrierQuery, c: QueryConcept): TerrierConcept {
   const qtwFactor = terrierQtwFactor(qtw, q.ctx.parameters.k3);
   info.idf = idf;
   info.qtw = qtw;
-  return { ...c, idf, qtwFactor, fieldSpecs };
+  return { info, missing: c.missing, idf, qtwFactor, fieldSpecs };
 }
 
 class TerrierScorer implements QueryScorer {
   private readonly ctx: QueryContext;
   private readonly p: ScoringParameters;
+  // Read once per document: kept on the scorer itself.
+  private readonly reader: IndexReader;
+  private readonly fields: Bm25fField[] | null;
+  private readonly avgdl: number;
+  private readonly k1: number;
+  private readonly b: number;
 
   constructor(
     private readonly q: TerrierQuery,
@@ -75,6 +82,11 @@ class TerrierScorer implements QueryScorer {
   ) {
     this.ctx = q.ctx;
     this.p = q.ctx.parameters;
+    this.reader = q.ctx.reader;
+    this.fields = q.fields;
+    this.avgdl = q.ctx.avgdl;
+    this.k1 = this.p.k1;
+    this.b = this.p.b;
   }
 
   /**
@@ -82,10 +94,8 @@ class TerrierScorer implements QueryScorer {
    * (§4.6) weighs each concept from its per-field frequencies instead, with the same matching.
    */
   evaluate(doc: number, tfOf: TfOf, explain: boolean): Evaluation {
-    const { ctx, p } = this;
-    const reader = ctx.reader;
+    const { ctx, p, reader, fields } = this;
     const dl = reader.docLength(doc);
-    const fields = this.q.fields;
     const lens = fields ? fields.map((f) => fieldLength(reader, doc, f.name)) : null;
     let score = 0;
     const children: ExplainNode[] = [];
@@ -122,7 +132,7 @@ class TerrierScorer implements QueryScorer {
           );
         continue;
       }
-      const tfn = terrierTfComponent(tf, dl, ctx.avgdl, p.k1, p.b);
+      const tfn = terrierTfComponent(tf, dl, this.avgdl, this.k1, this.b);
       const w = terrierBm25(r.idf, tfn, r.qtwFactor);
       score += w;
       present++;

@@ -17,7 +17,7 @@ interface QlConcept extends QueryConcept {
 function qlConcept(ctx: QueryContext, c: QueryConcept): QlConcept {
   const pc = collectionProbability(c.info.cf, ctx.totalTokens);
   c.info.collectionProbability = pc;
-  return { ...c, pc };
+  return { info: c.info, missing: c.missing, pc };
 }
 
 class QlScorer implements QueryScorer {
