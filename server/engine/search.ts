@@ -12,8 +12,8 @@ import type { IndexReader } from './index/reader.js';
 import type { ExplainNode } from './scoring/explain.js';
 import { PreparedQuery, type SearchOptions, type SearchResult } from './scoring/prepared.js';
 
-export type { ScorerName } from './scoring/compile.js';
-export { SCORER_NAMES } from './scoring/compile.js';
+export type { ScorerName } from './scoring/scorers.js';
+export { SCORER_NAMES } from './scoring/scorers.js';
 export type { ExplainNode } from './scoring/explain.js';
 export { renderExplain } from './scoring/explain.js';
 export { compareRanked } from './scoring/ranking.js';

@@ -16,7 +16,7 @@ import { explain, prepareQuery, PreparedQuery, type ExplainNode, type SearchOpti
 import type { ConceptInfo, ResolvedParameters } from '../engine/search.js';
 import type { QueryDiagnostic } from '../../grammar/diagnostics.js';
 import { lintQuery, type QueryLint } from '../engine/scoring/lint.js';
-import { SCORER_NAMES, type ScorerName } from '../engine/scoring/scorers.js';
+import { SCORER_NAMES, SCORERS, type ScorerName } from '../engine/scoring/scorers.js';
 import { contentOf } from '../engine/index/content.js';
 import { snippetOf, type Snippet } from './snippets.js';
 
@@ -124,7 +124,7 @@ export class LocalIndexBackend implements LocalBackend {
     const content = contentOf(this.reader);
     const impacts = content.postings === 'impacts';
     // A DeepCT-Index's impacts are term frequencies: bm25 ranks it too (engine/scoring/impact.ts).
-    return SCORER_NAMES.filter((name) => (name === 'impact') === impacts || (name === 'bm25' && !!content.tfImpacts));
+    return SCORER_NAMES.filter((name) => (SCORERS[name].postings === 'impacts') === impacts || (SCORERS[name].ranksTfImpacts && !!content.tfImpacts));
   }
   termStatistics(term: string): TermStats | undefined {
     return this.reader.termStats(term);

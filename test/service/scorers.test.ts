@@ -36,6 +36,17 @@ describe('scorer registry', () => {
     expect(validateConfig({ scorer: { name: 'tfidf' } }, 'querylens.json').problems).toHaveLength(1);
   });
 
+  it("the session passes each scorer the configured values of exactly the parameters it reads", () => {
+    const config = (name: string) => resolveConfig({ scorer: { name, k1: 1.1, b: 0.5, mu: 900 } } as never, null);
+    expect(SCORER_NAMES.map((name) => searchOptionsOf(config(name)))).toEqual([
+      { scorer: 'bm25', k1: 1.1, b: 0.5 },
+      { scorer: 'bm25-lucene', k1: 1.1, b: 0.5 },
+      { scorer: 'ql', mu: 900 },
+      { scorer: 'bm25f', k1: 1.1, fieldParams: {} },
+      { scorer: 'impact' },
+    ]);
+  });
+
   it("querylens.json's bm25f per-field parameters reach the session's search options", () => {
     const { config, problems } = validateConfig({ scorer: { name: 'bm25f', 'w.title': 2, 'c.text': 0.5, k1: 1 } }, 'querylens.json');
     expect(problems).toEqual([]);

@@ -9,7 +9,7 @@ import { CliError } from '../errors.js';
 import { CONFIG_FILE_NAME, configFolderAbove } from '../../lsp/config.js';
 import type { LocalIndexBackend } from '../../service/backend.js';
 import type { SearchOptions } from '../../engine/search.js';
-import { ANSERINI_DEFAULTS, DEFAULT_SCORER, describeScorers, isScorerName, SCORER_NAMES, SCORERS } from '../../engine/scoring/scorers.js';
+import { ANSERINI_DEFAULTS, DEFAULT_SCORER, describeScorers, isScorerName, scorerDefinition, SCORER_NAMES, SCORERS, type ScorerDefinition } from '../../engine/scoring/scorers.js';
 import { BM25F_FIELD_DEFAULTS, parseFieldParamName } from '../../engine/scoring/bm25f.js';
 
 export interface ScorerCliOptions {
@@ -59,7 +59,7 @@ function number(name: string, text: string | undefined): number | undefined {
 
 export function toSearchOptions(opts: ScorerCliOptions): SearchOptions {
   if (!isScorerName(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
-  if (opts.anserini && opts.scorer !== 'bm25-lucene') throw new CliError('--anserini applies to --scorer bm25-lucene only');
+  if (opts.anserini && !scorerDefinition(opts.scorer).anseriniDefaults) throw new CliError(`--anserini applies to ${scorersWith((s) => !!s.anseriniDefaults)} only`);
   const windowStats = opts.windowStats === 'exact' ? 'exact' : opts.windowStats === 'terrier' ? 'terrier-heuristic' : undefined;
   if (!windowStats) throw new CliError(`unknown --window-stats '${opts.windowStats}' (expected exact or terrier)`);
   return {
@@ -74,9 +74,16 @@ export function toSearchOptions(opts: ScorerCliOptions): SearchOptions {
   };
 }
 
+/** "--scorer a" or "--scorer a or --scorer b": the scorers that have a capability, for messages. */
+function scorersWith(has: (s: ScorerDefinition) => boolean): string {
+  return SCORER_NAMES.filter((n) => has(scorerDefinition(n)))
+    .map((n) => `--scorer ${n}`)
+    .join(' or ');
+}
+
 /** `--param w.title=2 --param c.text=0.5` as { 'w.title': 2, 'c.text': 0.5 }; one-line errors. */
 function fieldParams(scorer: string, params: readonly string[], b: string | undefined): Record<string, number> {
-  if (scorer !== 'bm25f') throw new CliError(`--param w.<field>/c.<field> applies to --scorer bm25f only (got --scorer ${scorer})`);
+  if (!isScorerName(scorer) || !SCORERS[scorer].readsFieldParams) throw new CliError(`--param w.<field>/c.<field> applies to ${scorersWith((s) => s.readsFieldParams)} only (got --scorer ${scorer})`);
   if (b !== undefined) throw new CliError('bm25f has no --b: each field has its own normalisation, --param c.<field>=x');
   const out: Record<string, number> = {};
   for (const text of params) {

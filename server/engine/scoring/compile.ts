@@ -53,10 +53,6 @@ function excerpt(text: string, max = 80): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}… (${text.length.toLocaleString('en-US')} characters)`;
 }
 
-export type { ScorerName } from './scorers.js';
-export { SCORER_NAMES } from './scorers.js';
-import type { ScorerName } from './scorers.js';
-
 export type PlanGroupOp = BeliefOp | 'bool';
 
 export interface PlanItem {
@@ -89,8 +85,17 @@ export interface CompiledConcept {
   weight: number;
 }
 
+/**
+ * How a scorer reads the plan (its registry entry's `plan`, scorer-definition.ts): `bag` (Terrier's
+ * weighted bag of concepts: bm25, bm25f, impact), `lucene` (a BooleanQuery: bm25-lucene), `belief`
+ * (Indri's inference network: ql). The semantics by scorer above are these.
+ */
+export type PlanSemantics = 'bag' | 'lucene' | 'belief';
+
 export interface CompileOptions {
-  scorer: ScorerName;
+  /** The scorer's name, for the warnings. */
+  scorer: string;
+  semantics: PlanSemantics;
   maxExpansions?: number;
   maxFuzzyExpansions?: number;
 }
@@ -118,7 +123,7 @@ export function compileQuery(reader: IndexReader, ast: QueryAst, options: Compil
   let root: Plan | null = null;
   if (items.length === 1 && items[0]!.weight === 1) root = items[0]!.plan;
   else if (items.length > 0) root = { kind: 'group', op: 'combine', items, label: '#combine' };
-  if (root && ast.dialect === 'text' && options.scorer === 'bm25-lucene') root = mergeRepeatedLeaves(root);
+  if (root && ast.dialect === 'text' && options.semantics === 'lucene') root = mergeRepeatedLeaves(root);
   if (!root) warn(ctx, 'engine/empty-query', 'The query has nothing to score.', ast.range);
   if (root) accumulateWeights(root, ctx.concepts, 1, true);
   return { root, concepts: ctx.concepts, warnings: ctx.warnings, evaluator };
@@ -147,13 +152,13 @@ const one = (plan: Plan, weight = 1): PlanItem => ({ plan, weight, occur: 'shoul
 
 /** Compiles a node in scoring position; a node may yield several items (text multi-token words) or none. */
 function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): PlanItem[] {
-  const lucene = ctx.options.scorer === 'bm25-lucene';
+  const lucene = ctx.options.semantics === 'lucene';
   switch (node.kind) {
     case 'term': {
       const tokens = analyzeTerm(node, ctx);
       // ql: a word the index's analyser removes leaves the query; it is no child of the belief
       // operator around it (SEMANTICS.md §1.6). A word the index lacks stays, scored as unseen.
-      if (tokens.length === 0 && ctx.options.scorer === 'ql') return [];
+      if (tokens.length === 0 && ctx.options.semantics === 'belief') return [];
       const f = node.fields ?? fields;
       if (node.context?.length) warn(ctx, 'engine/unsupported', `Context evaluation .(${node.context.join(',')}) is not supported; the term is scored over the whole document.`, node.range);
       if (ctx.ast.dialect === 'text' && tokens.length > 1)
@@ -172,7 +177,7 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
     case 'band': {
       const spec = specOf(node, ctx, fields);
       // ql: a phrase or window of stopwords only leaves the query like a stopword (SEMANTICS.md §1.6).
-      if (spec.kind === 'missing' && spec.stopped && ctx.options.scorer === 'ql') return [];
+      if (spec.kind === 'missing' && spec.stopped && ctx.options.semantics === 'belief') return [];
       return [one({ kind: 'leaf', concept: conceptIndex(ctx, spec, node.range) })];
     }
     case 'fuzzy':
@@ -185,11 +190,11 @@ function compileNode(node: QueryNode, ctx: Ctx, fields: string[] | undefined): P
       return [one({ kind: 'all' })];
     case 'belief': {
       if (node.restriction) warn(ctx, 'engine/unsupported', `Extent restriction on #${node.op} is not supported; it is scored over the whole document.`, node.range);
-      if (node.op === 'not' && ctx.options.scorer !== 'ql') {
+      if (node.op === 'not' && ctx.options.semantics !== 'belief') {
         warn(ctx, 'engine/unsupported', `#not has no meaning under ${ctx.options.scorer}: it is ignored (use a Lucene NOT or #filrej to exclude documents).`, node.range);
         return [];
       }
-      if ((node.op === 'or' || node.op === 'max') && ctx.options.scorer !== 'ql')
+      if ((node.op === 'or' || node.op === 'max') && ctx.options.semantics !== 'belief')
         warn(ctx, 'engine/approximate', `#${node.op} is scored as a sum of its items under ${ctx.options.scorer}.`, node.range);
       const items: PlanItem[] = [];
       for (const it of node.items)
@@ -235,7 +240,7 @@ function analyzeTerm(node: TermNode, ctx: Ctx): string[] {
       warn(
         ctx,
         'engine/stopword',
-        ctx.options.scorer === 'ql'
+        ctx.options.semantics === 'belief'
           ? `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it is removed from the query (it is not one of the operator's children).`
           : `"${node.text}" is a stopword for the ${ctx.reader.profile} profile; it contributes nothing under BM25.`,
         node.range,

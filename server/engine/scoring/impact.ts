@@ -15,7 +15,7 @@ import { contentOf, type IndexContent } from '../index/content.js';
 import type { IndexReader } from '../index/reader.js';
 import type { ConceptSpec } from './concepts.js';
 import { explainNode, fmt, type ExplainNode } from './explain.js';
-import type { ScorerName } from './scorers.js';
+import type { ScorerDefinition } from './scorer-definition.js';
 
 /** The query is valid, but not for this index (a scorer or an operator the index cannot answer). */
 export class IndexContentError extends Error {
@@ -35,36 +35,36 @@ export function explainImpactTerm(label: string, weight: number, impact: number,
 }
 
 /**
- * `options` with a DeepCT-Index's own k1 and b (content `tfImpacts`, chosen with its document model) where bm25
- * ranks it and the caller set none: such an index is searched with the parameters it was built for, as Anserini's
- * DeepCT runs pass theirs, unless the user says otherwise.
+ * `options` with a DeepCT-Index's own k1 and b (content `tfImpacts`, chosen with its document model) where the
+ * scorer ranks it (`ranksTfImpacts`: bm25) and the caller set none: such an index is searched with the parameters it
+ * was built for, as Anserini's DeepCT runs pass theirs, unless the user says otherwise.
  */
-export function withIndexParameters<T extends { scorer?: ScorerName; k1?: number; b?: number }>(reader: IndexReader, options: T): T {
+export function withIndexParameters<T extends { k1?: number; b?: number }>(reader: IndexReader, options: T, ranksTfImpacts: boolean): T {
   const tf = contentOf(reader).tfImpacts;
-  if (!tf || (options.scorer ?? 'bm25') !== 'bm25') return options;
+  if (!tf || !ranksTfImpacts) return options;
   return { ...options, k1: options.k1 ?? tf.k1, b: options.b ?? tf.b };
 }
 
 /**
- * Throws IndexContentError when `scorer` cannot score this index's postings. An index whose impacts are term
+ * Throws IndexContentError when `scorer` (named `name`) cannot score this index's postings. An index whose impacts are term
  * frequencies written by a document model (DeepCT-Index's tf′: content `tfImpacts`) is also ranked by Terrier
  * BM25, each impact read as the term's count and a document's length being the sum of its impacts (what the
  * impact ingest stores), as Dai & Callan rank a DeepCT index.
  */
-export function checkScorerFitsIndex(reader: IndexReader, scorer: ScorerName): void {
+export function checkScorerFitsIndex(reader: IndexReader, name: string, scorer: Pick<ScorerDefinition, 'postings' | 'ranksTfImpacts'>): void {
   const content = contentOf(reader);
-  if (content.postings === 'impacts' && content.tfImpacts && scorer === 'bm25') return;
-  if (content.postings === 'impacts' && content.tfImpacts && scorer !== 'impact') {
+  if (content.postings === 'impacts' && content.tfImpacts && scorer.ranksTfImpacts) return;
+  if (content.postings === 'impacts' && content.tfImpacts && scorer.postings !== 'impacts') {
     throw new IndexContentError(
-      `this index holds DeepCT-Index term frequencies (tf′ written by a document model, no positions): rank it with --scorer bm25 (by default with its own parameters, k1 ${content.tfImpacts.k1} and b ${content.tfImpacts.b}) or --scorer impact; ${scorer} would read tf′ as a count it cannot use`,
+      `this index holds DeepCT-Index term frequencies (tf′ written by a document model, no positions): rank it with --scorer bm25 (by default with its own parameters, k1 ${content.tfImpacts.k1} and b ${content.tfImpacts.b}) or --scorer impact; ${name} would read tf′ as a count it cannot use`,
     );
   }
-  if (content.postings === 'impacts' && scorer !== 'impact') {
+  if (content.postings === 'impacts' && scorer.postings !== 'impacts') {
     throw new IndexContentError(
-      `this index holds impacts (${describeSource(content)}), not term frequencies: ${scorer} would read each impact as a count and its ranking would be meaningless; use --scorer impact (scorer "impact")`,
+      `this index holds impacts (${describeSource(content)}), not term frequencies: ${name} would read each impact as a count and its ranking would be meaningless; use --scorer impact (scorer "impact")`,
     );
   }
-  if (content.postings !== 'impacts' && scorer === 'impact') {
+  if (content.postings !== 'impacts' && scorer.postings === 'impacts') {
     throw new IndexContentError(
       'the impact scorer needs an impact index (built with `querylens index --format jsonvector` from Anserini JSON vectors, or a CIFF import of one); this index holds term frequencies: use bm25, bm25-lucene, ql or bm25f',
     );

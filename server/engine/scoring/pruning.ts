@@ -39,6 +39,8 @@
  * ignores the length: `impactTermScore`'s bound over a block is weight × block max impact.
  */
 import { END_OF_POSTINGS, PostingCursor, type BlockPostings } from '../index/postings-codec.js';
+import type { Plan, PlanItem } from './compile.js';
+import type { ConceptSpec } from './concepts.js';
 import type { TopK } from './ranking.js';
 
 /** One term of the sum. */
@@ -62,6 +64,74 @@ export interface PrunableTerm {
    * term's block bounds are computed once per postings object and scorer, not once per query.
    */
   boundKey?: string;
+}
+
+/** A term of a query pruning can evaluate, before its block postings are read. */
+export interface PrunableQueryTerm {
+  concept: number;
+  term: string;
+  /** Its document frequency (the lexicon's). */
+  df: number;
+  score: PrunableTerm['score'];
+  neverPositive?: boolean;
+  boundKey?: string;
+}
+
+/** A query as pruning evaluates it: its terms, and (ql) the part of the score that depends only on the length. */
+export interface PrunableQuery {
+  terms: PrunableQueryTerm[];
+  lengthPart?: (dl: number) => number;
+}
+
+/** The items of a plain term or of a group whose items are all optional plain terms; null for any other plan. */
+export function plainTermItems(root: Plan): PlanItem[] | null {
+  if (root.kind === 'leaf') return [{ plan: root, weight: 1, occur: 'should' }];
+  if (root.kind === 'group' && root.items.every((it) => it.occur === 'should' && it.plan.kind === 'leaf')) return root.items;
+  return null;
+}
+
+/** What the sum rule reads of a concept. */
+interface SummedConcept {
+  info: { spec: ConceptSpec; scored: boolean; exactDf: number };
+  missing: boolean;
+}
+
+/**
+ * The terms of a score that is a sum of single-term scores over `items` (plainTermItems), or null
+ * when one item is not a plain scored term (a window, a synonym, a field restriction) or `termOf`
+ * refuses one (a negative weight). Absent terms and terms in no document add nothing. `repeats`:
+ * 'once' where the scorer sums each concept once whatever the plan repeats (its weights
+ * accumulated: Terrier, impact), and then every scored concept must be one of the terms;
+ * 'refuse' where a repeated concept is scored per clause (Lucene), which pruning does not model.
+ */
+export function prunableTermSum<C extends SummedConcept>(
+  concepts: readonly C[],
+  items: readonly PlanItem[],
+  repeats: 'once' | 'refuse',
+  termOf: (concept: C, index: number, item: PlanItem, term: string, df: number) => PrunableQueryTerm | null,
+): PrunableQueryTerm[] | null {
+  const terms: PrunableQueryTerm[] = [];
+  const seen = new Set<number>();
+  for (const it of items) {
+    const index = (it.plan as { concept: number }).concept;
+    const c = concepts[index]!;
+    if (c.missing) continue;
+    const spec = c.info.spec;
+    if (spec.kind !== 'term' || spec.fields?.length || !c.info.scored) return null;
+    if (seen.has(index)) {
+      if (repeats === 'once') continue;
+      return null;
+    }
+    seen.add(index);
+    const df = c.info.exactDf;
+    if (df === 0) continue;
+    const term = termOf(c, index, it, spec.term, df);
+    if (!term) return null;
+    terms.push(term);
+  }
+  // Every scored concept must be one of these terms (or missing): the score sums them all.
+  if (repeats === 'once') for (let i = 0; i < concepts.length; i++) if (concepts[i]!.info.scored && !concepts[i]!.missing && !seen.has(i)) return null;
+  return terms;
 }
 
 /** A term's score under `impact`: weight × impact, for a non-negative weight (the caller checks). */

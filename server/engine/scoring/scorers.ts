@@ -1,42 +1,42 @@
 /**
- * The scorer registry: every scorer's name, what it is, its parameters and their defaults, listed
- * once. The engine resolves parameters from it (prepared.ts resolveParameters), the CLI builds its
- * option help and checks from it (server/cli/commands/search-options.ts), the language server
- * checks querylens.json's `scorer` against it (server/lsp/config.ts). Formulas: SEMANTICS.md §4.
+ * The scorer registry: every scorer's name mapped to its definition (scorer-definition.ts), listed
+ * once: what it is, its parameters and their defaults, their checks, how it reads the plan, and its
+ * per-query preparation, per-concept constants, evaluation with explanation, pruning and "why not".
+ * The engine resolves parameters and scores through it (prepared.ts: PreparedQuery looks the
+ * definition up once and never asks which scorer it holds), the CLI builds its option help and
+ * checks from it (server/cli/commands/search-options.ts), the language server checks
+ * querylens.json's `scorer` against it (server/lsp/config.ts). Formulas: SEMANTICS.md §4.
  */
 import type { DslOptions } from '../../../grammar/print/query-dsl.js';
-import { BM25F_DEFAULTS } from './bm25f.js';
-import { DIRICHLET_DEFAULT_MU } from './dirichlet.js';
-import { ANSERINI_BM25, LUCENE_BM25_DEFAULTS } from './lucene-bm25.js';
-import { TERRIER_BM25_DEFAULTS } from './terrier-bm25.js';
+import { LUCENE_BM25 } from './scorer-bm25-lucene.js';
+import { TERRIER_BM25, TERRIER_BM25F } from './scorer-bm25.js';
+import type { ScorerDefinition, ScorerParameter } from './scorer-definition.js';
+import { IMPACT } from './scorer-impact.js';
+import { QUERY_LIKELIHOOD } from './scorer-ql.js';
 
-export type ScorerParameter = 'k1' | 'b' | 'k3' | 'mu';
-
-export interface ScorerSpec {
-  /** What the scorer is, for help texts and messages. */
-  description: string;
-  /** The parameters it reads, with their defaults. */
-  defaults: Readonly<Partial<Record<ScorerParameter, number>>>;
-}
+export type { ScorerDefinition, ScorerParameter } from './scorer-definition.js';
 
 export const SCORERS = {
-  bm25: { description: 'Terrier BM25', defaults: TERRIER_BM25_DEFAULTS },
-  'bm25-lucene': { description: 'Lucene BM25, float32', defaults: LUCENE_BM25_DEFAULTS },
-  ql: { description: 'Indri query likelihood, Dirichlet smoothing', defaults: { mu: DIRICHLET_DEFAULT_MU } },
-  // Its per-field parameters (w.<field>, c.<field>) depend on the index: SearchOptions.fieldParams.
-  bm25f: { description: 'Terrier BM25F, per-field length normalisation', defaults: BM25F_DEFAULTS },
-  // For impact indexes only (JSON vectors, CIFF imports of them): Σ weight × impact, no parameters.
-  impact: { description: 'sum of query weight × impact, for impact indexes', defaults: {} },
-} as const satisfies Record<string, ScorerSpec>;
+  bm25: TERRIER_BM25,
+  'bm25-lucene': LUCENE_BM25,
+  ql: QUERY_LIKELIHOOD,
+  bm25f: TERRIER_BM25F,
+  impact: IMPACT,
+} as const satisfies Record<string, ScorerDefinition>;
 
 export type ScorerName = keyof typeof SCORERS;
 export const SCORER_NAMES = Object.keys(SCORERS) as ScorerName[];
 export const DEFAULT_SCORER: ScorerName = 'bm25';
 /** `bm25-lucene` with Anserini's defaults (SEMANTICS.md §4.3). */
-export const ANSERINI_DEFAULTS = ANSERINI_BM25;
+export const ANSERINI_DEFAULTS = LUCENE_BM25.anseriniDefaults;
 
 export function isScorerName(name: unknown): name is ScorerName {
   return typeof name === 'string' && Object.hasOwn(SCORERS, name);
+}
+
+/** The definition of a scorer, typed as the interface (what PreparedQuery calls). */
+export function scorerDefinition(name: ScorerName): ScorerDefinition {
+  return SCORERS[name];
 }
 
 /** "bm25 (Terrier BM25), bm25-lucene (Lucene BM25, float32), ql (…) or bm25f (…)", for help texts. */

@@ -41,7 +41,8 @@ export function conceptAt(concepts: readonly ConceptInfo[], offset: number): { c
 function weightLine(session: EngineSession, c: ConceptInfo): string {
   if (!c.scored) return 'Not scored: it only filters documents (a #filreq/#filrej filter or a prohibited clause).';
   const parts = [`Effective weight **${formatWeight(c.weight)}** (the product of the weights above it, summed over its occurrences)`];
-  if ((session.options.scorer === 'bm25' || session.options.scorer === 'bm25f') && c.qtw !== undefined) parts.push(`qtw ${c.qtw.toFixed(3)} after dividing by the largest weight`);
+  // Only scorers that normalise query term weights (Terrier's bm25, bm25f) give a concept its qtw.
+  if (c.qtw !== undefined) parts.push(`qtw ${c.qtw.toFixed(3)} after dividing by the largest weight`);
   const line = `${parts.join('; ')}.`;
   return c.fieldStats ? `${line}\n\n${fieldTable(c.fieldStats)}` : line;
 }

@@ -9,17 +9,23 @@ import { documentTitle, type LocalBackend } from '../../service/backend.js';
 import { queryMetrics } from '../../service/evaluation.js';
 import { parseFieldParamName } from '../../engine/scoring/bm25f.js';
 import { fieldParamsOf, type ResolvedConfig } from '../config.js';
+import { scorerDefinition, scorerReads } from '../../engine/scoring/scorers.js';
 import type { ScorerName } from '../../engine/search.js';
 
 /** Measures shown in previews and comparisons (trec_eval names). */
 export const PREVIEW_MEASURES = ['ndcg_cut_10', 'map', 'P_10', 'recall_100', 'recip_rank'];
 
+/** The configured scorer with the configured values of the parameters it reads (the registry's defaults say which). */
 export function searchOptionsOf(config: ResolvedConfig): SearchOptions {
   const s = config.scorer;
-  if (s.name === 'ql') return { scorer: 'ql', mu: s.mu };
-  // bm25f has no b: each field has its own normalisation (c.<field>).
-  if (s.name === 'bm25f') return { scorer: 'bm25f', k1: s.k1, fieldParams: fieldParamsOf(s) };
-  return { scorer: s.name, k1: s.k1, b: s.b };
+  // bm25f has no b: each field has its own normalisation (c.<field>); k3 is not configurable.
+  return {
+    scorer: s.name,
+    ...(scorerReads(s.name, 'k1') ? { k1: s.k1 } : {}),
+    ...(scorerReads(s.name, 'b') ? { b: s.b } : {}),
+    ...(scorerReads(s.name, 'mu') ? { mu: s.mu } : {}),
+    ...(scorerDefinition(s.name).readsFieldParams ? { fieldParams: fieldParamsOf(s) } : {}),
+  };
 }
 
 export class EngineSession {
