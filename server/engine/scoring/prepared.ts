@@ -96,6 +96,12 @@ export function resolveParameters(options: SearchOptions = {}): ResolvedParamete
   return p;
 }
 
+/**
+ * Collections up to this size add up plain term sums term at a time (two arrays of this many
+ * entries per query: 2.3 MB at most); larger ones go document at a time or prune.
+ */
+const TERM_AT_A_TIME_MAX_DOCS = 1 << 18;
+
 interface ConceptRuntime extends QueryConcept {
   /**
    * Materialized when a search needs it (a pruned search of plain terms reads block postings
@@ -241,6 +247,10 @@ export class PreparedQuery {
       maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.prunable.lengthPart);
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
+    if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) {
+      matchedDocs = this.addTermAtATime(this.prunable.terms, top);
+      return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base };
+    }
     const lists = this.rt.map((r) => r.postings());
     const docs = lists.map((l) => l.docs);
     const tfs = lists.map((l) => l.tfs);
@@ -284,6 +294,42 @@ export class PreparedQuery {
       }
     }
     return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base };
+  }
+
+  /**
+   * A plain sum of term scores (PrunableQuery.plainSum) over a small collection, term at a time: each
+   * list in concept order adds its terms' scores into one accumulator per document, so every
+   * document's sum is built by the same additions in the same order as evaluate's, without visiting
+   * every list per document or an evaluation object per document. Returns the documents matched.
+   */
+  private addTermAtATime(terms: readonly PrunableQueryTerm[], top: TopK): number {
+    const ordered = [...terms].sort((a, b) => a.concept - b.concept);
+    const sums = new Float64Array(this.numDocs);
+    const held = new Uint8Array(this.numDocs);
+    let postings = 0;
+    for (const t of ordered) postings += t.df;
+    const matched = new Int32Array(Math.min(postings, this.numDocs));
+    let count = 0;
+    const lengths = this.reader.docLengthTable();
+    for (const t of ordered) {
+      const { docs, tfs } = this.rt[t.concept]!.postings();
+      const score = t.score;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
+        if (held[doc] === 0) {
+          held[doc] = 1;
+          matched[count++] = doc;
+        }
+        sums[doc] += score(tfs[i]!, lengths[doc]!);
+      }
+    }
+    top.reserve(count);
+    for (let i = 0; i < count; i++) {
+      const doc = matched[i]!;
+      const score = finite(sums[doc]!);
+      if (top.wouldEnter(score)) top.offer(doc, score);
+    }
+    return count;
   }
 
   /**

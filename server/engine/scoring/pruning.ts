@@ -81,6 +81,12 @@ export interface PrunableQueryTerm {
 export interface PrunableQuery {
   terms: PrunableQueryTerm[];
   lengthPart?: (dl: number) => number;
+  /**
+   * True when a document's score is exactly its terms' scores added from 0 in concept order (what the
+   * scorer's evaluate does, operation for operation) and it matches when it holds any term: the search
+   * may then add up the lists term at a time instead of document at a time, with the same bits.
+   */
+  plainSum?: boolean;
 }
 
 /** The items of a plain term or of a group whose items are all optional plain terms; null for any other plan. */

@@ -181,7 +181,8 @@ class TerrierScorer implements QueryScorer {
       const score = (tf: number, dl: number) => terrierBm25(idf, terrierTfComponent(tf, dl, ctx.avgdl, p.k1, p.b), qtwFactor);
       return { concept, term, df, score, boundKey: `bm25 ${idf} ${qtwFactor} ${ctx.avgdl} ${p.k1} ${p.b}`, ...(idf < 0 ? { neverPositive: true } : {}) };
     });
-    return terms && { terms };
+    // `score` is evaluate's idf·tfn·qtwf with the same operands, and evaluate adds them in concept order.
+    return terms && { terms, plainSum: ctx.pureBag };
   }
 
   whyNot(_doc: number, tfOf: TfOf): string {

@@ -62,7 +62,8 @@ class ImpactScorer implements QueryScorer {
       if (!(weight >= 0)) return null;
       return { concept, term, df, score: impactTermScore(weight), boundKey: `impact ${weight}` };
     });
-    return terms && { terms };
+    // impactTermScore is evaluate's impactContribution (weight × impact), added in concept order there too.
+    return terms && { terms, plainSum: this.ctx.pureBag };
   }
 
   whyNot(_doc: number, tfOf: TfOf): string {

@@ -94,6 +94,7 @@ export function buildToyIndex(docs: ToyDoc[]): IndexReader {
       return i < 0 ? undefined : i;
     },
     docLength: (doc) => lengths[doc]!,
+    docLengthTable: () => Int32Array.from(lengths),
     fieldExtents: (doc, field) => extents[doc]?.get(field) ?? [],
     termStats: (term): TermStats | undefined => {
       const p = postings.get(term);
