@@ -179,6 +179,9 @@ export interface DocumentTable {
   record(doc: number): DocumentRecord;
 }
 
+/** Collections up to this many documents keep their docno strings once decoded. */
+const DOCNO_STRINGS_KEPT_UP_TO = 1 << 18;
+
 /** Docno ranks read at a time: 64 KiB of the column. */
 const RANK_CHUNK_DOCS = 1 << 14;
 
@@ -250,8 +253,18 @@ export function openDocumentTable(file: PagedFile, numDocs: number, numFields: n
   const checkDoc = (doc: number) => {
     if (!Number.isInteger(doc) || doc < 0 || doc >= numDocs) throw new RangeError(`no document ${doc} (the index has ${numDocs})`);
   };
+  // A small collection keeps each docno string once made: a ranking returns the same ones again and again
+  // (at most 2^18 strings; a large collection decodes them each time instead of holding millions).
+  const docnoStrings: (string | undefined)[] | null = numDocs <= DOCNO_STRINGS_KEPT_UP_TO ? new Array<string | undefined>(numDocs) : null;
   const docno = (doc: number): string => {
+    const kept = docnoStrings?.[doc];
+    if (kept !== undefined) return kept;
     checkDoc(doc);
+    const text = decodeDocno(doc);
+    if (docnoStrings) docnoStrings[doc] = text;
+    return text;
+  };
+  const decodeDocno = (doc: number): string => {
     const { bytes, ends } = loadDocnos();
     const start = doc === 0 ? 0 : ends[doc - 1]!;
     const end = ends[doc]!;

@@ -14,7 +14,7 @@ import { explainNode, type ExplainNode } from './explain.js';
 import { checkPositionsAvailable, checkScorerFitsIndex, withIndexParameters } from './impact.js';
 import { PlanMatcher, planHas, type TfOf } from './plan-match.js';
 import { maxScoreSearch, type PrunableQuery, type PrunableQueryTerm, type PrunableTerm } from './pruning.js';
-import { compareRanked, TopK, type RankedDoc } from './ranking.js';
+import { compareRanked, rankMatched, TopK, type RankedDoc } from './ranking.js';
 import { TERRIER_BM25_DEFAULTS } from './terrier-bm25.js';
 import type { ConceptInfo, Evaluation, QueryConcept, QueryScorer, ScoringParameters, WindowStats } from './scorer-definition.js';
 import { DEFAULT_SCORER, isScorerName, scorerDefinition, SCORER_NAMES, type ScorerName, type ScorerParameter } from './scorers.js';
@@ -101,6 +101,17 @@ export function resolveParameters(options: SearchOptions = {}): ResolvedParamete
  * entries per query: 2.3 MB at most); larger ones go document at a time or prune.
  */
 const TERM_AT_A_TIME_MAX_DOCS = 1 << 18;
+
+/**
+ * The term-at-a-time sums, held flags and matched list, reused by every query (a search runs to its end
+ * before the next starts: JavaScript runs one at a time); the query that used them zeroes the sums and
+ * flags it touched, so a query on a small collection does not allocate and clear collection-sized arrays.
+ */
+let scratch = { sums: new Float64Array(0), held: new Uint8Array(0), matched: new Int32Array(0) };
+function accumulators(numDocs: number): typeof scratch {
+  if (scratch.sums.length < numDocs) scratch = { sums: new Float64Array(numDocs), held: new Uint8Array(numDocs), matched: new Int32Array(numDocs) };
+  return scratch;
+}
 
 interface ConceptRuntime extends QueryConcept {
   /**
@@ -223,7 +234,6 @@ export class PreparedQuery {
   }
 
   private searchTopK(k: number): SearchResult {
-    const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
     let matchedDocs = 0;
     const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
     if (!this.root) return { hits: [], matchedDocs, ...base };
@@ -233,6 +243,7 @@ export class PreparedQuery {
     const scorer = this.scorer;
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.scorer.prunable();
     if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable.terms, k))) {
+      const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
       // The block postings are read only now (the docs parts: no positions).
       const terms: PrunableTerm[] = this.prunable.terms.map((t) => ({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.boundKey, postings: this.reader.postingBlocks(t.term)! }));
       const current = new Float64Array(n);
@@ -247,10 +258,8 @@ export class PreparedQuery {
       maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.prunable.lengthPart);
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
-    if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) {
-      matchedDocs = this.addTermAtATime(this.prunable.terms, top);
-      return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base };
-    }
+    if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) return { ...this.addTermAtATime(this.prunable.terms, k), ...base };
+    const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
     const lists = this.rt.map((r) => r.postings());
     const docs = lists.map((l) => l.docs);
     const tfs = lists.map((l) => l.tfs);
@@ -302,35 +311,43 @@ export class PreparedQuery {
    * document's sum is built by the same additions in the same order as evaluate's, without visiting
    * every list per document or an evaluation object per document. Returns the documents matched.
    */
-  private addTermAtATime(terms: readonly PrunableQueryTerm[], top: TopK): number {
+  private addTermAtATime(terms: readonly PrunableQueryTerm[], k: number): { hits: RankedDoc[]; matchedDocs: number } {
     const ordered = [...terms].sort((a, b) => a.concept - b.concept);
-    const sums = new Float64Array(this.numDocs);
-    const held = new Uint8Array(this.numDocs);
-    let postings = 0;
-    for (const t of ordered) postings += t.df;
-    const matched = new Int32Array(Math.min(postings, this.numDocs));
+    const { sums, held, matched } = accumulators(this.numDocs);
     let count = 0;
-    const lengths = this.reader.docLengthTable();
-    for (const t of ordered) {
-      const { docs, tfs } = this.rt[t.concept]!.postings();
-      const score = t.score;
-      for (let i = 0; i < docs.length; i++) {
-        const doc = docs[i]!;
-        if (held[doc] === 0) {
-          held[doc] = 1;
-          matched[count++] = doc;
+    try {
+      const lengths = this.reader.docLengthTable();
+      for (const t of ordered) {
+        const { docs, tfs } = this.rt[t.concept]!.postings();
+        const score = t.score;
+        for (let i = 0; i < docs.length; i++) {
+          const doc = docs[i]!;
+          if (held[doc] === 0) {
+            held[doc] = 1;
+            matched[count++] = doc;
+          }
+          sums[doc] += score(tfs[i]!, lengths[doc]!);
         }
-        sums[doc] += score(tfs[i]!, lengths[doc]!);
+      }
+      const hits = rankMatched(
+        matched,
+        count,
+        k,
+        this.numDocs,
+        (doc) => finite(sums[doc]!),
+        (doc) => this.reader.docnoRank(doc),
+        (doc) => this.reader.docno(doc),
+      );
+      return { hits, matchedDocs: count };
+    } finally {
+      // Left as found (all zero) for the next query, whatever happened: only the documents this one touched.
+      for (let i = 0; i < count; i++) {
+        sums[matched[i]!] = 0;
+        held[matched[i]!] = 0;
       }
     }
-    top.reserve(count);
-    for (let i = 0; i < count; i++) {
-      const doc = matched[i]!;
-      const score = finite(sums[doc]!);
-      if (top.wouldEnter(score)) top.offer(doc, score);
-    }
-    return count;
   }
+
 
   /**
    * Pruning skips documents only once k are kept, and its bounds cost about one more scoring of

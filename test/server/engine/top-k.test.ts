@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareRanked, TopK } from '../../../server/engine/scoring/ranking.js';
+import { compareRanked, rankMatched, TopK } from '../../../server/engine/scoring/ranking.js';
 
 // Scores that tie: a few values, some differing only past float32's precision.
-const SCORES = [0, 1, 1 + 1e-12, 2.5, 2.5 + 1e-10, 3, -1, 1e-30];
+const SCORES = [0, -0, 1, 1 + 1e-12, 2.5, 2.5 + 1e-10, 3, -1, -1 - 1e-12, 1e-30, -1e-30, 1e38, -1e38, Number.MAX_VALUE];
 
 describe('TopK', () => {
   it('keeps the k best in compareRanked order', () => {
@@ -27,6 +27,27 @@ describe('TopK', () => {
         expect(top.sorted(docno)).toEqual([]);
       }),
       { numRuns: 300, seed: 42 },
+    );
+  });
+
+  it('rankMatched (one packed number per document, a native sort) gives what TopK gives', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...SCORES), { minLength: 0, maxLength: 300 }), fc.integer({ min: 0, max: 320 }), fc.integer({ min: 0, max: 5000 }), (scores, k, seed) => {
+        const numDocs = scores.length + 7;
+        // Ranks: a permutation of 0..numDocs-1 that differs from document order.
+        const byHash = Array.from({ length: numDocs }, (_, d) => d).sort((a, b) => ((a * 7919 + seed) % 1009) - ((b * 7919 + seed) % 1009) || a - b);
+        const ranks = new Int32Array(numDocs);
+        byHash.forEach((d, r) => (ranks[d] = r));
+        const rankOf = (doc: number) => ranks[doc]!;
+        const docno = (doc: number) => String(rankOf(doc)).padStart(6, '0');
+        const top = new TopK(k, rankOf);
+        // Documents offered in a shuffled order, as a term-at-a-time pass finds them.
+        const docs = Int32Array.from(scores.map((_, d) => d).sort((a, b) => ((a * 37 + seed) % 101) - ((b * 37 + seed) % 101)));
+        for (const d of docs) top.offer(d, scores[d]!);
+        const ranked = rankMatched(docs, docs.length, k, numDocs, (d) => scores[d]!, rankOf, docno);
+        expect(ranked).toEqual(top.sorted(docno));
+      }),
+      { numRuns: 300, seed: 7 },
     );
   });
 });

@@ -128,4 +128,21 @@ describe('term at a time equals document at a time', () => {
       taken.mockRestore();
     }
   });
+
+  it('a search that fails half way leaves the shared accumulators clean for the next one', () => {
+    const reader = buildMemoryIndex(corpus(13, 500, 20, 15));
+    const original = reader.postings.bind(reader);
+    const failing = vi.spyOn(reader, 'postings').mockImplementation((term: string) => {
+      if (term === 'q3') throw new Error('disk went away');
+      return original(term);
+    });
+    try {
+      // q1 and q2 are added up before q3's list fails.
+      expect(() => search(reader, parseIndri('#combine( q1 q2 q3 )').ast, { scorer: 'bm25', k: 1000 })).toThrow('disk went away');
+      expect(failing.mock.calls.map((c) => c[0])).toEqual(['q1', 'q2', 'q3']);
+    } finally {
+      failing.mockRestore();
+    }
+    expectSame(reader, parseIndri('#combine( q1 q4 )').ast, { scorer: 'bm25', k: 1000 });
+  });
 });
