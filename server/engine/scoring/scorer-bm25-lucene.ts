@@ -229,6 +229,7 @@ export const LUCENE_BM25 = {
   defaults: LUCENE_BM25_DEFAULTS,
   anseriniDefaults: ANSERINI_BM25,
   readsFieldParams: false,
+  conceptStatistic: 'idf',
   plan: 'lucene',
   postings: 'counts',
   ranksTfImpacts: false,

@@ -115,6 +115,8 @@ export interface ScorerDefinition<Q = unknown, C = unknown> {
   readonly anseriniDefaults?: Readonly<Partial<Record<ScorerParameter, number>>>;
   /** It reads per-field parameters `w.<field>`/`c.<field>` (bm25f). */
   readonly readsFieldParams: boolean;
+  /** The per-concept statistic it puts on ConceptInfo for the hover: `idf`, or `collectionProbability` P(c|C). */
+  readonly conceptStatistic: 'idf' | 'collectionProbability';
   /** How the query plan is read: a bag of concepts, Lucene's BooleanQuery, or Indri's belief network (compile.ts). */
   readonly plan: PlanSemantics;
   /** The postings it scores: term counts, or impacts (impact indexes). */

@@ -76,6 +76,7 @@ export const IMPACT = {
   description: 'sum of query weight × impact, for impact indexes',
   defaults: {},
   readsFieldParams: false,
+  conceptStatistic: 'collectionProbability',
   plan: 'bag',
   postings: 'impacts',
   ranksTfImpacts: false,

@@ -251,6 +251,7 @@ export const QUERY_LIKELIHOOD = {
   description: 'Indri query likelihood, Dirichlet smoothing',
   defaults: { mu: DIRICHLET_DEFAULT_MU },
   readsFieldParams: false,
+  conceptStatistic: 'collectionProbability',
   plan: 'belief',
   postings: 'counts',
   ranksTfImpacts: false,

@@ -12,6 +12,7 @@
 import { MarkupKind, type MarkupContent } from 'vscode-languageserver';
 import type { QueryNode, SourceRange, TermNode } from '../../../grammar/index.js';
 import type { ConceptInfo } from '../../engine/search.js';
+import { DEFAULT_SCORER, scorerDefinition } from '../../engine/scoring/scorers.js';
 import { nodesAt } from '../documents.js';
 import type { FeatureModule, QueryPosition } from '../features.js';
 import type { EngineContext } from './context.js';
@@ -58,8 +59,9 @@ function fieldTable(stats: NonNullable<ConceptInfo['fieldStats']>): string {
   ].join('\n');
 }
 
+/** The column of the statistic the scorer puts on each concept (the registry's `conceptStatistic`). */
 function scoreColumn(session: EngineSession): string {
-  return session.options.scorer === 'ql' ? 'P(·|C)' : 'idf';
+  return scorerDefinition(session.options.scorer ?? DEFAULT_SCORER).conceptStatistic === 'collectionProbability' ? 'P(·|C)' : 'idf';
 }
 
 function scoreValue(c: ConceptInfo): string {

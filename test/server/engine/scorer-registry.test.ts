@@ -111,6 +111,16 @@ describe.each(SCORER_NAMES)('scorer %s explains itself', (name) => {
     }
   });
 
+  it('puts on each concept the statistic its conceptStatistic names (the hover labels its column by it)', () => {
+    const { concepts } = new PreparedQuery(readerFor(name), parseIndri('#combine(heat flow)').ast, { scorer: name });
+    const statistic = SCORERS[name].conceptStatistic;
+    const other = statistic === 'idf' ? 'collectionProbability' : 'idf';
+    for (const c of concepts) {
+      expect(typeof c[statistic], `${name} ${c.label}`).toBe('number');
+      expect(c[other], `${name} ${c.label}`).toBeUndefined();
+    }
+  });
+
   it('its pruning capability holds: a plain-term query is pruned exactly when the registry says it can be', () => {
     const q = new PreparedQuery(readerFor(name), parseIndri('#combine(heat flow wing)').ast, { scorer: name, exhaustive: false });
     const r = q.search(1);
