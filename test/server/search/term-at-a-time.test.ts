@@ -13,47 +13,15 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { QueryAst } from '../../../grammar/ast.js';
 import { parseIndri } from '../../../grammar/indri/index.js';
-import { parseLucene } from '../../../grammar/lucene/index.js';
 import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { PreparedQuery } from '../../../server/engine/scoring/prepared.js';
 import { search, type SearchOptions } from '../../../server/engine/search.js';
+import { bagReaders, corpus, parse, queryCase } from './helpers/random-bags.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-taat-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-const word = (i: number) => `q${i}`;
-
-function corpus(seed: number, numDocs: number, vocab: number, maxLength: number): { docno: string; fields: Record<string, string> }[] {
-  let s = seed;
-  const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return Array.from({ length: numDocs }, (_, i) => {
-    const length = 1 + Math.floor(rnd() * maxLength);
-    const words = Array.from({ length }, () => (rnd() < 0.05 ? 'the' : word(Math.floor(vocab * rnd() * rnd()))));
-    // Docnos that collide in score ties often: ties break by docno.
-    return { docno: `D${(i * 7919) % (numDocs * 3)}`, fields: { text: words.join(' ') } };
-  });
-}
-
-function query(vocab: number): fc.Arbitrary<{ text: string; dialect: 'indri' | 'lucene' }> {
-  const term = fc.oneof(
-    { weight: 6, arbitrary: fc.integer({ min: 0, max: Math.min(10, vocab - 1) }).map(word) },
-    { weight: 3, arbitrary: fc.integer({ min: 0, max: vocab - 1 }).map(word) },
-    { weight: 1, arbitrary: fc.constantFrom('the', 'zzabsent') },
-  );
-  const weight = fc.integer({ min: 1, max: 40 }).map((w) => (w / 10).toFixed(1));
-  return fc.oneof(
-    fc.array(term, { minLength: 1, maxLength: 9 }).map((ts) => ({ text: `#combine( ${ts.join(' ')} )`, dialect: 'indri' as const })),
-    fc.array(fc.tuple(weight, term), { minLength: 1, maxLength: 9 }).map((ws) => ({ text: `#weight( ${ws.map(([w, t]) => `${w} ${t}`).join(' ')} )`, dialect: 'indri' as const })),
-    fc.array(fc.tuple(fc.option(weight, { nil: undefined }), term), { minLength: 1, maxLength: 9 }).map((ws) => ({
-      text: ws.map(([w, t]) => (w ? `${t}^${w}` : t)).join(' '),
-      dialect: 'lucene' as const,
-    })),
-  );
-}
-
-const parse = (q: { text: string; dialect: 'indri' | 'lucene' }): QueryAst => (q.dialect === 'indri' ? parseIndri(q.text).ast : parseLucene(q.text).ast);
 
 function expectSame(reader: IndexReader, ast: QueryAst, options: SearchOptions): void {
   const byTerm = search(reader, ast, options);
@@ -71,17 +39,12 @@ function expectSame(reader: IndexReader, ast: QueryAst, options: SearchOptions):
 describe('term at a time equals document at a time', () => {
   const readers: { name: string; reader: IndexReader; vocab: number }[] = [];
   beforeAll(async () => {
-    for (const c of [
-      { seed: 11, numDocs: 700, vocab: 30, maxLength: 25 },
-      { seed: 12, numDocs: 1800, vocab: 200, maxLength: 10 },
-    ]) {
-      const docs = corpus(c.seed, c.numDocs, c.vocab, c.maxLength);
-      readers.push({ name: `memory ${c.numDocs}`, reader: buildMemoryIndex(docs), vocab: c.vocab });
-      const file = join(work, `c${c.seed}.jsonl`);
-      writeFileSync(file, docs.map((d) => JSON.stringify({ _id: d.docno, text: d.fields.text })).join('\n'));
-      await buildIndex([file], join(work, `i${c.seed}`), {});
-      readers.push({ name: `disk ${c.numDocs}`, reader: openIndex(join(work, `i${c.seed}`)), vocab: c.vocab });
-    }
+    readers.push(
+      ...(await bagReaders(work, [
+        { seed: 11, numDocs: 700, vocab: 30, maxLength: 25 },
+        { seed: 12, numDocs: 1800, vocab: 200, maxLength: 10 },
+      ])),
+    );
   });
 
   it('bm25: random bag-of-words queries, k1, b and k (fixed seed)', () => {
@@ -90,7 +53,7 @@ describe('term at a time equals document at a time', () => {
       for (const { reader, vocab } of readers) {
         fc.assert(
           fc.property(
-            query(vocab),
+            queryCase(vocab),
             fc.constantFrom(1, 10, 100, 1000, 5000),
             fc.constantFrom(undefined, 0, 1.2, 2.5),
             fc.constantFrom(undefined, 0, 0.75, 1),
