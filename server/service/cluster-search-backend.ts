@@ -8,7 +8,6 @@ import { parseIndri, walk, type QueryAst } from '../../grammar/index.js';
 import type { ClusterBackend, ClusterHit } from '../backends/remote/cluster-backend.js';
 import { clusterExpandedQuery, expandOnCluster } from '../backends/remote/cluster-expansion.js';
 import type { StoredDocument } from '../engine/index/reader.js';
-import type { ScorerName } from '../engine/scoring/scorers.js';
 import type { ExplainNode, SearchOptions } from '../engine/search.js';
 import { snippetOf, type Snippet } from './snippets.js';
 import type {
@@ -47,15 +46,12 @@ export function clusterHitSnippet(backend: ClusterBackend, hit: ClusterHit, word
 export class ClusterSearchBackend implements SearchBackend {
   readonly kind: 'opensearch' | 'elasticsearch';
   readonly location: string;
+  // `options.scorer` is the scorer the query is written for: it decides the translation's diagnostics (the cluster
+  // scores with its own similarity).
 
   constructor(readonly cluster: ClusterBackend) {
     this.kind = cluster.config.type;
     this.location = cluster.location;
-  }
-
-  /** The scorer the query is written for decides the translation's diagnostics (the cluster scores with its own similarity). */
-  private scorer(options: SearchOptions): ScorerName | undefined {
-    return options.scorer;
   }
 
   async collectionStatistics(): Promise<BackendCollectionStatistics> {
@@ -83,7 +79,7 @@ export class ClusterSearchBackend implements SearchBackend {
 
   async search(ast: QueryAst, options: BackendSearchOptions = {}): Promise<BackendRanking> {
     const { describe = 10 } = options;
-    const result = await this.cluster.search(ast, { k: options.k ?? 1000, scorer: this.scorer(options) });
+    const result = await this.cluster.search(ast, { k: options.k ?? 1000, scorer: options.scorer });
     const words = clusterQueryWords(ast);
     const hits = result.hits.map((h, i) => {
       if (i >= describe) return { docno: h.docno, score: h.score };
@@ -94,12 +90,12 @@ export class ClusterSearchBackend implements SearchBackend {
 
   async explain(ast: QueryAst, docno: string, options: SearchOptions = {}): Promise<ExplainNode> {
     // A missing id is the cluster's 404, a ClusterError 'document-missing' (not "not matched").
-    const { diagnostics: _translation, ...tree } = await this.cluster.explain(ast, docno, { scorer: this.scorer(options) });
+    const { diagnostics: _translation, ...tree } = await this.cluster.explain(ast, docno, { scorer: options.scorer });
     return tree;
   }
 
   async feedbackDocuments(ast: QueryAst, fbDocs: number, options: SearchOptions = {}): Promise<string[]> {
-    const first = await this.cluster.search(ast, { k: Math.max(fbDocs, 1), scorer: this.scorer(options) });
+    const first = await this.cluster.search(ast, { k: Math.max(fbDocs, 1), scorer: options.scorer });
     return first.hits.slice(0, fbDocs).map((h) => h.docno);
   }
 

@@ -81,7 +81,7 @@ export class LocalSearchBackend implements SearchBackend {
   async search(ast: QueryAst, options: BackendSearchOptions = {}): Promise<BackendRanking> {
     const { describe = 10, ...search } = options;
     const result = this.index.search(ast, search);
-    const words = describe > 0 ? matchedTerms(this.index.compile(ast, search).concepts) : new Set<string>();
+    const words = describe > 0 ? matchedTerms(result.concepts) : new Set<string>();
     const hits = result.hits.map((h, i) => {
       if (i >= describe) return { docno: h.docno, score: h.score };
       const stored = this.index.document(h.doc);

@@ -42,8 +42,9 @@ export async function rankQueryFiles(opts: CompareQueriesCliOptions): Promise<Ru
   const sources = opts.queries.map((file) => ({ file, source: loadSource(file, opts) }));
   let broken = 0;
   for (const { file, source } of sources) {
-    printer.add(file, source.text, sourceDiagnostics(source));
-    if (source.entries.some((e) => hasErrors(e.result.diagnostics)) || sourceDiagnostics(source).some((d) => d.severity === 'error')) broken++;
+    const diagnostics = sourceDiagnostics(source);
+    printer.add(file, source.text, diagnostics);
+    if (source.entries.some((e) => hasErrors(e.result.diagnostics)) || diagnostics.some((d) => d.severity === 'error')) broken++;
   }
   if (broken) {
     printer.flush();
@@ -53,12 +54,12 @@ export async function rankQueryFiles(opts: CompareQueriesCliOptions): Promise<Ru
   const rankAll = async (backend: SearchBackend, search: SearchOptions): Promise<Run[]> => {
     const { rankWithFeedback } = await import('../../service/search-backend.js');
     const { entryDiagnosticsInFile } = await import('../../../grammar/sources/index.js');
+    if (expand?.method === 'rm3' && backend.kind !== 'local') throw new CliError('--expand rm3 cannot be used with --backend-config: on a cluster querylens expands with bo1 only');
     const names = sources.map(({ file }) => basename(file));
     const runs: Run[] = [];
     for (const [i, { file, source }] of sources.entries()) {
       const queries = new Map<string, { docno: string; score: number }[]>();
       for (const entry of source.entries) {
-        if (expand?.method === 'rm3' && backend.kind !== 'local') throw new CliError('--expand rm3 cannot be used with --backend-config: on a cluster querylens expands with bo1 only');
         const { ranking } = await rankWithFeedback(backend, entry.result.ast, { ...search, k, describe: 0, expand });
         printer.add(file, source.text, entryDiagnosticsInFile(source, entry, ranking.diagnostics));
         queries.set(entry.qid, ranking.hits.map((h) => ({ docno: h.docno, score: h.score })));

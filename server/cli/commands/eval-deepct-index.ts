@@ -6,16 +6,15 @@
  * uniform BM25 and the phrase rule on the collection's ordinary index, with eval-model's measures, wins/losses and
  * paired tests. DeepCT indexes are built once per model and corpus into the eval cache and rebuilt when either changes.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Run } from '../../engine/eval/trec-files.js';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { DeepctIndexModel } from '../../model/deepct-index.js';
 import { CliError } from '../errors.js';
-import { writeOutputFile } from '../output-file.js';
 import type { ModelProvenance } from '../../model/runtime.js';
 import { rankQueriesForCli } from './search.js';
-import { compareSystems, queriesToRank, type SystemResult } from './eval-systems.js';
+import { compareSystems, openStampedIndex, queriesToRank, type SystemResult } from './eval-systems.js';
 
 // eval-model.ts's shapes, restated so that this module does not import it (eval-model imports this one).
 /** A collection as eval-model's collectionSpecs gives it. */
@@ -62,27 +61,16 @@ export async function loadDeepctIndexFolds(dir: string, collections: CollectionS
 
 /** The DeepCT index of `spec`'s corpus by `model`, built into the cache unless one of the same model and corpus is there. */
 async function cachedDeepctIndex(spec: CollectionSpec, model: DeepctIndexModel, cacheDir: string, slot: string, log: (s: string) => void): Promise<IndexReader> {
-  const { openIndex, IndexError } = await import('../../engine/index/disk.js');
   const { buildDeepctIndex } = await import('../../model/deepct-index.js');
   const dir = join(cacheDir, 'deepct-index', slot, spec.corpusName);
-  const stamp = `${dir}.source.json`;
   const onnx = statSync(join(model.dir, model.config.file));
   const corpus = statSync(spec.corpus);
   const source = JSON.stringify({ corpus: resolve(spec.corpus), size: corpus.size, mtimeMs: corpus.mtimeMs, model: resolve(model.dir, model.config.file), modelSize: onnx.size, modelMtimeMs: onnx.mtimeMs, config: model.config });
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === source) {
-    try {
-      return openIndex(dir);
-    } catch (err) {
-      if (!(err instanceof IndexError)) throw err;
-      log(`${dir}: ${err.message}; rebuilding`);
-    }
-  }
-  mkdirSync(join(cacheDir, 'deepct-index', slot), { recursive: true });
-  const started = performance.now();
-  const summary = await buildDeepctIndex(model, [spec.corpus], dir);
-  writeOutputFile(stamp, source);
-  log(`DeepCT-indexed ${spec.corpusName} with the ${slot} model: ${summary.docs} documents, ${summary.termsDropped} of ${summary.termsWeighed} terms dropped, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return openIndex(dir);
+  return openStampedIndex(dir, `${dir}.source.json`, source, async () => {
+    const started = performance.now();
+    const summary = await buildDeepctIndex(model, [spec.corpus], dir);
+    log(`DeepCT-indexed ${spec.corpusName} with the ${slot} model: ${summary.docs} documents, ${summary.termsDropped} of ${summary.termsWeighed} terms dropped, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }, log);
 }
 
 export interface DeepctIndexEvalOptions {

@@ -17,7 +17,7 @@
  * Which collections trained the model and which chose its knobs is read from config.json
  * (`provenance`) and printed with the table: a figure on such a collection is not a held-out figure.
  */
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { cpus, homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +28,8 @@ import type { ModelProvenance, WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
 import { writeOutputFile } from '../output-file.js';
 import { loadModelForCli, rankQueriesForCli } from './search.js';
-import { compareSystems, queriesToRank, type SystemResult as GenericSystemResult } from './eval-systems.js';
+import { compareSystems, openStampedIndex, queriesToRank, type SystemResult as GenericSystemResult } from './eval-systems.js';
+import type { IndexReader } from '../../engine/index/reader.js';
 
 export type CollectionRole = 'training' | 'reporting';
 
@@ -106,25 +107,15 @@ export function defaultCacheDir(): string {
 }
 
 /** Opens the cached index of a corpus, building it first when missing or built from another corpus file. */
-export async function cachedIndex(spec: CollectionSpec, cacheDir: string, log: (s: string) => void) {
-  const { buildIndex, openIndex, IndexError } = await import('../../engine/index/disk.js');
+export async function cachedIndex(spec: CollectionSpec, cacheDir: string, log: (s: string) => void): Promise<IndexReader> {
+  const { buildIndex } = await import('../../engine/index/disk.js');
   const dir = join(cacheDir, spec.corpusName);
-  const stamp = join(cacheDir, `${spec.corpusName}.source.json`);
   const st = statSync(spec.corpus);
   const source = JSON.stringify({ corpus: resolve(spec.corpus), size: st.size, mtimeMs: st.mtimeMs });
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === source) {
-    try {
-      return openIndex(dir);
-    } catch (err) {
-      if (!(err instanceof IndexError)) throw err;
-      log(`${dir}: ${err.message}; rebuilding`);
-    }
-  }
-  mkdirSync(cacheDir, { recursive: true });
-  const summary = await buildIndex([spec.corpus], dir, { profile: 'terrier' });
-  writeOutputFile(stamp, source);
-  log(`indexed ${spec.corpusName}: ${summary.docs} documents in ${summary.seconds.toFixed(1)} s (${dir})`);
-  return openIndex(dir);
+  return openStampedIndex(dir, join(cacheDir, `${spec.corpusName}.source.json`), source, async () => {
+    const summary = await buildIndex([spec.corpus], dir, { profile: 'terrier' });
+    log(`indexed ${spec.corpusName}: ${summary.docs} documents in ${summary.seconds.toFixed(1)} s (${dir})`);
+  }, log);
 }
 
 /** How the evaluated model used a collection, from config.json `provenance`. */

@@ -5,7 +5,11 @@
  * (the second).
  */
 import type { Qrels, Run } from '../../engine/eval/trec-files.js';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { IndexReader } from '../../engine/index/reader.js';
 import type { QueryToRank } from '../../service/ranking.js';
+import { writeOutputFile } from '../output-file.js';
 
 /** One system against one baseline on one measure. */
 export interface PairedResult {
@@ -81,4 +85,24 @@ export async function compareSystems<Id extends string>(
     queries: qids.length,
     testDescription: byBm25.testDescription,
   };
+}
+
+/**
+ * The index at `dir` when `stamp` says it was built from `source` (and it opens), else `build` writes it
+ * there and the stamp is rewritten: one rule for every index the evaluation caches.
+ */
+export async function openStampedIndex(dir: string, stamp: string, source: string, build: () => Promise<void>, log: (s: string) => void): Promise<IndexReader> {
+  const { openIndex, IndexError } = await import('../../engine/index/disk.js');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === source) {
+    try {
+      return openIndex(dir);
+    } catch (err) {
+      if (!(err instanceof IndexError)) throw err;
+      log(`${dir}: ${err.message}; rebuilding`);
+    }
+  }
+  mkdirSync(dirname(dir), { recursive: true });
+  await build();
+  writeOutputFile(stamp, source);
+  return openIndex(dir);
 }

@@ -47,12 +47,6 @@ export class TopK {
     this.keys = new Float32Array(capacity);
   }
 
-  /** Makes room for `n` documents at once (at most k), when the caller knows how many it will offer. */
-  reserve(n: number): void {
-    const wanted = Math.min(this.k, n);
-    if (wanted > this.docs.length) this.resize(wanted);
-  }
-
   /** True when `score` could enter (a cheap check before offering). */
   wouldEnter(score: number): boolean {
     if (this.size < this.k) return true;
@@ -99,10 +93,7 @@ export class TopK {
   }
 
   private grow(): void {
-    this.resize(Math.min(this.k, this.docs.length * 2));
-  }
-
-  private resize(capacity: number): void {
+    const capacity = Math.min(this.k, this.docs.length * 2);
     const docs = new Int32Array(capacity);
     const ranks = new Float64Array(capacity);
     const scores = new Float64Array(capacity);

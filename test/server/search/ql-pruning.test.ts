@@ -16,9 +16,9 @@ import { parseIndri } from '../../../grammar/indri/index.js';
 import { parseLucene } from '../../../grammar/lucene/index.js';
 import type { QueryAst } from '../../../grammar/ast.js';
 import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
-import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { search, type SearchOptions } from '../../../server/engine/search.js';
+import { bagReaders } from './helpers/random-bags.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-ql-pruning-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -91,14 +91,7 @@ describe('ql dynamic pruning equals exhaustive evaluation', () => {
   ];
   const readers: { name: string; reader: IndexReader; vocab: number }[] = [];
   beforeAll(async () => {
-    for (const c of corpora) {
-      const docs = corpus(c.seed, c.numDocs, c.vocab);
-      readers.push({ name: `memory ${c.numDocs}`, reader: buildMemoryIndex(docs), vocab: c.vocab });
-      const file = join(work, `c${c.seed}.jsonl`);
-      writeFileSync(file, docs.map((d) => JSON.stringify({ _id: d.docno, text: d.fields.text })).join('\n'));
-      await buildIndex([file], join(work, `i${c.seed}`), {});
-      readers.push({ name: `disk ${c.numDocs}`, reader: openIndex(join(work, `i${c.seed}`)), vocab: c.vocab });
-    }
+    readers.push(...(await bagReaders(work, corpora, (c) => corpus(c.seed, c.numDocs, c.vocab))));
   }, 60_000);
 
   it('random flat queries, weights, mu and k (fixed seed)', () => {

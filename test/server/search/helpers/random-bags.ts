@@ -54,11 +54,26 @@ export function queryCase(vocab: number): fc.Arbitrary<QueryCase> {
 
 export const parse = (q: QueryCase): QueryAst => (q.dialect === 'indri' ? parseIndri(q.text).ast : parseLucene(q.text).ast);
 
-/** Each corpus as an in-memory index and as an on-disk one built under `work` (the block postings pruning reads). */
-export async function bagReaders(work: string, corpora: readonly { seed: number; numDocs: number; vocab: number; maxLength: number }[]): Promise<{ name: string; reader: IndexReader; vocab: number }[]> {
+/** A corpus to index: its seed names its files, its documents are `make`'s. */
+export interface BagCorpus {
+  seed: number;
+  numDocs: number;
+  vocab: number;
+  maxLength?: number;
+}
+
+/**
+ * Each corpus as an in-memory index and as an on-disk one built under `work` (the block postings pruning reads);
+ * the documents are `corpus`'s unless `make` gives others.
+ */
+export async function bagReaders(
+  work: string,
+  corpora: readonly BagCorpus[],
+  make: (c: BagCorpus) => { docno: string; fields: Record<string, string> }[] = (c) => corpus(c.seed, c.numDocs, c.vocab, c.maxLength ?? 12),
+): Promise<{ name: string; reader: IndexReader; vocab: number }[]> {
   const readers: { name: string; reader: IndexReader; vocab: number }[] = [];
   for (const c of corpora) {
-    const docs = corpus(c.seed, c.numDocs, c.vocab, c.maxLength);
+    const docs = make(c);
     readers.push({ name: `memory ${c.numDocs}`, reader: buildMemoryIndex(docs), vocab: c.vocab });
     const file = join(work, `c${c.seed}.jsonl`);
     writeFileSync(file, docs.map((d) => JSON.stringify({ _id: d.docno, text: d.fields.text })).join('\n'));
