@@ -6,7 +6,8 @@
  */
 import type { QueryAst } from '../../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
-import type { IndexReader } from '../index/reader.js';
+import { ListBlockPostings } from '../index/postings-codec.js';
+import type { BlockPostings, IndexReader } from '../index/reader.js';
 import { compileQuery, type CompiledConcept, type Plan } from './compile.js';
 import { isWindowLike, unionAll, type ConceptPostings } from './concepts.js';
 import { DIRICHLET_DEFAULT_MU, finiteScore } from './dirichlet.js';
@@ -101,6 +102,9 @@ export function resolveParameters(options: SearchOptions = {}): ResolvedParamete
  * entries per query: 2.3 MB at most); larger ones go document at a time or prune.
  */
 const TERM_AT_A_TIME_MAX_DOCS = 1 << 18;
+
+/** A computed list's positions: pruning reads documents and tfs only. */
+const NO_POSITIONS = new Int32Array(0);
 
 /**
  * The term-at-a-time sums, held flags and matched list, reused by every query (a search runs to its end
@@ -242,10 +246,10 @@ export class PreparedQuery {
     // clamped as `evaluate` clamps it.
     const scorer = this.scorer;
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.scorer.prunable();
-    if (this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable.terms, k))) {
+    const pruned = this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable.terms, k)) ? this.prunedTerms(this.prunable.terms) : null;
+    if (pruned) {
       const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
-      // The block postings are read only now (the docs parts: no positions).
-      const terms: PrunableTerm[] = this.prunable.terms.map((t) => ({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.boundKey, postings: this.reader.postingBlocks(t.term)! }));
+      const terms = pruned;
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
       const consider = (doc: number) => {
@@ -255,7 +259,7 @@ export class PreparedQuery {
         const score = finite(e.score);
         if (top.wouldEnter(score)) top.offer(doc, score);
       };
-      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.prunable.lengthPart);
+      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.prunable!.lengthPart);
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
     if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) return { ...this.addTermAtATime(this.prunable.terms, k), ...base };
@@ -354,6 +358,36 @@ export class PreparedQuery {
    * each document it does not skip: measured on Cranfield and SciFact (bench/disk-search.bench.ts)
    * it pays when the lists hold more than about 8 documents per hit wanted.
    */
+  /**
+   * The terms with their block postings, read only now (the docs parts: no positions): the lexicon's
+   * for a plain term, the materialised list for a computed concept (a window, a synonym). Null (the
+   * search is then exhaustive) for a query of one computed concept, and when a computed list holds
+   * a tf that is not a whole count (a weighted synonym), which the blocks' integer maxima cannot bound.
+   */
+  private prunedTerms(terms: readonly PrunableQueryTerm[]): PrunableTerm[] | null {
+    // A lone computed list is materialised whole already: there is no decoding to skip, and
+    // scoring it straight through is cheaper than building its blocks (measured on 1 M passages).
+    if (terms.length === 1 && terms[0]!.term === undefined) return null;
+    const out: PrunableTerm[] = [];
+    for (const t of terms) {
+      let postings: BlockPostings;
+      if (t.term !== undefined) postings = this.reader.postingBlocks(t.term)!;
+      else {
+        const { docs, tfs } = this.rt[t.concept]!.postings();
+        const counts = new Int32Array(tfs.length);
+        for (let i = 0; i < tfs.length; i++) {
+          const tf = tfs[i]!;
+          if (!Number.isInteger(tf) || tf > 0x7fffffff) return null;
+          counts[i] = tf;
+        }
+        postings = new ListBlockPostings({ docs, tfs: counts, posStart: NO_POSITIONS, positions: NO_POSITIONS }, this.reader.docLengthTable());
+      }
+      // A computed list is built afresh each search: caching its bounds would only hold it longer.
+      out.push({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.term !== undefined ? t.boundKey : undefined, postings });
+    }
+    return out;
+  }
+
   private worthPruning(terms: PrunableQueryTerm[], k: number): boolean {
     let postings = 0;
     for (const t of terms) postings += t.df;

@@ -69,8 +69,12 @@ export interface PrunableTerm {
 /** A term of a query pruning can evaluate, before its block postings are read. */
 export interface PrunableQueryTerm {
   concept: number;
-  term: string;
-  /** Its document frequency (the lexicon's). */
+  /**
+   * The lexicon term whose block postings are read; unset for a concept the engine computes (a
+   * window, a synonym: `computedConceptPruned`), whose materialised list is read instead.
+   */
+  term?: string;
+  /** Its document frequency (exact). */
   df: number;
   score: PrunableTerm['score'];
   neverPositive?: boolean;
@@ -96,6 +100,15 @@ export function plainTermItems(root: Plan): PlanItem[] | null {
   return null;
 }
 
+/**
+ * Computed concepts (windows, synonyms, #band, no field restriction) a scorer may prune over as it
+ * prunes terms: their scores are the same function of (tf, dl) as a term's, and the search reads
+ * their materialised lists (checked there to hold whole counts, which block bounds need).
+ */
+export function computedConceptPruned(spec: ConceptSpec): boolean {
+  return (spec.kind === 'window' || spec.kind === 'syn' || spec.kind === 'band') && !spec.fields?.length;
+}
+
 /** What the sum rule reads of a concept. */
 interface SummedConcept {
   info: { spec: ConceptSpec; scored: boolean; exactDf: number };
@@ -105,7 +118,8 @@ interface SummedConcept {
 /**
  * The terms of a score that is a sum of single-term scores over `items` (plainTermItems), or null
  * when one item is not a plain scored term (a window, a synonym, a field restriction) or `termOf`
- * refuses one (a negative weight). Absent terms and terms in no document add nothing. `repeats`:
+ * refuses one (a negative weight). Absent terms and terms in no document add nothing. With
+ * `computed`, windows and synonyms count as terms (computedConceptPruned). `repeats`:
  * 'once' where the scorer sums each concept once whatever the plan repeats (its weights
  * accumulated: Terrier, impact), and then every scored concept must be one of the terms;
  * 'refuse' where a repeated concept is scored per clause (Lucene), which pruning does not model.
@@ -114,7 +128,8 @@ export function prunableTermSum<C extends SummedConcept>(
   concepts: readonly C[],
   items: readonly PlanItem[],
   repeats: 'once' | 'refuse',
-  termOf: (concept: C, index: number, item: PlanItem, term: string, df: number) => PrunableQueryTerm | null,
+  termOf: (concept: C, index: number, item: PlanItem, term: string | undefined, df: number) => PrunableQueryTerm | null,
+  computed = false,
 ): PrunableQueryTerm[] | null {
   const terms: PrunableQueryTerm[] = [];
   const seen = new Set<number>();
@@ -123,7 +138,8 @@ export function prunableTermSum<C extends SummedConcept>(
     const c = concepts[index]!;
     if (c.missing) continue;
     const spec = c.info.spec;
-    if (spec.kind !== 'term' || spec.fields?.length || !c.info.scored) return null;
+    const plainTerm = spec.kind === 'term' && !spec.fields?.length;
+    if (!(plainTerm || (computed && computedConceptPruned(spec))) || !c.info.scored) return null;
     if (seen.has(index)) {
       if (repeats === 'once') continue;
       return null;
@@ -131,7 +147,7 @@ export function prunableTermSum<C extends SummedConcept>(
     seen.add(index);
     const df = c.info.exactDf;
     if (df === 0) continue;
-    const term = termOf(c, index, it, spec.term, df);
+    const term = termOf(c, index, it, spec.kind === 'term' ? spec.term : undefined, df);
     if (!term) return null;
     terms.push(term);
   }

@@ -164,7 +164,8 @@ class TerrierScorer implements QueryScorer {
   }
 
   /**
-   * A plain term or a #combine / #weight / Lucene OR of plain terms under bm25: Σ idf·tfn·qtwf
+   * A plain term or a #combine / #weight / Lucene OR of plain terms, windows and synonyms under bm25
+   * (each concept is scored by the same idf·tfn·qtwf of its own tf): Σ idf·tfn·qtwf
    * rises with tf and falls with the length for idf ≥ 0 (a term whose idf is negative bounds at 0).
    * Null for anything else and for every bm25f query (its tfn reads per-field lengths the block
    * bounds do not hold).
@@ -180,7 +181,7 @@ class TerrierScorer implements QueryScorer {
       if (!Number.isFinite(idf) || !(qtwFactor >= 0)) return null;
       const score = (tf: number, dl: number) => terrierBm25(idf, terrierTfComponent(tf, dl, ctx.avgdl, p.k1, p.b), qtwFactor);
       return { concept, term, df, score, boundKey: `bm25 ${idf} ${qtwFactor} ${ctx.avgdl} ${p.k1} ${p.b}`, ...(idf < 0 ? { neverPositive: true } : {}) };
-    });
+    }, true);
     // `score` is evaluate's idf·tfn·qtwf with the same operands, and evaluate adds them in concept order.
     return terms && { terms, plainSum: ctx.pureBag };
   }

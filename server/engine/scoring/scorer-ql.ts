@@ -6,7 +6,7 @@ import type { Plan, PlanItem } from './compile.js';
 import { collectionProbability, combineBeliefs, describeBeliefOp, DIRICHLET_DEFAULT_MU, dirichletBelief, explainDirichlet, validateDirichletMu } from './dirichlet.js';
 import { explainNode, type ExplainNode } from './explain.js';
 import { planHas, type TfOf } from './plan-match.js';
-import type { PrunableQuery, PrunableQueryTerm } from './pruning.js';
+import { computedConceptPruned, type PrunableQuery, type PrunableQueryTerm } from './pruning.js';
 import type { Evaluation, QueryConcept, QueryContext, QueryScorer, ScorerDefinition } from './scorer-definition.js';
 
 interface QlConcept extends QueryConcept {
@@ -140,11 +140,12 @@ class QlScorer implements QueryScorer {
   }
 
   /**
-   * A plain term or a #combine / #weight / #wand (or Lucene OR) of plain terms with weights
-   * ≥ 0 and mu > 0: the score splits into term gains w·log(1 + tf/(mu·P(t|C))) (the lists pruned)
-   * and a length part Σ w·log(mu·P(t|C)) − Σ w·log(|D| + mu) over every item, absent and
-   * stopped terms included (scoring/pruning.ts). Null for anything else (windows, fields, #or,
-   * #wsum, #max, #not, filters, required or prohibited clauses, negative weights, mu = 0).
+   * A plain term or a #combine / #weight / #wand (or Lucene OR) of plain terms, windows and
+   * synonyms (each a Dirichlet belief of its own tf) with weights ≥ 0 and mu > 0: the score splits
+   * into concept gains w·log(1 + tf/(mu·P(c|C))) (the lists pruned) and a length part
+   * Σ w·log(mu·P(c|C)) − Σ w·log(|D| + mu) over every item, absent and stopped terms included
+   * (scoring/pruning.ts). Null for anything else (fields, nested operators, #or, #wsum, #max, #not,
+   * filters, required or prohibited clauses, negative weights, mu = 0).
    * Documents without a query term stay unscored, as on the exhaustive path.
    */
   prunable(): PrunableQuery | null {
@@ -176,7 +177,8 @@ class QlScorer implements QueryScorer {
       const w = it.weight / norm;
       if (!r.missing) {
         const spec = r.info.spec;
-        if (spec.kind !== 'term' || spec.fields?.length || !r.info.scored) return null;
+        const plainTerm = spec.kind === 'term' && !spec.fields?.length;
+        if (!(plainTerm || computedConceptPruned(spec)) || !r.info.scored) return null;
         // A term of weight 0 adds nothing, but its list still brings its documents (their score is the length part's).
         if (r.info.exactDf > 0) gainWeight.set(concept, (gainWeight.get(concept) ?? 0) + w);
       }
@@ -189,7 +191,7 @@ class QlScorer implements QueryScorer {
       const mup = mu * r.pc;
       terms.push({
         concept,
-        term: (r.info.spec as { term: string }).term,
+        ...(r.info.spec.kind === 'term' ? { term: r.info.spec.term } : {}),
         df: r.info.exactDf,
         score: (tf) => w * Math.log1p(tf / mup),
         boundKey: `ql ${w} ${mup}`,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIndri } from '../../../grammar/indri/index.js';
 import type { QueryAst } from '../../../grammar/ast.js';
 import { parseLucene } from '../../../grammar/lucene/index.js';
-import { bagReaders, corpus, parse, queryCase } from './helpers/random-bags.js';
+import { bagReaders, corpus, parse, queryCase, structuredQueryCase } from './helpers/random-bags.js';
 import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { search, type SearchOptions } from '../../../server/engine/search.js';
@@ -73,6 +73,32 @@ describe('dynamic pruning equals exhaustive evaluation', () => {
     expect(skipping).toBeGreaterThan(100);
   });
 
+  it('queries with windows and synonyms: bm25 prunes over their computed lists, to the same bits (fixed seed)', () => {
+    let prunedQueries = 0;
+    let skipping = 0;
+    let prunedWithWindow = 0;
+    let fractional = 0;
+    for (const { reader, vocab } of readers) {
+      fc.assert(
+        fc.property(structuredQueryCase(vocab), settings, (q, s) => {
+          const r = expectSameTopK(reader, parse(q), s);
+          if (r.pruned) prunedQueries++;
+          if (r.pruned && /#(1|od2|uw8)\(/.test(q.text)) prunedWithWindow++;
+          if (r.pruned && r.scored < r.matched) skipping++;
+          // Lucene's scorer keeps its own pruning rule (plain terms only); a weighted synonym's fractional tfs are not bounded by blocks.
+          if (s.scorer === 'bm25-lucene' || q.text.includes('#wsyn')) {
+            if (q.text.includes('#wsyn') && s.scorer === 'bm25' && !r.pruned) fractional++;
+            if (s.scorer === 'bm25-lucene' && /#(1|od2|uw8|syn|band|wsyn)\(/.test(q.text)) expect(r.pruned).toBe(false);
+          }
+        }),
+        { seed: 5151, numRuns: 150 },
+      );
+    }
+    expect(prunedWithWindow).toBeGreaterThan(60);
+    expect(skipping).toBeGreaterThan(30);
+    expect(fractional).toBeGreaterThan(5);
+  });
+
   it('a term in more than half the documents (a negative Terrier idf) is pruned too, bounded by 0', () => {
     const { reader } = readers[0]!;
     const n = reader.stats().numDocs;
@@ -90,11 +116,18 @@ describe('dynamic pruning equals exhaustive evaluation', () => {
 
   it('queries pruning cannot evaluate keep the exhaustive path', () => {
     const { reader } = readers[0]!;
-    for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q1 q2.title )', '#syn( q1 q2 )', '#weight( -1 q1 2 q2 )', '#filreq( q1 q2 )']) {
+    for (const text of ['#combine( q1 q2.title )', '#weight( -1 q1 2 q2 )', '#filreq( q1 q2 )', '#combine( q1 #combine( q2 q3 ) )', '#combine( q1 #1(q1 q2).title )']) {
       for (const scorer of ['bm25', 'bm25-lucene'] as const) {
         expect(search(reader, parseIndri(text).ast, { scorer, k: 10, exhaustive: false }).pruned, `${text} ${scorer}`).toBe(false);
       }
     }
+    // Windows and synonyms: Terrier's bm25 prunes over their computed lists, Lucene's does not.
+    for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q3 #syn( q1 q2 ) )', '#combine( q3 #uw8(q1 q2) #band(q1 q4) )']) {
+      expect(search(reader, parseIndri(text).ast, { scorer: 'bm25', k: 10, exhaustive: false }).pruned, text).toBe(true);
+      expect(search(reader, parseIndri(text).ast, { scorer: 'bm25-lucene', k: 10, exhaustive: false }).pruned, text).toBe(false);
+    }
+    // A lone window or synonym is scored straight through its materialised list.
+    for (const text of ['#1(q1 q2)', '#syn( q1 q2 )']) expect(search(reader, parseIndri(text).ast, { scorer: 'bm25', k: 10, exhaustive: false }).pruned, text).toBe(false);
     expect(search(reader, parseLucene('+q1 q2').ast, { scorer: 'bm25-lucene', k: 10, exhaustive: false }).pruned).toBe(false);
     // ql has its own split and tests (ql-pruning.test.ts).
     expect(search(reader, parseIndri('#combine( q20 q30 )').ast, { scorer: 'bm25', k: 10, exhaustive: false }).pruned).toBe(true);

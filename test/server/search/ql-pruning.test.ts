@@ -18,7 +18,7 @@ import type { QueryAst } from '../../../grammar/ast.js';
 import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { search, type SearchOptions } from '../../../server/engine/search.js';
-import { bagReaders } from './helpers/random-bags.js';
+import { bagReaders, structuredQueryCase } from './helpers/random-bags.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-ql-pruning-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -115,6 +115,27 @@ describe('ql dynamic pruning equals exhaustive evaluation', () => {
     expect(beyondMatches).toBeGreaterThan(10);
   }, 60_000);
 
+  it('queries with windows and synonyms: pruned over their computed lists, to the same bits (fixed seed)', () => {
+    let prunedWithWindow = 0;
+    let skipping = 0;
+    let fractional = 0;
+    for (const { reader, vocab } of readers) {
+      fc.assert(
+        fc.property(structuredQueryCase(vocab), settings, (q, s) => {
+          const ast = q.dialect === 'indri' ? parseIndri(q.text).ast : parseLucene(q.text).ast;
+          const r = expectSameTopK(reader, ast, s);
+          if (r.pruned && /#(1|od2|uw8)\(/.test(q.text)) prunedWithWindow++;
+          if (r.pruned && r.scored < r.matched) skipping++;
+          if (!r.pruned && q.text.includes('#wsyn')) fractional++;
+        }),
+        { seed: 6161, numRuns: 120 },
+      );
+    }
+    expect(prunedWithWindow).toBeGreaterThan(60);
+    expect(skipping).toBeGreaterThan(30);
+    expect(fractional).toBeGreaterThan(5);
+  }, 60_000);
+
   it('over many windows of documents (a 20 000-document on-disk index), where lists are partitioned by their bounds', async () => {
     const docs = corpus(21, 20_000, 2000);
     const file = join(work, 'many.jsonl');
@@ -136,11 +157,15 @@ describe('ql dynamic pruning equals exhaustive evaluation', () => {
 
   it('queries the split does not cover keep the exhaustive path', () => {
     const { reader } = readers[0]!;
-    for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q1 q2.title )', '#syn( q1 q2 )', '#weight( -1 q1 2 q2 )', '#or( q1 q2 )', '#wsum( 1 q1 2 q2 )', '#combine( q1 #not(q2) )', '#filreq( q1 q2 )', '#combine( q1 #combine( q2 q3 ) )']) {
+    for (const text of ['#combine( q1 #1(q1 q2).title )', '#combine( q1 q2.title )', '#weight( -1 q1 2 q2 )', '#or( q1 q2 )', '#wsum( 1 q1 2 q2 )', '#combine( q1 #not(q2) )', '#filreq( q1 q2 )', '#combine( q1 #combine( q2 q3 ) )']) {
       expect(search(reader, parseIndri(text).ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned, text).toBe(false);
     }
     expect(search(reader, parseIndri('#combine( q1 q2 )').ast, { scorer: 'ql', mu: 0, k: 10, exhaustive: false }).pruned).toBe(false);
     expect(search(reader, parseLucene('+q1 q2').ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned).toBe(false);
     expect(search(reader, parseIndri('#combine( q1 q2 zzabsent the )').ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned).toBe(true);
+    // Windows and synonyms are pruned over their computed lists.
+    for (const text of ['#combine( q1 #1(q1 q2) )', '#combine( q3 #syn( q1 q2 ) )', '#weight( 0.8 q3 0.1 #od2(q1 q2) 0.1 #uw8(q1 q2) )']) {
+      expect(search(reader, parseIndri(text).ast, { scorer: 'ql', k: 10, exhaustive: false }).pruned, text).toBe(true);
+    }
   });
 });

@@ -82,3 +82,27 @@ export async function bagReaders(
   }
   return readers;
 }
+
+/**
+ * #combine / #weight of terms, windows (#1, #od2, #uw8) and synonyms (#syn, #band, and #wsyn, whose
+ * fractional tfs keep the exhaustive path) over mostly common terms, so that windows match often.
+ */
+export function structuredQueryCase(vocab: number): fc.Arbitrary<QueryCase> {
+  const common = fc.integer({ min: 0, max: Math.min(8, vocab - 1) }).map(word);
+  const term = fc.oneof({ weight: 4, arbitrary: common }, { weight: 2, arbitrary: fc.integer({ min: 0, max: vocab - 1 }).map(word) }, { weight: 1, arbitrary: fc.constantFrom('the', 'zzabsent') });
+  const pair = fc.tuple(common, common);
+  const item = fc.oneof(
+    { weight: 4, arbitrary: term },
+    { weight: 2, arbitrary: pair.map(([a, b]) => `#1(${a} ${b})`) },
+    { weight: 1, arbitrary: pair.map(([a, b]) => `#od2(${a} ${b})`) },
+    { weight: 1, arbitrary: fc.tuple(common, common, common).map(([a, b, c]) => `#uw8(${a} ${b} ${c})`) },
+    { weight: 1, arbitrary: pair.map(([a, b]) => `#syn(${a} ${b})`) },
+    { weight: 1, arbitrary: pair.map(([a, b]) => `#band(${a} ${b})`) },
+    { weight: 1, arbitrary: pair.map(([a, b]) => `#wsyn(0.5 ${a} 1.5 ${b})`) },
+  );
+  const weight = fc.integer({ min: 1, max: 40 }).map((w) => (w / 10).toFixed(1));
+  return fc.oneof(
+    fc.array(item, { minLength: 1, maxLength: 6 }).map((ts) => ({ text: `#combine( ${ts.join(' ')} )`, dialect: 'indri' as const })),
+    fc.array(fc.tuple(weight, item), { minLength: 1, maxLength: 6 }).map((ws) => ({ text: `#weight( ${ws.map(([w, t]) => `${w} ${t}`).join(' ')} )`, dialect: 'indri' as const })),
+  );
+}
