@@ -263,11 +263,15 @@ export function maxScoreSearch(
     return max;
   };
 
-  /** True when a document whose score is at most `bound` ranks after the k-th kept one. */
-  const below = (bound: number, threshold: number): boolean => Math.fround(bound + Math.abs(bound) * BOUND_MARGIN) < Math.fround(threshold);
-  /** `below` for terms' bounds `gains` plus the length part `length` (its margin from both magnitudes: the sum may cancel). */
-  const belowWith = (gains: number, length: number, threshold: number): boolean =>
-    lengthPart === undefined ? below(gains, threshold) : Math.fround(gains + length + (Math.abs(gains) + Math.abs(length)) * BOUND_MARGIN) < Math.fround(threshold);
+  /**
+   * True when a document whose terms' bounds add up to `gains`, plus the length part `length`,
+   * ranks after the k-th kept one, whose score as a float32 is `threshold32` (the ranking compares
+   * float32 scores). The margin comes from both magnitudes: the sum may cancel.
+   */
+  const belowWith = (gains: number, length: number, threshold32: number): boolean =>
+    lengthPart === undefined
+      ? Math.fround(gains + Math.abs(gains) * BOUND_MARGIN) < threshold32
+      : Math.fround(gains + length + (Math.abs(gains) + Math.abs(length)) * BOUND_MARGIN) < threshold32;
 
   // The window's arrays, by offset from its first document. `seen[o]` is the number of the
   // window that last touched offset o, so nothing is cleared between windows.
@@ -278,7 +282,10 @@ export function maxScoreSearch(
   const essentialSum = new Float64Array(W);
   const seen = new Int32Array(W);
   const touched = new Int32Array(W);
+  // A list's tf at an offset, valid where `windowTfStamp` holds the window's number (0 elsewhere):
+  // nothing is cleared per document or per window.
   const windowTf = terms.map(() => new Int32Array(W));
+  const windowTfStamp = terms.map(() => new Int32Array(W));
   // Lists by ascending window bound; prefix[e] adds up the bounds of order[0..e-1].
   const order = new Int32Array(m);
   const windowBound = new Float64Array(m);
@@ -303,7 +310,10 @@ export function maxScoreSearch(
     }
     for (let e = 0; e < m; e++) prefix[e + 1] = prefix[e]! + windowBound[order[e]!]!;
     let firstEssential = 0;
-    if (threshold !== undefined) while (firstEssential < m && belowWith(prefix[firstEssential + 1]!, lengthMax, threshold)) firstEssential++;
+    if (threshold !== undefined) {
+      const threshold32 = Math.fround(threshold);
+      while (firstEssential < m && belowWith(prefix[firstEssential + 1]!, lengthMax, threshold32)) firstEssential++;
+    }
 
     if (firstEssential === m) {
       // No document of the window can enter: nothing decoded, nothing scored.
@@ -316,6 +326,7 @@ export function maxScoreSearch(
         const c = cursors[i]!;
         const score = terms[i]!.score;
         const tfHere = windowTf[i]!;
+        const stampHere = windowTfStamp[i]!;
         c.skipTo(base);
         for (;;) {
           if (c.doc > end) break;
@@ -335,28 +346,36 @@ export function maxScoreSearch(
               seen[o] = windowNumber;
               touched[count++] = o;
               essentialSum[o] = 0;
-              for (let e2 = firstEssential; e2 < m; e2++) windowTf[order[e2]!]![o] = 0;
             }
             const tf = blockTfs[j]!;
             tfHere[o] = tf;
+            stampHere[o] = windowNumber;
             essentialSum[o] += score(tf, docLengths[doc]!);
           }
           c.seekInBlock(j);
         }
       }
-      const candidates = touched.subarray(0, count);
-      if (firstEssential > 0) candidates.sort();
+      let candidates = touched.subarray(0, count);
+      if (firstEssential > 0) {
+        // In document order: a dense window by a scan of its offsets (cheaper than sorting them).
+        if (count > W >> 4) {
+          let c = 0;
+          for (let o = 0; o < W; o++) if (seen[o] === windowNumber) touched[c++] = o;
+          candidates = touched.subarray(0, c);
+        } else candidates.sort();
+      }
       for (let t = 0; t < count; t++) {
         const o = candidates[t]!;
         const doc = base + o;
         const kth = top.threshold();
+        const kth32 = kth === undefined ? 0 : Math.fround(kth);
         let skip = false;
         const length = lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!);
         if (kth !== undefined && firstEssential > 0) {
           let exact = essentialSum[o]!;
           // The non-essential lists' window bounds first (known), then their block maxima at this
           // document: rest[e] adds up those of order[0..e-1].
-          skip = belowWith(exact + prefix[firstEssential]!, length, kth);
+          skip = belowWith(exact + prefix[firstEssential]!, length, kth32);
           if (!skip) {
             rest[0] = 0;
             for (let e = 0; e < firstEssential; e++) {
@@ -364,7 +383,7 @@ export function maxScoreSearch(
               const b = blockAt(i, doc);
               rest[e + 1] = rest[e]! + (b < bounds[i]!.length ? bounds[i]![b]! : 0);
             }
-            skip = belowWith(exact + rest[firstEssential]!, length, kth);
+            skip = belowWith(exact + rest[firstEssential]!, length, kth32);
           }
           // Then their exact contributions, strongest first, while the bound can still enter (a
           // list bounded by 0 is read only for a document scored: it cannot lower a bound of
@@ -375,13 +394,13 @@ export function maxScoreSearch(
             const c = cursors[i]!;
             c.advance(doc);
             if (c.doc === doc) exact += terms[i]!.score(c.tf, docLengths[doc]!);
-            skip = belowWith(exact + rest[e]!, length, kth);
+            skip = belowWith(exact + rest[e]!, length, kth32);
           }
-        } else if (kth !== undefined) skip = belowWith(essentialSum[o]!, length, kth);
+        } else if (kth !== undefined) skip = belowWith(essentialSum[o]!, length, kth32);
         if (skip) continue;
         for (let e = 0; e < m; e++) {
           const i = order[e]!;
-          if (e >= firstEssential) tfs[terms[i]!.concept] = windowTf[i]![o]!;
+          if (e >= firstEssential) tfs[terms[i]!.concept] = windowTfStamp[i]![o] === windowNumber ? windowTf[i]![o]! : 0;
           else {
             const c = cursors[i]!;
             c.advance(doc);
