@@ -15,6 +15,10 @@
  * document, tightened by their exact contributions, strongest first, until it falls below the k-th
  * score or every tf is known and the document is scored.
  *
+ * Before the first window, the k best documents of the rarest lists by those lists' scores are
+ * scored (`seedDocuments`), so the k-th score starts near its final value rather than at the k-th
+ * best of the collection's first documents; the windows pass over them.
+ *
  * Exactness: pruning only decides which documents are scored. A document that is scored gets
  * the exhaustive path's own evaluation (the caller's `score`, with every term's tf read), so
  * its score is the same to the last bit, and the top-k heap and its tie order are the same (the
@@ -208,6 +212,35 @@ function blockBoundsOf(t: PrunableTerm): { blocks: Float64Array; max: number } {
   return hit;
 }
 
+/** Seeding reads the rarest lists while their postings add up to at most SEED_PER_K·k + SEED_EXTRA. */
+const SEED_PER_K = 2;
+const SEED_EXTRA = 1024;
+
+/**
+ * The k documents of the query's rarest lists (ascending df, while their postings add up to at most
+ * SEED_PER_K·k + SEED_EXTRA) whose scores from those lists alone are highest, in document order;
+ * none when those lists are all the lists. Scored before the windows, they set the k-th score near
+ * its final value from the start: otherwise it is the k-th best of the collection's first documents,
+ * and while it is not positive a list bounded by 0 (a negative Terrier idf) cannot be passed over.
+ * Only k are taken, because scoring one reads every other list at that document.
+ */
+function seedDocuments(terms: readonly PrunableTerm[], k: number, docLengths: Int32Array): Int32Array {
+  const byDf = terms.map((_, i) => i).sort((a, b) => terms[a]!.postings.df - terms[b]!.postings.df);
+  const budget = SEED_PER_K * k + SEED_EXTRA;
+  let total = 0;
+  let taken = 0;
+  while (taken < byDf.length && total + terms[byDf[taken]!]!.postings.df <= budget) total += terms[byDf[taken++]!]!.postings.df;
+  if (taken === 0 || taken === byDf.length) return new Int32Array(0);
+  const partial = new Map<number, number>();
+  for (let j = 0; j < taken; j++) {
+    const t = terms[byDf[j]!]!;
+    const c = new PostingCursor(t.postings);
+    for (; c.doc !== END_OF_POSTINGS; c.next()) partial.set(c.doc, (partial.get(c.doc) ?? 0) + t.score(c.tf, docLengths[c.doc]!));
+  }
+  const best = [...partial].sort((a, b) => b[1] - a[1]).slice(0, k);
+  return Int32Array.from(best, ([doc]) => doc).sort();
+}
+
 /**
  * Scores the documents that could enter `top` and offers them. `tfs[concept]` is set to each
  * term's tf in the document (0 when absent) before `consider(doc)` is called; `consider` must
@@ -293,6 +326,24 @@ export function maxScoreSearch(
   const rest = new Float64Array(m + 1);
   let windowNumber = 0;
 
+  const seeds = seedDocuments(terms, top.k, docLengths);
+  if (seeds.length > 0) {
+    // Scored first, each with every list's tf, through cursors of their own.
+    const seedCursors = terms.map((t) => new PostingCursor(t.postings));
+    for (let s = 0; s < seeds.length; s++) {
+      const doc = seeds[s]!;
+      for (let i = 0; i < m; i++) {
+        const c = seedCursors[i]!;
+        c.advance(doc);
+        tfs[terms[i]!.concept] = c.doc === doc ? c.tf : 0;
+      }
+      consider(doc);
+      stats.considered++;
+    }
+  }
+  /** The next seed at or after the candidate being looked at (candidates come in document order when there are seeds). */
+  let seedAt = 0;
+
   let base = END_OF_POSTINGS;
   for (const c of cursors) base = Math.min(base, c.doc);
   while (base < END_OF_POSTINGS) {
@@ -356,7 +407,7 @@ export function maxScoreSearch(
         }
       }
       let candidates = touched.subarray(0, count);
-      if (firstEssential > 0) {
+      if (firstEssential > 0 || seeds.length > 0) {
         // In document order: a dense window by a scan of its offsets (cheaper than sorting them).
         if (count > W >> 4) {
           let c = 0;
@@ -367,6 +418,11 @@ export function maxScoreSearch(
       for (let t = 0; t < count; t++) {
         const o = candidates[t]!;
         const doc = base + o;
+        if (seedAt < seeds.length) {
+          while (seedAt < seeds.length && seeds[seedAt]! < doc) seedAt++;
+          // Offered already.
+          if (seeds[seedAt] === doc) continue;
+        }
         const kth = top.threshold();
         const kth32 = kth === undefined ? 0 : Math.fround(kth);
         let skip = false;

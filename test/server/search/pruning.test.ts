@@ -16,6 +16,7 @@ import type { QueryAst } from '../../../grammar/ast.js';
 import { parseLucene } from '../../../grammar/lucene/index.js';
 import { bagReaders, corpus, parse, queryCase, structuredQueryCase } from './helpers/random-bags.js';
 import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
+import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import type { IndexReader } from '../../../server/engine/index/reader.js';
 import { search, type SearchOptions } from '../../../server/engine/search.js';
 
@@ -112,6 +113,20 @@ describe('dynamic pruning equals exhaustive evaluation', () => {
     // Where few documents score above 0, the negative ones fill the top k and are all scored.
     const r = expectSameTopK(reader, parseIndri('#combine( q0 q39 )').ast, { scorer: 'bm25', k: 100 });
     expect(r.pruned).toBe(true);
+  });
+
+  it('the rarest lists are scored first: a common list bounded by 0 brings no candidates once the k-th score is positive', () => {
+    // 20 000 documents hold the common word (a negative idf), of varied lengths; only the last ten hold the rare one.
+    const docs = Array.from({ length: 20_000 }, (_, i) => ({
+      docno: `S${i}`,
+      fields: { text: `common ${'filler '.repeat(i % 7)}${i >= 19_990 ? 'rare' : ''}` },
+    }));
+    const reader = buildMemoryIndex(docs);
+    const r = expectSameTopK(reader, parseIndri('#combine( common rare )').ast, { scorer: 'bm25', k: 3 });
+    expect(r.pruned).toBe(true);
+    // Without the seeding, the first windows' k-th score is negative and every common document there is a candidate.
+    expect(r.scored).toBeLessThanOrEqual(10);
+    expect(r.matched).toBe(20_000);
   });
 
   it('queries pruning cannot evaluate keep the exhaustive path', () => {
