@@ -36,10 +36,11 @@ import { contentFromMeta, contentMeta, PRE_TOKENISED_PROFILE, type IndexContent,
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
+import { openStoredBlocks, StoredBlockWriter } from './stored-blocks.js';
 import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
 /** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 /** Terms per front-coded lexicon block, and documents per block of docs.bin records (docs/INDEX_FORMAT.md). */
 const TERMS_PER_BLOCK = 32;
 const DOCS_PER_BLOCK = 16;
@@ -204,7 +205,8 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
     : analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
     mkdirSync(runsDir);
-    const store = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
+    const storeFile = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
+    const store = new StoredBlockWriter(storeFile);
     // Without positions the batches' token entries carry counts (impacts, or a CIFF import's tfs).
     const runs = new RunAccumulator(runsDir, options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET, !content.positions);
     let last: BuildProgress = { docs: 0, bytesRead: 0, totalBytes };
@@ -215,7 +217,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
         if (skippedExamples.length < 10) skippedExamples.push(e.message);
         options.onBad?.(e);
       }
-      store.append(batch.store);
+      store.add(batch.store, batch.storeLengths);
       const before = runs.documents;
       runs.add(batch);
       for (let i = 1; i <= batch.docnos.length; i++) {
@@ -233,7 +235,8 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
       options.onProgress?.(last);
     };
     await pause();
-    const storeEntry = store.finish();
+    store.finish();
+    const storeEntry = storeFile.finish();
     const accumulated = runs.finish();
     numRuns = accumulated.runs.length;
     await writeIndexFiles(tmp, buildId, metaProfile, content, accumulated, storeEntry, inputs, pause);
@@ -950,7 +953,8 @@ function decodeSource(
   const numTerms = lexicon.numTerms;
   const totalTokens = meta.totalTokens;
   if (table.directBytes !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
-  if (table.storeBytes !== storeFile.dataBytes) throw new DecodeError('document store size differs from document table');
+  const stored = decoding('store.bin', () => 'trailer', () => openStoredBlocks(storeFile));
+  if (table.storeBytes !== stored.recordsBytes) throw new DecodeError('document store size differs from document table');
 
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
   const source: IndexSource = {
@@ -1012,7 +1016,7 @@ function decodeSource(
     loadDocument: (doc: number): StoredDocument =>
       decoding('store.bin', () => `stored document ${JSON.stringify(table.docno(doc))}`, () => {
         const { storeOffset, storeBytes } = table.record(doc);
-        const record = storeFile.read(storeOffset, storeBytes);
+        const record = stored.record(storeOffset, storeBytes);
         const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
         return { docno, title, fields };
       }),

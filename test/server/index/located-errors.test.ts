@@ -7,56 +7,14 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex, IndexError, openIndex } from '../../../server/engine/index/disk.js';
 import { ensureBuilt, ROOT } from '../../support/build.js';
+import { tamper } from './tamper.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-located-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const corpus = join(work, 'c.jsonl');
-
-const PAGED = ['postings.bin', 'direct.bin', 'store.bin'];
-
-/**
- * Rewrites one file's payload (for a paged file, its data: docs/INDEX_FORMAT.md "Paged files")
- * and makes every checksum and meta.bin's manifest agree again.
- */
-function tamper(dir: string, name: string, mutate: (payload: Buffer) => void): void {
-  const rewrite = (file: string, change: (payload: Buffer) => Buffer) => {
-    const data = readFileSync(join(dir, file));
-    const header = Buffer.from(data.subarray(0, 48));
-    let payload = Buffer.from(data.subarray(48));
-    let covered: Buffer;
-    if (PAGED.includes(file)) {
-      const dataBytes = Number(payload.readBigUInt64LE(payload.length - 8));
-      const body = change(Buffer.from(payload.subarray(0, dataBytes)));
-      const table = Buffer.alloc(Math.ceil(body.length / 4096) * 4 + 12);
-      for (let p = 0; p * 4096 < body.length; p++) table.writeUInt32LE(crc32(body.subarray(p * 4096, (p + 1) * 4096)) >>> 0, p * 4);
-      table.writeUInt32LE(4096, table.length - 12);
-      table.writeBigUInt64LE(BigInt(body.length), table.length - 8);
-      payload = Buffer.concat([body, table]);
-      covered = Buffer.concat([header.subarray(32, 48), table]);
-    } else {
-      payload = change(payload);
-      covered = Buffer.concat([header.subarray(32, 48), payload]);
-    }
-    header.writeBigUInt64LE(BigInt(payload.length), 12);
-    header.writeUInt32LE(crc32(covered) >>> 0, 20);
-    header.writeUInt32LE(crc32(header.subarray(0, 24)) >>> 0, 24);
-    writeFileSync(join(dir, file), Buffer.concat([header, payload]));
-    return { bytes: 48 + payload.length, crc32: crc32(covered) >>> 0 };
-  };
-  const entry = rewrite(name, (p) => {
-    mutate(p);
-    return p;
-  });
-  rewrite('meta.bin', (p) => {
-    const meta = JSON.parse(p.toString('utf8')) as { files: Record<string, unknown> };
-    meta.files[name] = entry;
-    return Buffer.from(JSON.stringify(meta), 'utf8');
-  });
-}
 
 function errorOf(fn: () => unknown): IndexError {
   try {
@@ -90,11 +48,12 @@ describe('errors of lazily decoded index data', () => {
     expect(errorOf(() => openIndex(dir).docVector(0)).message).toMatch(/^index file direct\.bin at .* is inconsistent \(term vector of document "d1": data ends inside a number\): rebuild with/);
   });
 
-  it('stored documents: names store.bin and the document instead of a bare JSON error', async () => {
+  it('stored documents: names store.bin, the document and its block instead of a bare zlib error', async () => {
     const dir = join(work, 'store');
     await buildIndex([corpus], dir, {});
-    tamper(dir, 'store.bin', (p) => (p[0] = 0x78));
-    expect(errorOf(() => openIndex(dir).document(0)).message).toMatch(/^index file store\.bin at .* is inconsistent \(stored document "d1": .*JSON.*\): rebuild with/);
+    // A two-document corpus has no dictionary: byte 0 is the first of block 0's DEFLATE stream (BTYPE 11, invalid).
+    tamper(dir, 'store.bin', (p) => (p[0] = 0x07));
+    expect(errorOf(() => openIndex(dir).document(0)).message).toMatch(/^index file store\.bin at .* is inconsistent \(stored document "d1": block 0 does not inflate \(.+\)\): rebuild with/);
   });
 
   it('the CLI prints it as one line with a non-zero status', async () => {
