@@ -9,6 +9,7 @@ interface IndexOptions {
   skipBad?: boolean;
   memory?: string;
   progress: boolean;
+  store: boolean;
   deepct?: boolean;
   modelDir?: string;
   device: string;
@@ -30,12 +31,16 @@ export function registerIndex(program: Command): void {
     .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
     .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
+    .option('--no-store', "keep no document text (as Anserini without -storeRaw): rankings are the same, results have no titles or snippets, and the index is smaller")
     .option('--deepct', "DeepCT-Index: the document model weighs every term of every document (tf' = round(100 w), terms at 0 dropped) into an impact index ranked with --scorer bm25 at the k1/b the model chose (recorded in the index)")
     .option('--model-dir <dir>', 'with --deepct: folder with deepct-index.json, its .onnx file and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'with --deepct: model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--vectors-out <file>', 'with --deepct: also keep the Anserini JSON vectors the index is built from')
     .action(async (corpus: string[], opts: IndexOptions, command: Command) => {
-      if (opts.deepct) return indexDeepct(corpus, opts, command);
+      if (opts.deepct) {
+        if (!opts.store) throw new CliError('--no-store does not apply to --deepct (its index keeps the text the model read)');
+        return indexDeepct(corpus, opts, command);
+      }
       for (const name of ['modelDir', 'vectorsOut'] as const) {
         if (opts[name] !== undefined) throw new CliError(`--${name === 'modelDir' ? 'model-dir' : 'vectors-out'} needs --deepct`);
       }
@@ -61,6 +66,7 @@ export function registerIndex(program: Command): void {
           profile: opts.profile,
           ...(opts.format === 'jsonvector' ? { input: 'jsonvector' as const } : {}),
           skipBad: opts.skipBad,
+          ...(opts.store ? {} : { storeText: false }),
           ...(memoryMB !== undefined ? { memoryBudgetBytes: memoryMB * 1024 * 1024 } : {}),
           onProgress: bar?.onProgress,
         });
@@ -84,7 +90,7 @@ export function registerIndex(program: Command): void {
       console.log(
         `indexed ${summary.docs.toLocaleString('en-US')} docs${skipped}: ${summary.terms.toLocaleString('en-US')} terms, ` +
           `${summary.tokens.toLocaleString('en-US')} tokens in ${summary.seconds.toFixed(1)} s; ` +
-          `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (${summary.profile === 'none' ? 'impact index, terms as written' : `profile ${summary.profile}`})`,
+          `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir} (${summary.profile === 'none' ? 'impact index, terms as written' : `profile ${summary.profile}`}${opts.store ? '' : ', no stored text'})`,
       );
     });
 }

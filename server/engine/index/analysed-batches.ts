@@ -63,6 +63,8 @@ export interface AnalyseOptions {
    * analysed), is one token entry whose count is its impact; documents have no field extents.
    */
   input?: 'text' | 'jsonvector';
+  /** False: store.bin records hold the docno only (`[docno, "", {}]`, as a CIFF import's): no snippets, a smaller index. */
+  storeText?: boolean;
 }
 
 export function ingestErrorData(e: IngestError): IngestErrorData {
@@ -163,7 +165,7 @@ export async function* analyseCorpus(inputs: string[], options: AnalyseOptions):
     docTokenEnd.push(tokens.length);
     docExtEnd.push(extField.length);
     const { title, ...rest } = doc.fields;
-    const record = Buffer.from(JSON.stringify([doc.docno, title ?? '', rest]), 'utf8');
+    const record = Buffer.from(JSON.stringify(options.storeText === false ? [doc.docno, '', {}] : [doc.docno, title ?? '', rest]), 'utf8');
     store.push(record);
     storeBytes += record.length;
     storeLengths.push(record.length);

@@ -110,6 +110,11 @@ export interface BuildIndexOptions {
    */
   input?: 'text' | 'jsonvector';
   /**
+   * False: keep no document text (meta `storedText: false`; store.bin holds each docno only), as
+   * Anserini keeps none unless told (-storeRaw): results have no snippets and the index is smaller.
+   */
+  storeText?: boolean;
+  /**
    * Instead of reading `inputs`: documents already turned into batches (a CIFF import, ciff.ts),
    * in document order, with what the index will hold and the profile its terms were made with.
    */
@@ -193,7 +198,8 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
 
   const impacts = options.input === 'jsonvector';
   const content: IndexContent =
-    options.prepared?.content ?? (impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector' } : contentFromMeta({}));
+    options.prepared?.content ??
+    (impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: options.storeText !== false, source: 'jsonvector' } : contentFromMeta(options.storeText === false ? { storedText: false } : {}));
   const metaProfile = options.prepared?.profile ?? (impacts ? PRE_TOKENISED_PROFILE : profile);
   const totalBytes = await inputBytes(inputs, impacts);
   let skipped = 0;
@@ -202,7 +208,7 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   let numRuns = 0;
   const batches = options.prepared
     ? options.prepared.batches()
-    : analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
+    : analysedBatches(inputs, { profile, skipBad: options.skipBad, input: options.input, storeText: options.storeText }, options.worker ?? totalBytes >= WORKER_MIN_BYTES);
   try {
     mkdirSync(runsDir);
     const storeFile = new IndexFileStream(join(tmp, 'store.bin'), 'store.bin', buildId);
