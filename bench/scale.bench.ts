@@ -10,10 +10,11 @@
  * distinct terms the passages actually use. It is written as JSONL, in chunks, under
  * `.cache/scale/` (ignored by git) and reused by later runs; it is never held in memory whole.
  *
- * Run: `npm run bench -- scale [--docs N] [--queries N] [--per-row N] [--rows TEXT] [--budget MB] [--build-only | --serve-only] [--keep-index]`
+ * Run: `npm run bench -- scale [--docs N] [--queries N] [--per-row N] [--rows TEXT] [--budget MB] [--no-store] [--build-only | --serve-only] [--keep-index]`
  * (`--per-row`: queries timed per row, 200 by default; `--rows bm25`: only the rows whose name
  * contains the text; `--serve-only`: query the index a `--keep-index` run left, without building
- * or deleting it).
+ * or deleting it; `--no-store`: an index without document text, `querylens index --no-store`, kept
+ * apart in `index-no-store/`).
  * Prints a table; no assertions.
  */
 import { execFileSync } from 'node:child_process';
@@ -182,8 +183,8 @@ interface BuildFigures {
   peakRssMB: number;
 }
 
-async function childBuild(corpus: string, out: string, budgetMB: number | undefined): Promise<BuildFigures> {
-  const summary = await buildIndex([corpus], out, { profile: 'terrier', ...(budgetMB ? { memoryBudgetBytes: budgetMB * MB } : {}) });
+async function childBuild(corpus: string, out: string, budgetMB: number | undefined, storeText: boolean): Promise<BuildFigures> {
+  const summary = await buildIndex([corpus], out, { profile: 'terrier', storeText, ...(budgetMB ? { memoryBudgetBytes: budgetMB * MB } : {}) });
   return {
     seconds: summary.seconds,
     docs: summary.docs,
@@ -272,7 +273,7 @@ const self = fileURLToPath(import.meta.url);
 const child = option('--child');
 if (child === 'build') {
   const budget = option('--budget');
-  console.log(JSON.stringify(await childBuild(option('--corpus')!, option('--out')!, budget ? Number(budget) : undefined)));
+  console.log(JSON.stringify(await childBuild(option('--corpus')!, option('--out')!, budget ? Number(budget) : undefined, !process.argv.includes('--no-store'))));
 } else if (child === 'serve') {
   console.log(JSON.stringify(childServe(option('--out')!, option('--queries')!, Number(option('--per-row')), option('--rows'))));
 } else {
@@ -281,11 +282,12 @@ if (child === 'build') {
   const perRow = Math.min(numQueries, Number(option('--per-row') ?? 200));
   const budget = option('--budget');
   if (!Number.isInteger(docs) || docs < 1 || !Number.isInteger(numQueries) || numQueries < 20) {
-    throw new Error('usage: npm run bench -- scale [--docs N] [--queries N ≥ 20] [--per-row N] [--rows TEXT] [--budget MB] [--build-only | --serve-only] [--keep-index]');
+    throw new Error('usage: npm run bench -- scale [--docs N] [--queries N ≥ 20] [--per-row N] [--rows TEXT] [--budget MB] [--no-store] [--build-only | --serve-only] [--keep-index]');
   }
   const serveOnly = process.argv.includes('--serve-only');
   const files = generate(docs, numQueries);
-  const out = join(files.dir, 'index');
+  const noStore = process.argv.includes('--no-store');
+  const out = join(files.dir, noStore ? 'index-no-store' : 'index');
   const runChild = (args: string[]) => {
     const text = execFileSync(process.execPath, ['--import', 'tsx', self, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MB });
     return JSON.parse(text.trim().split('\n').pop()!);
@@ -296,8 +298,8 @@ if (child === 'build') {
   // With --serve-only the index is only read: it is neither rebuilt nor deleted.
   const keepIndex = serveOnly || process.argv.includes('--keep-index');
   if (!serveOnly) {
-    const build = runChild(['--child', 'build', '--corpus', files.corpus, '--out', out, ...(budget ? ['--budget', budget] : [])]) as BuildFigures;
-    console.log(`\nscale bench: ${f(build.docs, 0)} synthetic passages (MS MARCO shape), terrier profile${budget ? `, build budget ${budget} MB` : ''}`);
+    const build = runChild(['--child', 'build', '--corpus', files.corpus, '--out', out, ...(budget ? ['--budget', budget] : []), ...(noStore ? ['--no-store'] : [])]) as BuildFigures;
+    console.log(`\nscale bench: ${f(build.docs, 0)} synthetic passages (MS MARCO shape), terrier profile${budget ? `, build budget ${budget} MB` : ''}${noStore ? ', no stored text' : ''}`);
     const table: [string, string][] = [
       ['tokens (mean per passage)', `${f(build.tokens, 0)} (${f(build.tokens / build.docs)})`],
       ['distinct analysed terms', f(build.terms, 0)],
