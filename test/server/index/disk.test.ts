@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex, FORMAT_VERSION, INDEX_FILES, IndexError, openIndex, verifyIndex } from '../../../server/engine/index/disk.js';
+import { errorOf } from './index-error.js';
 import { BLOCK_SIZE } from '../../../server/engine/index/postings-codec.js';
 import { search } from '../../../server/engine/search.js';
 import { parseIndri } from '../../../grammar/indri/index.js';
@@ -18,16 +19,6 @@ const work = mkdtempSync(join(tmpdir(), 'querylens-disk-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const PAGED: string[] = ['postings.bin', 'direct.bin', 'store.bin', 'lexicon.bin', 'docs.bin'];
-
-function errorOf(fn: () => unknown): IndexError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IndexError);
-    return err as IndexError;
-  }
-  throw new Error('expected an IndexError');
-}
 
 function openError(dir: string): IndexError {
   try {

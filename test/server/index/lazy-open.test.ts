@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseIndri } from '../../../grammar/indri/index.js';
-import { buildIndex, IndexError, openIndex } from '../../../server/engine/index/disk.js';
+import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
+import { errorOf } from './index-error.js';
 import { search } from '../../../server/engine/search.js';
 import { dataPath } from '../../support/data.js';
 
@@ -46,16 +47,6 @@ function damaged(label: string, name: string, offset: (file: Buffer, dataLength:
 function docsStarts(file: Buffer, dataLength: number): number[] {
   const trailer = HEADER + dataLength - 56;
   return Array.from({ length: 6 }, (_, i) => file.readDoubleLE(trailer + i * 8));
-}
-
-function errorOf(fn: () => unknown): IndexError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IndexError);
-    return err as IndexError;
-  }
-  throw new Error('expected an IndexError');
 }
 
 describe('opening reads no column whole', () => {

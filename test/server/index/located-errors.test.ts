@@ -8,23 +8,14 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildIndex, IndexError, openIndex } from '../../../server/engine/index/disk.js';
+import { buildIndex, openIndex } from '../../../server/engine/index/disk.js';
+import { errorOf } from './index-error.js';
 import { ensureBuilt, ROOT } from '../../support/build.js';
 import { tamper } from './tamper.js';
 
 const work = mkdtempSync(join(tmpdir(), 'querylens-located-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const corpus = join(work, 'c.jsonl');
-
-function errorOf(fn: () => unknown): IndexError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IndexError);
-    return err as IndexError;
-  }
-  throw new Error('expected an IndexError');
-}
 
 beforeAll(() => {
   writeFileSync(corpus, '{"_id":"d1","text":"heat transfer slab"}\n{"_id":"d2","text":"zebra heat"}\n');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex, IndexError, openIndex, verifyIndex } from '../../../server/engine/index/disk.js';
+import { errorOf } from './index-error.js';
 import { BLOCK_TARGET_BYTES, DICTIONARY_BYTES, DICTIONARY_MIN_STREAM } from '../../../server/engine/index/stored-blocks.js';
 import { seededRandom } from '../../support/random.js';
 import { tamper } from './tamper.js';
@@ -70,16 +71,6 @@ function storeLayout(dir: string): { dataBytes: number; numBlocks: number; dicti
     blockStart.push(data.readDoubleLE(directoryOffset + b * 24 + 8));
   }
   return { dataBytes, numBlocks, dictionaryBytes, recordsStart, blockStart };
-}
-
-function errorOf(fn: () => unknown): IndexError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IndexError);
-    return err as IndexError;
-  }
-  throw new Error('expected an IndexError');
 }
 
 const corpusDocs = randomCorpus(13, 1500);
