@@ -84,6 +84,9 @@ export interface LocalBackend {
   expand(ast: QueryAst, feedbackDocs: number[], options: ExpansionOptions): ExpansionResult;
 }
 
+/** The snippet of every document of an index that keeps no text. */
+export const NO_STORED_TEXT = '(no text: this index keeps none — built with `querylens index --no-store` or imported from CIFF)';
+
 /** The embedded engine's index (server/engine) as a LocalBackend. */
 export class LocalIndexBackend implements LocalBackend {
   readonly profile: string;
@@ -164,6 +167,8 @@ export class LocalIndexBackend implements LocalBackend {
     return this.prepared(ast, options).search(options.k ?? 1000);
   }
   snippet(doc: number, terms: ReadonlySet<string>): Snippet {
+    // Said in the result itself, so that an empty passage is not mistaken for an empty document.
+    if (!contentOf(this.reader).storedText) return { text: NO_STORED_TEXT, highlights: [] };
     return snippetOf(this.analyzer, documentText(this.reader.document(doc)), terms);
   }
   explain(ast: QueryAst, doc: number, options: SearchOptions): ExplainNode {
