@@ -32,7 +32,7 @@ import { DEFAULT_MEMORY_BUDGET, forEachRunDocument, mergeRunPostings, RunAccumul
 import { ByteReader, ByteWriter, DecodeError, decodeUtf8 } from './bytes.js';
 import { docnoOrder } from './docno-order.js';
 import { openDocumentTable, openLexicon } from './tables.js';
-import { contentFromMeta, contentMeta, PRE_TOKENISED_PROFILE, type IndexContent, type IndexContentMeta } from './content.js';
+import { contentFromMeta, contentMeta, ORDINARY_CONTENT, PRE_TOKENISED_PROFILE, type IndexContent, type IndexContentMeta } from './content.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
@@ -199,7 +199,9 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const impacts = options.input === 'jsonvector';
   const content: IndexContent =
     options.prepared?.content ??
-    (impacts ? { postings: 'impacts', positions: false, preTokenised: true, storedText: options.storeText !== false, source: 'jsonvector' } : contentFromMeta(options.storeText === false ? { storedText: false } : {}));
+    (impacts
+      ? { postings: 'impacts', positions: false, preTokenised: true, storedText: options.storeText !== false, source: 'jsonvector' }
+      : { ...ORDINARY_CONTENT, storedText: options.storeText !== false });
   const metaProfile = options.prepared?.profile ?? (impacts ? PRE_TOKENISED_PROFILE : profile);
   const totalBytes = await inputBytes(inputs, impacts);
   let skipped = 0;

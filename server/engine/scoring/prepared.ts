@@ -246,10 +246,10 @@ export class PreparedQuery {
     // clamped as `evaluate` clamps it.
     const scorer = this.scorer;
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.scorer.prunable();
-    const pruned = this.prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(this.prunable.terms, k)) ? this.prunedTerms(this.prunable.terms) : null;
-    if (pruned) {
+    const prunable = this.prunable;
+    const terms = prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(prunable.terms, k)) ? this.prunedTerms(prunable.terms) : null;
+    if (prunable && terms) {
       const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
-      const terms = pruned;
       const current = new Float64Array(n);
       const tfOf: TfOf = (c) => current[c]!;
       const consider = (doc: number) => {
@@ -259,7 +259,7 @@ export class PreparedQuery {
         const score = finite(e.score);
         if (top.wouldEnter(score)) top.offer(doc, score);
       };
-      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, this.prunable!.lengthPart);
+      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, prunable.lengthPart);
       return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
     }
     if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) return { ...this.addTermAtATime(this.prunable.terms, k), ...base };
@@ -352,12 +352,6 @@ export class PreparedQuery {
     }
   }
 
-
-  /**
-   * Pruning skips documents only once k are kept, and its bounds cost about one more scoring of
-   * each document it does not skip: measured on Cranfield and SciFact (bench/disk-search.bench.ts)
-   * it pays when the lists hold more than about 8 documents per hit wanted.
-   */
   /**
    * The terms with their block postings, read only now (the docs parts: no positions): the lexicon's
    * for a plain term, the materialised list for a computed concept (a window, a synonym). Null (the
@@ -388,6 +382,11 @@ export class PreparedQuery {
     return out;
   }
 
+  /**
+   * Pruning skips documents only once k are kept, and its bounds cost about one more scoring of
+   * each document it does not skip: measured on Cranfield and SciFact (bench/disk-search.bench.ts)
+   * it pays when the lists hold more than about 8 documents per hit wanted.
+   */
   private worthPruning(terms: PrunableQueryTerm[], k: number): boolean {
     let postings = 0;
     for (const t of terms) postings += t.df;

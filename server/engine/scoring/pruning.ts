@@ -75,7 +75,7 @@ export interface PrunableQueryTerm {
   concept: number;
   /**
    * The lexicon term whose block postings are read; unset for a concept the engine computes (a
-   * window, a synonym: `computedConceptPruned`), whose materialised list is read instead.
+   * window, a synonym: `prunableConcept`), whose materialised list is read instead.
    */
   term?: string;
   /** Its document frequency (exact). */
@@ -105,12 +105,14 @@ export function plainTermItems(root: Plan): PlanItem[] | null {
 }
 
 /**
- * Computed concepts (windows, synonyms, #band, no field restriction) a scorer may prune over as it
- * prunes terms: their scores are the same function of (tf, dl) as a term's, and the search reads
- * their materialised lists (checked there to hold whole counts, which block bounds need).
+ * Whether pruning can read a concept as a list of its own: a plain term; with `computed`, also a
+ * window, synonym or #band (no field restriction), whose score is the same function of (tf, dl) as
+ * a term's and whose materialised list the search reads (checked there to hold whole counts, which
+ * block bounds need).
  */
-export function computedConceptPruned(spec: ConceptSpec): boolean {
-  return (spec.kind === 'window' || spec.kind === 'syn' || spec.kind === 'band') && !spec.fields?.length;
+export function prunableConcept(spec: ConceptSpec, computed: boolean): boolean {
+  if (spec.kind === 'term') return !spec.fields?.length;
+  return computed && (spec.kind === 'window' || spec.kind === 'syn' || spec.kind === 'band') && !spec.fields?.length;
 }
 
 /** What the sum rule reads of a concept. */
@@ -123,7 +125,7 @@ interface SummedConcept {
  * The terms of a score that is a sum of single-term scores over `items` (plainTermItems), or null
  * when one item is not a plain scored term (a window, a synonym, a field restriction) or `termOf`
  * refuses one (a negative weight). Absent terms and terms in no document add nothing. With
- * `computed`, windows and synonyms count as terms (computedConceptPruned). `repeats`:
+ * `computed`, windows and synonyms count as terms (prunableConcept). `repeats`:
  * 'once' where the scorer sums each concept once whatever the plan repeats (its weights
  * accumulated: Terrier, impact), and then every scored concept must be one of the terms;
  * 'refuse' where a repeated concept is scored per clause (Lucene), which pruning does not model.
@@ -142,8 +144,7 @@ export function prunableTermSum<C extends SummedConcept>(
     const c = concepts[index]!;
     if (c.missing) continue;
     const spec = c.info.spec;
-    const plainTerm = spec.kind === 'term' && !spec.fields?.length;
-    if (!(plainTerm || (computed && computedConceptPruned(spec))) || !c.info.scored) return null;
+    if (!prunableConcept(spec, computed) || !c.info.scored) return null;
     if (seen.has(index)) {
       if (repeats === 'once') continue;
       return null;

@@ -6,7 +6,7 @@ import type { Plan, PlanItem } from './compile.js';
 import { collectionProbability, combineBeliefs, describeBeliefOp, DIRICHLET_DEFAULT_MU, dirichletBelief, explainDirichlet, validateDirichletMu } from './dirichlet.js';
 import { explainNode, type ExplainNode } from './explain.js';
 import { planHas, type TfOf } from './plan-match.js';
-import { computedConceptPruned, type PrunableQuery, type PrunableQueryTerm } from './pruning.js';
+import { prunableConcept, type PrunableQuery, type PrunableQueryTerm } from './pruning.js';
 import type { Evaluation, QueryConcept, QueryContext, QueryScorer, ScorerDefinition } from './scorer-definition.js';
 
 interface QlConcept extends QueryConcept {
@@ -177,8 +177,7 @@ class QlScorer implements QueryScorer {
       const w = it.weight / norm;
       if (!r.missing) {
         const spec = r.info.spec;
-        const plainTerm = spec.kind === 'term' && !spec.fields?.length;
-        if (!(plainTerm || computedConceptPruned(spec)) || !r.info.scored) return null;
+        if (!prunableConcept(spec, true) || !r.info.scored) return null;
         // A term of weight 0 adds nothing, but its list still brings its documents (their score is the length part's).
         if (r.info.exactDf > 0) gainWeight.set(concept, (gainWeight.get(concept) ?? 0) + w);
       }
