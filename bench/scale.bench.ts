@@ -258,6 +258,23 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
     const l = latencies.at(-1)!;
     process.stderr.write(`  ${l.name}: p50 ${l.p50.toFixed(2)} ms, p95 ${l.p95.toFixed(2)} ms, ${l.perSecond.toFixed(1)} q/s; peak RSS so far ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB\n`);
   }
+  // A document's term vector (what Bo1 reads for each feedback document): analysed again from the
+  // stored text in an index with text, read from direct.bin in one without (docs/INDEX_FORMAT.md).
+  const vectorRow = `document vector (${reader.content?.docVectors === 'stored' ? 'direct.bin' : 'from stored text'})`;
+  if (rowFilter === undefined || vectorRow.includes(rowFilter)) {
+    const numDocs = reader.stats().numDocs;
+    const docs = Array.from({ length: Math.max(perRow, 1) * 10 }, (_, i) => Math.floor(((i * 2654435761) % 4294967296) / 4294967296 * numDocs));
+    const times: number[] = [];
+    const start = performance.now();
+    for (const d of docs) {
+      const s = performance.now();
+      reader.docVector(d);
+      times.push(performance.now() - s);
+    }
+    const total = performance.now() - start;
+    times.sort((a, b) => a - b);
+    latencies.push({ name: vectorRow, queries: times.length, p50: times[Math.floor(times.length / 2)]!, p95: times[Math.floor(times.length * 0.95)]!, mean: total / times.length, perSecond: (times.length / total) * 1000 });
+  }
   return { openMs, rssAfterOpenMB, latencies, peakRssMB: process.resourceUsage().maxRSS / 1024 };
 }
 

@@ -206,7 +206,7 @@ export async function buildDeepctIndex(model: DeepctIndexModel, corpus: string[]
     stream.end();
     await Promise.race([once(stream, 'finish'), failed]);
     const bm25 = { k1: model.config.bm25.k1, b: model.config.bm25.b };
-    const content: IndexContent = { postings: 'impacts', positions: false, preTokenised: false, storedText: true, source: 'jsonvector', tfImpacts: bm25 };
+    const content: IndexContent = { postings: 'impacts', positions: false, preTokenised: false, storedText: true, source: 'jsonvector', docVectors: 'stored', tfImpacts: bm25 };
     const buildOptions: BuildIndexOptions = {
       profile: 'terrier',
       memoryBudgetBytes: options.memoryBudgetBytes,

@@ -171,7 +171,7 @@ describe('BM25 over tf′ impacts (differential)', () => {
     await buildIndex([vectorFile], join(work, 'diff-impact'), {
       prepared: {
         batches: () => analysedBatches([vectorFile], { profile: 'terrier', input: 'jsonvector' }, false),
-        content: { postings: 'impacts', positions: false, preTokenised: false, storedText: true, source: 'jsonvector', tfImpacts: { k1: 6, b: 0.9 } },
+        content: { postings: 'impacts', positions: false, preTokenised: false, storedText: true, source: 'jsonvector', docVectors: 'stored', tfImpacts: { k1: 6, b: 0.9 } },
         profile: 'terrier',
       },
     });

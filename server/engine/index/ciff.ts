@@ -515,7 +515,7 @@ export function planCiffImport(file: string, options: CiffImportOptions = {}): C
     if (!r.atEnd()) throw new CiffError(file, r.offset, `${r.size - r.offset} bytes after the last DocRecord (the Header announces ${numDocs})`);
     const postings = options.postings ?? (header.description.includes(IMPACTS_MARKER) ? 'impacts' : 'frequencies');
     const profile = options.profile ?? ((PROFILE_MARKER.exec(header.description)?.[1] as 'terrier' | 'lucene' | 'none' | undefined) ?? 'none');
-    const content: IndexContent = { postings, positions: false, preTokenised: profile === 'none', storedText: false, source: 'ciff' };
+    const content: IndexContent = { postings, positions: false, preTokenised: profile === 'none', storedText: false, source: 'ciff', docVectors: 'stored' };
     return { header, content, profile, batches: () => ciffBatches(file, header, postingsStart, terms, perDoc, docnos, docLengths, options) };
   } finally {
     r.close();

@@ -20,6 +20,14 @@ export interface IndexContent {
   /** Where the index came from: `corpus` (querylens index), `jsonvector`, `ciff`. */
   source: 'corpus' | 'jsonvector' | 'ciff';
   /**
+   * Where a document's term vector (Bo1's feedback statistics, the document view) comes from:
+   * `text`, its stored text analysed again with the index's profile, which gives the counts the
+   * postings were built from, so a corpus index that keeps its text keeps no second copy;
+   * `stored`, direct.bin (impacts, CIFF imports and `--no-store` indexes, which have no text to
+   * analyse).
+   */
+  docVectors: 'text' | 'stored';
+  /**
    * Impacts written as term frequencies by a document model (DeepCT-Index's tf′, server/model/deepct-index.ts):
    * BM25 may read each impact as the term's count (a document's length is the sum of its impacts), with the k1
    * and b chosen for the index. Absent: impacts are scores, ranked by the impact scorer only.
@@ -34,10 +42,11 @@ export interface IndexContentMeta {
   analyser?: 'none';
   storedText?: false;
   source?: 'jsonvector' | 'ciff';
+  docVectors?: 'stored';
   tfImpacts?: { k1: number; b: number };
 }
 
-export const ORDINARY_CONTENT: Readonly<IndexContent> = { postings: 'frequencies', positions: true, preTokenised: false, storedText: true, source: 'corpus' };
+export const ORDINARY_CONTENT: Readonly<IndexContent> = { postings: 'frequencies', positions: true, preTokenised: false, storedText: true, source: 'corpus', docVectors: 'text' };
 
 export function contentFromMeta(meta: IndexContentMeta): IndexContent {
   return {
@@ -46,6 +55,7 @@ export function contentFromMeta(meta: IndexContentMeta): IndexContent {
     preTokenised: meta.analyser === 'none',
     storedText: meta.storedText !== false,
     source: meta.source ?? 'corpus',
+    docVectors: meta.docVectors ?? 'text',
     ...(meta.postings === 'impacts' && meta.tfImpacts ? { tfImpacts: { k1: meta.tfImpacts.k1, b: meta.tfImpacts.b } } : {}),
   };
 }
@@ -57,6 +67,7 @@ export function contentMeta(c: IndexContent): IndexContentMeta {
     ...(c.preTokenised ? { analyser: 'none' as const } : {}),
     ...(c.storedText ? {} : { storedText: false as const }),
     ...(c.source !== 'corpus' ? { source: c.source } : {}),
+    ...(c.docVectors === 'stored' ? { docVectors: 'stored' as const } : {}),
     ...(c.postings === 'impacts' && c.tfImpacts ? { tfImpacts: { k1: c.tfImpacts.k1, b: c.tfImpacts.b } } : {}),
   };
 }

@@ -21,7 +21,7 @@ import {
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
-import { isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
+import { createAnalyzer, forEachToken, isAnalyzerProfile, type AnalyzerProfile } from '../analysis/index.js';
 import { IngestError } from '../ingest/index.js';
 import { listFiles } from '../ingest/folder.js';
 import { JSON_VECTOR_EXTENSIONS } from '../ingest/jsonvector.js';
@@ -40,7 +40,7 @@ import { openStoredBlocks, StoredBlockWriter } from './stored-blocks.js';
 import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
 /** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
-export const FORMAT_VERSION = 5;
+export const FORMAT_VERSION = 6;
 /** Terms per front-coded lexicon block, and documents per block of docs.bin records (docs/INDEX_FORMAT.md). */
 const TERMS_PER_BLOCK = 32;
 const DOCS_PER_BLOCK = 16;
@@ -200,8 +200,10 @@ export async function buildIndex(inputs: string[], outDir: string, options: Buil
   const content: IndexContent =
     options.prepared?.content ??
     (impacts
-      ? { postings: 'impacts', positions: false, preTokenised: true, storedText: options.storeText !== false, source: 'jsonvector' }
-      : { ...ORDINARY_CONTENT, storedText: options.storeText !== false });
+      ? { postings: 'impacts', positions: false, preTokenised: true, storedText: options.storeText !== false, source: 'jsonvector', docVectors: 'stored' }
+      : options.storeText === false
+        ? { ...ORDINARY_CONTENT, storedText: false, docVectors: 'stored' }
+        : ORDINARY_CONTENT);
   const metaProfile = options.prepared?.profile ?? (impacts ? PRE_TOKENISED_PROFILE : profile);
   const totalBytes = await inputBytes(inputs, impacts);
   let skipped = 0;
@@ -594,18 +596,20 @@ async function writeIndexFiles(
       const id = docnos.length;
       if (id % DOCS_PER_BLOCK === 0) blockOffsets.set([docs.length, directOffset, storeOffset], (id / DOCS_PER_BLOCK) * 3);
       docnos.push(doc.docno);
-      // direct.bin: term-id gaps and tfs.
+      // direct.bin: term-id gaps and tfs, unless the vector is the stored text's (content.docVectors).
       const before = direct.length;
-      const dv = direct.out;
-      dv.varint(doc.termIds.length);
-      let prevTerm = 0;
-      for (let i = 0; i < doc.termIds.length; i++) {
-        dv.varint(doc.termIds[i]! - prevTerm);
-        prevTerm = doc.termIds[i]!;
-        dv.varint(doc.tfs[i]!);
+      if (content.docVectors === 'stored') {
+        const dv = direct.out;
+        dv.varint(doc.termIds.length);
+        let prevTerm = 0;
+        for (let i = 0; i < doc.termIds.length; i++) {
+          dv.varint(doc.termIds[i]! - prevTerm);
+          prevTerm = doc.termIds[i]!;
+          dv.varint(doc.tfs[i]!);
+        }
+        direct.maybeFlush();
       }
       const directBytes = direct.length - before;
-      direct.maybeFlush();
       const dt = docs.out;
       dt.varint(doc.extField.length);
       let prevEnd = 0;
@@ -770,6 +774,9 @@ function openIndexOnce(dir: string, root: string): IndexReader {
     }
     const content = contentFromMeta(meta);
     if (content.preTokenised ? meta.profile !== PRE_TOKENISED_PROFILE : !isAnalyzerProfile(meta.profile)) throw new DecodeError(`unknown profile ${meta.profile}`);
+    if (content.docVectors === 'text' && (!content.storedText || content.preTokenised || content.postings !== 'frequencies')) {
+      throw new DecodeError('document vectors are to come from stored text the index cannot analyse');
+    }
     const { source, check } = decodeSource(meta, paged, dir, rebuild, content);
     const reader = new SourceIndexReader(source);
     openFiles.set(reader, { files: paged, check, rebuild });
@@ -964,6 +971,39 @@ function decodeSource(
   const stored = decoding('store.bin', () => 'trailer', () => openStoredBlocks(storeFile));
   if (table.storeBytes !== stored.recordsBytes) throw new DecodeError('document store size differs from document table');
 
+  const storedDocument = (doc: number): StoredDocument => {
+    const { storeOffset, storeBytes } = table.record(doc);
+    const record = stored.record(storeOffset, storeBytes);
+    const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
+    return { docno, title, fields };
+  };
+  // content.docVectors `text`: the stored fields hold every indexed field's text as read, so
+  // analysing them as the build did gives the document's terms and counts; checked against the
+  // token count the extents record, so a store that disagrees with the postings is an error.
+  const analyzer = content.docVectors === 'text' ? createAnalyzer(profile as AnalyzerProfile) : undefined;
+  const vectorOfText = (doc: number): { termIds: Int32Array; tfs: Int32Array } => {
+    const { title, fields } = storedDocument(doc);
+    const counts = new Map<number, number>();
+    let tokens = 0;
+    const onToken = (surface: string): void => {
+      const term = analyzer!.analyzeWord(surface);
+      if (term === null) return;
+      const id = lexicon.termId(term);
+      if (id === undefined) throw new DecodeError(`its text has the term ${JSON.stringify(term)}, which the lexicon lacks`);
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+      tokens++;
+    };
+    forEachToken(title, onToken);
+    for (const text of Object.values(fields)) forEachToken(text, onToken);
+    let indexed = 0;
+    for (const e of table.record(doc).extents) indexed += e.end - e.begin;
+    if (tokens !== indexed) throw new DecodeError(`its text has ${tokens} terms, the index counted ${indexed}`);
+    const termIds = Int32Array.from(counts.keys()).sort();
+    const tfs = new Int32Array(termIds.length);
+    for (let i = 0; i < termIds.length; i++) tfs[i] = counts.get(termIds[i]!)!;
+    return { termIds, tfs };
+  };
+
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
   const source: IndexSource = {
     profile,
@@ -1006,7 +1046,9 @@ function decodeSource(
         };
       }),
     loadDocVector: (doc: number) =>
-      decoding('direct.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => {
+      content.docVectors === 'text'
+        ? decoding('store.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => vectorOfText(doc))
+        : decoding('direct.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => {
         const { directOffset, directBytes } = table.record(doc);
         const r = new ByteReader(directFile.read(directOffset, directBytes));
         const n = r.varint();
@@ -1022,12 +1064,7 @@ function decodeSource(
         return { termIds, tfs };
       }),
     loadDocument: (doc: number): StoredDocument =>
-      decoding('store.bin', () => `stored document ${JSON.stringify(table.docno(doc))}`, () => {
-        const { storeOffset, storeBytes } = table.record(doc);
-        const record = stored.record(storeOffset, storeBytes);
-        const [docno, title, fields] = JSON.parse(decodeUtf8(record)) as [string, string, Record<string, string>];
-        return { docno, title, fields };
-      }),
+      decoding('store.bin', () => `stored document ${JSON.stringify(table.docno(doc))}`, () => storedDocument(doc)),
   };
   // verifyIndex: everything decodes, and the postings agree with the lexicon's counts.
   const check = () => {
@@ -1041,8 +1078,9 @@ function decodeSource(
     }
     table.docLengths();
     for (let d = 0; d < numDocs; d++) {
-      source.loadDocVector(d);
+      // The text first: a vector analysed from it (content.docVectors) fails on the text's damage too.
       source.loadDocument(d);
+      source.loadDocVector(d);
       if (table.docByDocno(table.docno(d)) !== d) throw new IndexError(`index file docs.bin at ${dir} is inconsistent (docno order at document ${d}): ${rebuild}`);
     }
   };

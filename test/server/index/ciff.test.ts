@@ -59,7 +59,7 @@ describe('CIFF round trip', () => {
     const summary = await importCiff(join(work, 'cran.ciff'), join(work, 'cran-imported'), { postingsPerPass: 15_000, memoryBudgetBytes: 300_000 });
     expect(summary.runs).toBeGreaterThan(1);
     const imported = openIndex(join(work, 'cran-imported'));
-    expect(imported.content).toEqual({ postings: 'frequencies', positions: false, preTokenised: false, storedText: false, source: 'ciff' });
+    expect(imported.content).toEqual({ postings: 'frequencies', positions: false, preTokenised: false, storedText: false, source: 'ciff', docVectors: 'stored' });
     expect(imported.profile).toBe('terrier');
     expectSameIndex(cran, imported);
     expect(verifyIndex(join(work, 'cran-imported')).docs).toBe(1400);
@@ -87,7 +87,7 @@ describe('CIFF round trip', () => {
     exportTo(vec, join(work, 'vec.ciff'));
     await importCiff(join(work, 'vec.ciff'), join(work, 'vec-imported'));
     const imported = openIndex(join(work, 'vec-imported'));
-    expect(imported.content).toEqual({ postings: 'impacts', positions: false, preTokenised: true, storedText: false, source: 'ciff' });
+    expect(imported.content).toEqual({ postings: 'impacts', positions: false, preTokenised: true, storedText: false, source: 'ciff', docVectors: 'stored' });
     expectSameIndex(vec, imported);
     const ast = parseIndri('#weight( 2 t3 0.5 u4 )').ast;
     const a = search(vec, ast, { scorer: 'impact', k: 50 });

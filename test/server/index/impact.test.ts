@@ -91,7 +91,7 @@ describe('impact index from JSON vectors', () => {
     });
     expect(reader.document(3)).toEqual({ docno: DOCS[3]!.id, title: '', fields: { text: DOCS[3]!.contents } });
     expect(reader.profile).toBe('none');
-    expect(reader.content).toEqual({ postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector' });
+    expect(reader.content).toEqual({ postings: 'impacts', positions: false, preTokenised: true, storedText: true, source: 'jsonvector', docVectors: 'stored' });
     const meta = JSON.parse(readFileSync(join(work, 'idx', 'meta.bin')).subarray(48).toString('utf8'));
     expect(meta).toMatchObject({ profile: 'none', postings: 'impacts', positions: false, analyser: 'none', source: 'jsonvector' });
     expect(verifyIndex(join(work, 'idx')).docs).toBe(DOCS.length);

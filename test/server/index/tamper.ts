@@ -6,10 +6,10 @@ import { crc32 } from 'node:zlib';
 const PAGED: string[] = ['postings.bin', 'direct.bin', 'store.bin', 'lexicon.bin', 'docs.bin'];
 
 /**
- * Rewrites one file's payload (for a paged file, its data: docs/INDEX_FORMAT.md "Paged files")
- * and makes every checksum and meta.bin's manifest agree again.
+ * Rewrites one file's payload (for a paged file, its data: docs/INDEX_FORMAT.md "Paged files"),
+ * in place or by returning a replacement, and makes every checksum and meta.bin's manifest agree again.
  */
-export function tamper(dir: string, name: string, mutate: (payload: Buffer) => void): void {
+export function tamper(dir: string, name: string, mutate: (payload: Buffer) => unknown): void {
   const rewrite = (file: string, change: (payload: Buffer) => Buffer) => {
     const data = readFileSync(join(dir, file));
     const header = Buffer.from(data.subarray(0, 48));
@@ -35,12 +35,19 @@ export function tamper(dir: string, name: string, mutate: (payload: Buffer) => v
     return { bytes: 48 + payload.length, crc32: crc32(covered) >>> 0 };
   };
   const entry = rewrite(name, (p) => {
-    mutate(p);
-    return p;
+    // A callback that returns a Buffer replaces the payload; any other (an assignment's value) changed it in place.
+    const replacement = mutate(p);
+    return Buffer.isBuffer(replacement) ? replacement : p;
   });
   rewrite('meta.bin', (p) => {
     const meta = JSON.parse(p.toString('utf8')) as { files: Record<string, unknown> };
     meta.files[name] = entry;
     return Buffer.from(JSON.stringify(meta), 'utf8');
   });
+}
+
+/** A paged file's data (its payload without the page table), e.g. to put another build's into an index with tamper. */
+export function pagedData(dir: string, name: string): Buffer {
+  const payload = readFileSync(join(dir, name)).subarray(48);
+  return Buffer.from(payload.subarray(0, Number(payload.readBigUInt64LE(payload.length - 8))));
 }
