@@ -73,7 +73,12 @@ describe('querylens index --no-store', () => {
       expect(without.document(doc)).toEqual({ docno: withText.docno(doc), title: '', fields: {} });
     }
     expect(statSync(join(bare, 'store.bin')).size).toBeLessThan(statSync(join(stored, 'store.bin')).size / 3);
-    for (const file of ['postings.bin', 'lexicon.bin', 'direct.bin']) expect(statSync(join(bare, file)).size, file).toBe(statSync(join(stored, file)).size);
+    for (const file of ['postings.bin', 'lexicon.bin']) expect(statSync(join(bare, file)).size, file).toBe(statSync(join(stored, file)).size);
+    // Without text to analyse them from, the document vectors are kept in direct.bin; with text, they are not.
+    expect(contentOf(without).docVectors).toBe('stored');
+    expect(contentOf(withText).docVectors).toBe('text');
+    expect(statSync(join(bare, 'direct.bin')).size).toBeGreaterThan(statSync(join(stored, 'direct.bin')).size + 1000);
+    expect(without.docVector(17)).toEqual(withText.docVector(17));
     const verified = await ql('verify-index', bare);
     expect(verified.code, verified.stderr).toBe(0);
   });

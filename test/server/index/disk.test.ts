@@ -72,14 +72,17 @@ describe('on-disk index: Cranfield', () => {
 
 describe('on-disk index: damage and versions', () => {
   const pristine = join(work, 'pristine');
+  // direct.bin holds data only in an index without text (docs/INDEX_FORMAT.md): its damage is tried there.
+  const pristineWithoutText = join(work, 'pristine-without-text');
   beforeAll(async () => {
     await buildIndex([CRANFIELD], pristine, {});
+    await buildIndex([CRANFIELD], pristineWithoutText, { storeText: false });
   });
 
-  function copyIndex(name: string): string {
+  function copyIndex(name: string, from = name.endsWith('direct.bin') ? pristineWithoutText : pristine): string {
     const dir = join(work, name);
     mkdirSync(dir);
-    for (const f of INDEX_FILES) writeFileSync(join(dir, f), readFileSync(join(pristine, f)));
+    for (const f of INDEX_FILES) writeFileSync(join(dir, f), readFileSync(join(from, f)));
     return dir;
   }
 
