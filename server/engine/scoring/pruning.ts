@@ -407,16 +407,33 @@ export function maxScoreSearch(
           c.seekInBlock(j);
         }
       }
-      let candidates = touched.subarray(0, count);
+      // Most candidates cannot enter even with every non-essential list at its window bound: they
+      // are dropped here, in any order, against the k-th score as the window starts (it only rises,
+      // so the loop below would drop them too), and only the rest is put in document order.
+      let kept = count;
+      const windowKth = top.threshold();
+      if (windowKth !== undefined) {
+        const windowKth32 = Math.fround(windowKth);
+        const nonEssential = prefix[firstEssential]!;
+        kept = 0;
+        for (let t = 0; t < count; t++) {
+          const o = touched[t]!;
+          const length = lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!);
+          if (belowWith(essentialSum[o]! + nonEssential, length, windowKth32)) seen[o] = 0;
+          else touched[kept++] = o;
+        }
+      }
+      let candidates = touched.subarray(0, kept);
       if (firstEssential > 0 || seeds.length > 0) {
-        // In document order: a dense window by a scan of its offsets (cheaper than sorting them).
-        if (count > W >> 4) {
+        // In document order: a dense window by a scan of its offsets (cheaper than sorting them);
+        // a dropped candidate's offset no longer holds the window's number.
+        if (kept > W >> 4) {
           let c = 0;
           for (let o = 0; o < W; o++) if (seen[o] === windowNumber) touched[c++] = o;
           candidates = touched.subarray(0, c);
         } else candidates.sort();
       }
-      for (let t = 0; t < count; t++) {
+      for (let t = 0; t < candidates.length; t++) {
         const o = candidates[t]!;
         const doc = base + o;
         if (seedAt < seeds.length) {
