@@ -56,9 +56,12 @@ export interface IndexSource {
 /** Posting lists kept decoded: a bound so that a long session does not hold the whole index twice. */
 const POSTINGS_CACHE_SIZE = 512;
 const POSTINGS_CACHE_BYTES = 256 << 20;
-/** Block postings kept (their encoded docs part; blocks are decoded as a query reaches them). */
+/**
+ * Block postings kept (their encoded docs part, and the blocks a query decoded): room for the
+ * decoded lists of the few words in most queries of a collection of millions of documents.
+ */
 const BLOCK_POSTINGS_CACHE_SIZE = 256;
-const BLOCK_POSTINGS_CACHE_BYTES = 256 << 20;
+const BLOCK_POSTINGS_CACHE_BYTES = 512 << 20;
 
 const postingListBytes = (p: PostingList) => p.docs.byteLength + p.tfs.byteLength + p.posStart.byteLength + p.positions.byteLength;
 

@@ -18,69 +18,85 @@ import {
 } from '../../../server/engine/index/postings-codec.js';
 import type { PostingList } from '../../../server/engine/index/reader.js';
 
-const postingList = fc
-  .record({
-    gaps: fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 1 << 26 })), { minLength: 1, maxLength: 3 * BLOCK_SIZE + 5 }),
-    tfSeed: fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 20 }),
-    bigPositions: fc.boolean(),
-  })
-  .map(({ gaps, tfSeed, bigPositions }) => {
-    const df = gaps.length;
-    const docs = new Int32Array(df);
-    let doc = -1;
-    gaps.forEach((g, i) => (docs[i] = doc += g));
-    const tfs = Int32Array.from({ length: df }, (_, i) => tfSeed[i % tfSeed.length]! * (i % 97 === 5 ? 300 : 1));
-    const posStart = new Int32Array(df);
-    const positions: number[] = [];
-    for (let i = 0; i < df; i++) {
-      posStart[i] = positions.length;
-      let pos = bigPositions && i % 3 === 0 ? (1 << 25) + i : i % 5;
-      for (let j = 0; j < tfs[i]!; j++) positions.push((pos += 1 + ((i * 7 + j) % 4)));
-    }
-    return { docs, tfs, posStart, positions: Int32Array.from(positions) } satisfies PostingList;
-  });
+const mixedGaps = fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 1 << 26 })), { minLength: 1, maxLength: 3 * BLOCK_SIZE + 5 });
+/**
+ * Gaps of one bit width at most (0 to 30 bits: both unpacking paths, up to 24 bits and past, each
+ * with values starting at every bit of a byte), as many as keep the last document below 2^31.
+ */
+const gapsUpToAWidth = fc
+  .integer({ min: 0, max: 30 })
+  .chain((width) => fc.array(fc.integer({ min: 1, max: 2 ** width }), { minLength: 1, maxLength: Math.min(3 * BLOCK_SIZE + 5, Math.floor(2 ** 31 / 2 ** width) - 1) }));
+
+const postingListOf = (gapsArbitrary: fc.Arbitrary<number[]>) =>
+  fc
+    .record({
+      gaps: gapsArbitrary,
+      tfSeed: fc.array(fc.integer({ min: 1, max: 6 }), { minLength: 1, maxLength: 20 }),
+      bigPositions: fc.boolean(),
+    })
+    .map(({ gaps, tfSeed, bigPositions }) => {
+      const df = gaps.length;
+      const docs = new Int32Array(df);
+      let doc = -1;
+      gaps.forEach((g, i) => (docs[i] = doc += g));
+      const tfs = Int32Array.from({ length: df }, (_, i) => tfSeed[i % tfSeed.length]! * (i % 97 === 5 ? 300 : 1));
+      const posStart = new Int32Array(df);
+      const positions: number[] = [];
+      for (let i = 0; i < df; i++) {
+        posStart[i] = positions.length;
+        let pos = bigPositions && i % 3 === 0 ? (1 << 25) + i : i % 5;
+        for (let j = 0; j < tfs[i]!; j++) positions.push((pos += 1 + ((i * 7 + j) % 4)));
+      }
+      return { docs, tfs, posStart, positions: Int32Array.from(positions) } satisfies PostingList;
+    });
+const postingList = postingListOf(mixedGaps);
 
 describe('format 3 postings records', () => {
-  it('round-trip: docs, tfs, positions; skip entries and blocks agree with the list (fixed seed)', () => {
-    fc.assert(
-      fc.property(postingList, (list) => {
-        const maxDoc = list.docs[list.docs.length - 1]!;
-        // Lengths only matter through their minimum per block; any positive function will do.
-        const lengths = { length: maxDoc + 1 } as unknown as Record<number, number> & { length: number };
-        const docLengths = new Proxy(lengths, { get: (t, k) => (k === 'length' ? t.length : (Number(k) % 251) + 1) }) as unknown as ArrayLike<number>;
-        const out = new ByteWriter(16);
-        out.varint(123); // a record need not start at 0
-        const sizes = encodeTermPostings(out, list, docLengths);
-        const bytes = out.view();
-        expect(1 + sizes.docBytes + sizes.posBytes).toBe(bytes.length);
-        const decoded = decodeTermPostings(bytes, 1, 1 + sizes.docBytes, bytes.length, list.docs.length, list.positions.length);
-        expect(Array.from(decoded.docs)).toEqual(Array.from(list.docs));
-        expect(Array.from(decoded.tfs)).toEqual(Array.from(list.tfs));
-        expect(Array.from(decoded.posStart)).toEqual(Array.from(list.posStart));
-        expect(Array.from(decoded.positions)).toEqual(Array.from(list.positions));
+  for (const [name, lists] of [
+    ['mixed gaps', postingList],
+    ['gaps of every bit width', postingListOf(gapsUpToAWidth)],
+  ] as const) {
+    it(`round-trip (${name}): docs, tfs, positions; skip entries and blocks agree with the list (fixed seed)`, () => {
+      fc.assert(
+        fc.property(lists, (list) => {
+          const maxDoc = list.docs[list.docs.length - 1]!;
+          // Lengths only matter through their minimum per block; any positive function will do.
+          const lengths = { length: maxDoc + 1 } as unknown as Record<number, number> & { length: number };
+          const docLengths = new Proxy(lengths, { get: (t, k) => (k === 'length' ? t.length : (Number(k) % 251) + 1) }) as unknown as ArrayLike<number>;
+          const out = new ByteWriter(16);
+          out.varint(123); // a record need not start at 0
+          const sizes = encodeTermPostings(out, list, docLengths);
+          const bytes = out.view();
+          expect(1 + sizes.docBytes + sizes.posBytes).toBe(bytes.length);
+          const decoded = decodeTermPostings(bytes, 1, 1 + sizes.docBytes, bytes.length, list.docs.length, list.positions.length);
+          expect(Array.from(decoded.docs)).toEqual(Array.from(list.docs));
+          expect(Array.from(decoded.tfs)).toEqual(Array.from(list.tfs));
+          expect(Array.from(decoded.posStart)).toEqual(Array.from(list.posStart));
+          expect(Array.from(decoded.positions)).toEqual(Array.from(list.positions));
 
-        const encoded = new EncodedBlockPostings(bytes, 1, 1 + sizes.docBytes, list.docs.length);
-        const reference = new ListBlockPostings(list, docLengths);
-        expect(encoded.numBlocks).toBe(Math.ceil(list.docs.length / BLOCK_SIZE));
-        expect(Array.from(encoded.blockLastDoc)).toEqual(Array.from(reference.blockLastDoc));
-        expect(Array.from(encoded.blockMaxTf)).toEqual(Array.from(reference.blockMaxTf));
-        expect(Array.from(encoded.blockMinDocLength)).toEqual(Array.from(reference.blockMinDocLength));
+          const encoded = new EncodedBlockPostings(bytes, 1, 1 + sizes.docBytes, list.docs.length);
+          const reference = new ListBlockPostings(list, docLengths);
+          expect(encoded.numBlocks).toBe(Math.ceil(list.docs.length / BLOCK_SIZE));
+          expect(Array.from(encoded.blockLastDoc)).toEqual(Array.from(reference.blockLastDoc));
+          expect(Array.from(encoded.blockMaxTf)).toEqual(Array.from(reference.blockMaxTf));
+          expect(Array.from(encoded.blockMinDocLength)).toEqual(Array.from(reference.blockMinDocLength));
 
-        // A cursor visits every posting in order, and advance() lands on the first doc ≥ target.
-        const c = new PostingCursor(encoded);
-        for (let i = 0; i < list.docs.length; i++, c.next()) expect([c.doc, c.tf]).toEqual([list.docs[i], list.tfs[i]]);
-        expect(c.doc).toBe(END_OF_POSTINGS);
-        const a = new PostingCursor(encoded);
-        for (let i = 0; i < list.docs.length; i += 37) {
-          a.advance(list.docs[i]! - 1 > (i > 0 ? list.docs[i - 1]! : -1) ? list.docs[i]! - 1 : list.docs[i]!);
-          expect(a.doc).toBe(list.docs[i]);
-        }
-        a.advance(maxDoc + 1);
-        expect(a.doc).toBe(END_OF_POSTINGS);
-      }),
-      { seed: 1303, numRuns: 60 },
-    );
-  });
+          // A cursor visits every posting in order, and advance() lands on the first doc ≥ target.
+          const c = new PostingCursor(encoded);
+          for (let i = 0; i < list.docs.length; i++, c.next()) expect([c.doc, c.tf]).toEqual([list.docs[i], list.tfs[i]]);
+          expect(c.doc).toBe(END_OF_POSTINGS);
+          const a = new PostingCursor(encoded);
+          for (let i = 0; i < list.docs.length; i += 37) {
+            a.advance(list.docs[i]! - 1 > (i > 0 ? list.docs[i - 1]! : -1) ? list.docs[i]! - 1 : list.docs[i]!);
+            expect(a.doc).toBe(list.docs[i]);
+          }
+          a.advance(maxDoc + 1);
+          expect(a.doc).toBe(END_OF_POSTINGS);
+        }),
+        { seed: 1303, numRuns: name === 'mixed gaps' ? 60 : 250 },
+      );
+    });
+  }
 
   it('a damaged record is a decoding error, never other postings', () => {
     const list: PostingList = { docs: Int32Array.of(3, 9), tfs: Int32Array.of(1, 2), posStart: Int32Array.of(0, 1), positions: Int32Array.of(4, 0, 7) };
