@@ -62,7 +62,7 @@ describe('querylens index --no-store', () => {
     }
   }, 120_000);
 
-  it('keeps the docnos only, says so, and is smaller', async () => {
+  it('keeps the docnos only, says so, and keeps the term vectors apart instead', async () => {
     expect(bareOutput).toContain('no stored text');
     const withText = openIndex(stored);
     const without = openIndex(bare);

@@ -31,7 +31,7 @@ export function registerIndex(program: Command): void {
     .option('--skip-bad', 'skip malformed records (counted and reported) instead of stopping at the first')
     .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
-    .option('--no-store', "keep no document text (as Anserini without -storeRaw): rankings are the same, results have no titles or snippets, and the index is smaller")
+    .option('--no-store', "keep no document text (as Anserini without -storeRaw): rankings are the same, results have no titles or snippets; the term vectors expansion reads are then kept apart, so the index is not smaller")
     .option('--deepct', "DeepCT-Index: the document model weighs every term of every document (tf' = round(100 w), terms at 0 dropped) into an impact index ranked with --scorer bm25 at the k1/b the model chose (recorded in the index)")
     .option('--model-dir <dir>', 'with --deepct: folder with deepct-index.json, its .onnx file and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'with --deepct: model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
