@@ -1004,6 +1004,23 @@ function decodeSource(
     return { termIds, tfs };
   };
 
+  /** content.docVectors `stored`: the vector's record in direct.bin. */
+  const storedVector = (doc: number): { termIds: Int32Array; tfs: Int32Array } => {
+    const { directOffset, directBytes } = table.record(doc);
+    const r = new ByteReader(directFile.read(directOffset, directBytes));
+    const n = r.varint();
+    const termIds = new Int32Array(n);
+    const tfs = new Int32Array(n);
+    let term = 0;
+    for (let i = 0; i < n; i++) {
+      term += r.varint();
+      if (term >= numTerms) throw new DecodeError(`term id ${term} past the lexicon`);
+      termIds[i] = term;
+      tfs[i] = r.varint();
+    }
+    return { termIds, tfs };
+  };
+
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
   const source: IndexSource = {
     profile,
@@ -1048,21 +1065,7 @@ function decodeSource(
     loadDocVector: (doc: number) =>
       content.docVectors === 'text'
         ? decoding('store.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => vectorOfText(doc))
-        : decoding('direct.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => {
-        const { directOffset, directBytes } = table.record(doc);
-        const r = new ByteReader(directFile.read(directOffset, directBytes));
-        const n = r.varint();
-        const termIds = new Int32Array(n);
-        const tfs = new Int32Array(n);
-        let term = 0;
-        for (let i = 0; i < n; i++) {
-          term += r.varint();
-          if (term >= numTerms) throw new DecodeError(`term id ${term} past the lexicon`);
-          termIds[i] = term;
-          tfs[i] = r.varint();
-        }
-        return { termIds, tfs };
-      }),
+        : decoding('direct.bin', () => `term vector of document ${JSON.stringify(table.docno(doc))}`, () => storedVector(doc)),
     loadDocument: (doc: number): StoredDocument =>
       decoding('store.bin', () => `stored document ${JSON.stringify(table.docno(doc))}`, () => storedDocument(doc)),
   };
