@@ -214,6 +214,27 @@ interface ServeFigures {
   peakRssMB: number;
 }
 
+/** Each item's time, in order, summed up as a row. */
+function timeEach<T>(name: string, items: readonly T[], run: (item: T) => unknown): Latency {
+  const times: number[] = [];
+  const start = performance.now();
+  for (const item of items) {
+    const s = performance.now();
+    run(item);
+    times.push(performance.now() - s);
+  }
+  const total = performance.now() - start;
+  times.sort((a, b) => a - b);
+  return {
+    name,
+    queries: times.length,
+    p50: times[Math.floor(times.length / 2)]!,
+    p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]!,
+    mean: total / times.length,
+    perSecond: (times.length / total) * 1000,
+  };
+}
+
 function childServe(out: string, queriesFile: string, perRow: number, rowFilter: string | undefined): ServeFigures {
   const t0 = performance.now();
   const reader = openIndex(out);
@@ -236,23 +257,7 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
   for (const row of rows.filter((r) => rowFilter === undefined || r.name.includes(rowFilter))) {
     const asts = texts.slice(0, row.limit).map((w) => parseIndri(row.query(w)).ast);
     for (const ast of asts.slice(0, 20)) search(reader, ast, { scorer: row.scorer, k: row.k });
-    const times: number[] = [];
-    const start = performance.now();
-    for (const ast of asts) {
-      const s = performance.now();
-      search(reader, ast, { scorer: row.scorer, k: row.k });
-      times.push(performance.now() - s);
-    }
-    const total = performance.now() - start;
-    times.sort((a, b) => a - b);
-    latencies.push({
-      name: row.name,
-      queries: times.length,
-      p50: times[Math.floor(times.length / 2)]!,
-      p95: times[Math.min(times.length - 1, Math.floor(times.length * 0.95))]!,
-      mean: total / times.length,
-      perSecond: (times.length / total) * 1000,
-    });
+    latencies.push(timeEach(row.name, asts, (ast) => search(reader, ast, { scorer: row.scorer, k: row.k })));
     // Each row as it ends (on stderr, which the bench passes through): a long run that has to be
     // stopped still leaves its first rows.
     const l = latencies.at(-1)!;
@@ -264,16 +269,7 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
   if (rowFilter === undefined || vectorRow.includes(rowFilter)) {
     const numDocs = reader.stats().numDocs;
     const docs = Array.from({ length: Math.max(perRow, 1) * 10 }, (_, i) => Math.floor(((i * 2654435761) % 4294967296) / 4294967296 * numDocs));
-    const times: number[] = [];
-    const start = performance.now();
-    for (const d of docs) {
-      const s = performance.now();
-      reader.docVector(d);
-      times.push(performance.now() - s);
-    }
-    const total = performance.now() - start;
-    times.sort((a, b) => a - b);
-    latencies.push({ name: vectorRow, queries: times.length, p50: times[Math.floor(times.length / 2)]!, p95: times[Math.floor(times.length * 0.95)]!, mean: total / times.length, perSecond: (times.length / total) * 1000 });
+    latencies.push(timeEach(vectorRow, docs, (d) => reader.docVector(d)));
   }
   return { openMs, rssAfterOpenMB, latencies, peakRssMB: process.resourceUsage().maxRSS / 1024 };
 }

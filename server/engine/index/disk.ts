@@ -983,14 +983,12 @@ function decodeSource(
   const analyzer = content.docVectors === 'text' ? createAnalyzer(profile as AnalyzerProfile) : undefined;
   const vectorOfText = (doc: number): { termIds: Int32Array; tfs: Int32Array } => {
     const { title, fields } = storedDocument(doc);
-    const counts = new Map<number, number>();
+    const counts = new Map<string, number>();
     let tokens = 0;
     const onToken = (surface: string): void => {
       const term = analyzer!.analyzeWord(surface);
       if (term === null) return;
-      const id = lexicon.termId(term);
-      if (id === undefined) throw new DecodeError(`its text has the term ${JSON.stringify(term)}, which the lexicon lacks`);
-      counts.set(id, (counts.get(id) ?? 0) + 1);
+      counts.set(term, (counts.get(term) ?? 0) + 1);
       tokens++;
     };
     forEachToken(title, onToken);
@@ -998,9 +996,16 @@ function decodeSource(
     let indexed = 0;
     for (const e of table.record(doc).extents) indexed += e.end - e.begin;
     if (tokens !== indexed) throw new DecodeError(`its text has ${tokens} terms, the index counted ${indexed}`);
-    const termIds = Int32Array.from(counts.keys()).sort();
-    const tfs = new Int32Array(termIds.length);
-    for (let i = 0; i < termIds.length; i++) tfs[i] = counts.get(termIds[i]!)!;
+    // Each distinct term looked up once; ids ascend as the terms' order does.
+    const terms = [...counts.keys()].sort();
+    const termIds = new Int32Array(terms.length);
+    const tfs = new Int32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      const id = lexicon.termId(terms[i]!);
+      if (id === undefined) throw new DecodeError(`its text has the term ${JSON.stringify(terms[i])}, which the lexicon lacks`);
+      termIds[i] = id;
+      tfs[i] = counts.get(terms[i]!)!;
+    }
     return { termIds, tfs };
   };
 

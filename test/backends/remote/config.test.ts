@@ -7,16 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ClusterConfigError, credentialsFromEnvironment, parseClusterConfig, readClusterConfig, validateClusterConfig } from '../../../server/backends/remote/config.js';
+import { thrownBy } from '../../support/errors.js';
 
-function errorOf(f: () => unknown): ClusterConfigError {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ClusterConfigError);
-    return err as ClusterConfigError;
-  }
-  throw new Error('expected a ClusterConfigError');
-}
+const errorOf = (f: () => unknown): ClusterConfigError => thrownBy(ClusterConfigError, f);
 
 describe('cluster backend configuration', () => {
   it('fills in the defaults: fields ["text"], TLS verified, 30 s timeout, one retry', () => {

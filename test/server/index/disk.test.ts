@@ -20,15 +20,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const PAGED: string[] = ['postings.bin', 'direct.bin', 'store.bin', 'lexicon.bin', 'docs.bin'];
 
-function openError(dir: string): IndexError {
-  try {
-    openIndex(dir);
-  } catch (err) {
-    expect(err).toBeInstanceOf(IndexError);
-    return err as IndexError;
-  }
-  throw new Error(`expected ${dir} not to open`);
-}
+const openError = (dir: string): IndexError => errorOf(() => openIndex(dir));
 
 describe('on-disk index: Cranfield', () => {
   for (const profile of ['terrier', 'lucene'] as const) {

@@ -1,13 +1,7 @@
 /** The IndexError `fn` throws (the test fails when it throws anything else, or nothing). */
-import { expect } from 'vitest';
 import { IndexError } from '../../../server/engine/index/disk.js';
+import { thrownBy } from '../../support/errors.js';
 
 export function errorOf(fn: () => unknown): IndexError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(IndexError);
-    return err as IndexError;
-  }
-  throw new Error('expected an IndexError');
+  return thrownBy(IndexError, fn);
 }
