@@ -24,7 +24,7 @@ import { contentOf, type IndexContent } from './content.js';
 import { buildIndex, type BuildIndexOptions, type BuildSummary } from './disk.js';
 import { GrowableInt32 } from './growable.js';
 import type { IndexReader } from './reader.js';
-import { BLOCK_SIZE } from './postings-codec.js';
+import { newBlockView } from './postings-codec.js';
 
 /** The CIFF version this module writes (Header.version). */
 export const CIFF_VERSION = 1;
@@ -227,8 +227,7 @@ export function exportCiff(reader: IndexReader, sink: CiffSink): CiffHeader {
     }
   };
   delimited(out, encodeHeader(header));
-  const docs = new Int32Array(BLOCK_SIZE);
-  const tfs = new Int32Array(BLOCK_SIZE);
+  const view = newBlockView();
   const list = new ByteWriter(1 << 16);
   const posting = new ByteWriter(32);
   for (const term of terms) {
@@ -240,8 +239,9 @@ export function exportCiff(reader: IndexReader, sink: CiffSink): CiffHeader {
     varintField(list, 3, s.cf);
     let prev = 0;
     for (let b = 0; b < blocks.numBlocks; b++) {
-      const n = blocks.decodeBlock(b, docs, tfs);
-      for (let i = 0; i < n; i++) {
+      blocks.decodeBlock(b, view);
+      const { docs, tfs } = view;
+      for (let i = view.start; i < view.end; i++) {
         posting.length = 0;
         varintField(posting, 1, docs[i]! - prev);
         varintField(posting, 2, tfs[i]!);

@@ -1064,7 +1064,7 @@ function decodeSource(
           blockLastDoc: blocks.blockLastDoc,
           blockMaxTf: blocks.blockMaxTf,
           blockMinDocLength: blocks.blockMinDocLength,
-          decodeBlock: (b, docs, tfs) => decoding('postings.bin', termLabel(t), () => blocks.decodeBlock(b, docs, tfs)),
+          decodeBlock: (b, view) => decoding('postings.bin', termLabel(t), () => blocks.decodeBlock(b, view)),
         };
       }),
     loadDocVector: (doc: number) =>

@@ -14,7 +14,7 @@
  * (scoring/pruning.ts) reads these bounds through BlockPostings.
  */
 import { ByteReader, ByteWriter, DecodeError } from './bytes.js';
-import type { BlockPostings, PostingList } from './reader.js';
+import type { BlockPostings, BlockView, PostingList } from './reader.js';
 
 export type { BlockPostings };
 
@@ -250,12 +250,16 @@ export class EncodedBlockPostings implements BlockPostings {
    * Decodes block b into docs/tfs. A block once decoded is kept (the object lives in the reader's
    * small cache of recently used terms), so repeated queries on a term decode it once.
    */
-  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
+  decodeBlock(b: number, view: BlockView): void {
     const at = b * BLOCK_SIZE;
     const n = b === this.numBlocks - 1 ? this.df - at : BLOCK_SIZE;
     if (this.df > MAX_KEPT_POSTINGS) {
-      this.decodeInto(b, n, docs, tfs);
-      return n;
+      this.decodeInto(b, n, view.scratchDocs, view.scratchTfs, 0);
+      view.docs = view.scratchDocs;
+      view.tfs = view.scratchTfs;
+      view.start = 0;
+      view.end = n;
+      return;
     }
     if (!this.decoded) {
       this.decoded = new Uint8Array(this.numBlocks);
@@ -263,25 +267,27 @@ export class EncodedBlockPostings implements BlockPostings {
       this.allTfs = new Int32Array(this.df);
     }
     if (!this.decoded[b]) {
-      this.decodeInto(b, n, this.allDocs!.subarray(at, at + n), this.allTfs!.subarray(at, at + n));
+      this.decodeInto(b, n, this.allDocs!, this.allTfs!, at);
       this.decoded[b] = 1;
     }
-    docs.set(this.allDocs!.subarray(at, at + n));
-    tfs.set(this.allTfs!.subarray(at, at + n));
-    return n;
+    view.docs = this.allDocs!;
+    view.tfs = this.allTfs!;
+    view.start = at;
+    view.end = at + n;
   }
 
   private decoded: Uint8Array | undefined;
   private allDocs: Int32Array | undefined;
   private allTfs: Int32Array | undefined;
 
-  private decodeInto(b: number, n: number, docs: Int32Array, tfs: Int32Array): void {
+  /** Decodes block b's n postings into docs and tfs from `at`. */
+  private decodeInto(b: number, n: number, docs: Int32Array, tfs: Int32Array, at: number): void {
     const blockEnd = this.blockStart[b + 1]!;
-    let p = readPacked(this.bytes, this.blockStart[b]!, blockEnd, n, docs, 0);
-    p = readPacked(this.bytes, p, blockEnd, n, tfs, 0);
+    let p = readPacked(this.bytes, this.blockStart[b]!, blockEnd, n, docs, at);
+    p = readPacked(this.bytes, p, blockEnd, n, tfs, at);
     if (p !== blockEnd) throw new DecodeError(`block ${b} has ${blockEnd - p} unexpected bytes`);
     let doc = b === 0 ? -1 : this.blockLastDoc[b - 1]!;
-    for (let i = 0; i < n; i++) {
+    for (let i = at; i < at + n; i++) {
       doc += docs[i]! + 1;
       docs[i] = doc;
       tfs[i]! += 1;
@@ -399,13 +405,19 @@ export class ListBlockPostings implements BlockPostings {
     }
   }
 
-  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
-    const from = b * BLOCK_SIZE;
-    const to = Math.min(this.df, from + BLOCK_SIZE);
-    docs.set(this.list.docs.subarray(from, to));
-    tfs.set(this.list.tfs.subarray(from, to));
-    return to - from;
+  decodeBlock(b: number, view: BlockView): void {
+    view.docs = this.list.docs;
+    view.tfs = this.list.tfs;
+    view.start = b * BLOCK_SIZE;
+    view.end = Math.min(this.df, view.start + BLOCK_SIZE);
   }
+}
+
+/** A view for `decodeBlock` outside a cursor, with scratch arrays of its own. */
+export function newBlockView(): BlockView {
+  const scratchDocs = new Int32Array(BLOCK_SIZE);
+  const scratchTfs = new Int32Array(BLOCK_SIZE);
+  return { scratchDocs, scratchTfs, docs: scratchDocs, tfs: scratchTfs, start: 0, end: 0 };
 }
 
 /** Past every document id. */
@@ -419,17 +431,21 @@ export const END_OF_POSTINGS = 0x7fffffff;
  * `decode()`, or any other move, `doc` is only a lower bound of the current posting's document
  * and `tf` is not read.
  */
-export class PostingCursor {
+export class PostingCursor implements BlockView {
   doc = -1;
   tf = 0;
   /** The block the cursor is in (numBlocks when exhausted). */
   block = -1;
   /** False after `skipTo` moved into a block that is not decoded yet. */
   decoded = true;
+  // The decoded block is docs[start..end) (BlockView, which the postings set); i is the current posting.
   private i = 0;
-  private n = 0;
-  private readonly docs = new Int32Array(BLOCK_SIZE);
-  private readonly tfs = new Int32Array(BLOCK_SIZE);
+  readonly scratchDocs = new Int32Array(BLOCK_SIZE);
+  readonly scratchTfs = new Int32Array(BLOCK_SIZE);
+  docs = this.scratchDocs;
+  tfs = this.scratchTfs;
+  start = 0;
+  end = 0;
 
   constructor(readonly postings: BlockPostings) {
     this.next();
@@ -438,7 +454,7 @@ export class PostingCursor {
   /** Moves to the next posting. */
   next(): void {
     if (!this.decoded) this.decode();
-    if (++this.i < this.n) {
+    if (++this.i < this.end) {
       this.doc = this.docs[this.i]!;
       this.tf = this.tfs[this.i]!;
       return;
@@ -455,7 +471,29 @@ export class PostingCursor {
       this.load(this.blockFor(target, this.block + 1));
       if (this.doc >= target) return;
     }
-    while (this.doc < target) this.next();
+    this.seekInDecoded(target);
+  }
+
+  /**
+   * Moves to the first posting ≥ target in the decoded block, which holds one (its last doc is ≥
+   * target): the next posting when it is there, else by bisection (a sparse caller jumps far into a
+   * dense list, where stepping a posting at a time was most of the cost).
+   */
+  private seekInDecoded(target: number): void {
+    const docs = this.docs;
+    let lo = this.i + 1;
+    if (docs[lo]! < target) {
+      let hi = this.end - 1;
+      lo++;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (docs[mid]! < target) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    this.i = lo;
+    this.doc = docs[lo]!;
+    this.tf = this.tfs[lo]!;
   }
 
   /**
@@ -466,7 +504,7 @@ export class PostingCursor {
     if (this.doc >= target) return;
     const numBlocks = this.postings.numBlocks;
     if (this.block < numBlocks && this.postings.blockLastDoc[this.block]! >= target) {
-      if (this.decoded) while (this.doc < target) this.next();
+      if (this.decoded) this.seekInDecoded(target);
       else this.doc = target;
       return;
     }
@@ -486,12 +524,14 @@ export class PostingCursor {
     if (this.decoded) return;
     const bound = this.doc;
     this.load(this.block);
-    while (this.doc < bound) this.next();
+    if (this.doc < bound) this.seekInDecoded(bound);
   }
 
   /**
-   * The decoded block's documents and tfs, and where the cursor is in them (`blockIndex` of
-   * `blockCount`): a window of documents can be read in a tight loop, then `seekInBlock` moves past it.
+   * The decoded block's documents and tfs, and where the cursor is in them: the block is
+   * `blockDocs[i]` for i from `blockIndex` (the current posting) to before `blockEnd` (the arrays may
+   * hold other blocks around it). A window of documents can be read in a tight loop, then
+   * `seekInBlock` moves past it.
    * Valid while `decoded`.
    */
   get blockDocs(): Int32Array {
@@ -503,16 +543,16 @@ export class PostingCursor {
   get blockIndex(): number {
     return this.i;
   }
-  get blockCount(): number {
-    return this.n;
+  get blockEnd(): number {
+    return this.end;
   }
 
   /**
-   * Moves to posting `index` of the decoded block (not before the current one); at `blockCount`,
+   * Moves to posting `index` of the decoded block (not before the current one); at `blockEnd`,
    * into the next block without decoding it (as `skipTo` leaves a cursor: `doc` a lower bound).
    */
   seekInBlock(index: number): void {
-    if (index < this.n) {
+    if (index < this.end) {
       this.i = index;
       this.doc = this.docs[index]!;
       this.tf = this.tfs[index]!;
@@ -549,13 +589,14 @@ export class PostingCursor {
       this.block = this.postings.numBlocks;
       this.doc = END_OF_POSTINGS;
       this.tf = 0;
-      this.n = 0;
+      this.start = 0;
+      this.end = 0;
       this.i = 0;
       return;
     }
-    this.n = this.postings.decodeBlock(block, this.docs, this.tfs);
-    this.i = 0;
-    this.doc = this.docs[0]!;
-    this.tf = this.tfs[0]!;
+    this.postings.decodeBlock(block, this);
+    this.i = this.start;
+    this.doc = this.docs[this.i]!;
+    this.tf = this.tfs[this.i]!;
   }
 }

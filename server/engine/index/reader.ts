@@ -58,8 +58,22 @@ export interface BlockPostings {
   readonly blockMaxTf: Int32Array;
   /** Smallest document length in each block. */
   readonly blockMinDocLength: Int32Array;
-  /** Decodes block b into docs/tfs (each at least BLOCK_SIZE long); returns its number of postings. */
-  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number;
+  /** Decodes block b and says in `view` where its postings are. */
+  decodeBlock(b: number, view: BlockView): void;
+}
+
+/**
+ * Where a decoded block's postings are: `docs[start..end)` and `tfs[start..end)`. Postings that keep
+ * their decoded blocks point these at their own arrays (read only: a block is not copied each time a
+ * cursor enters it); any other decodes into the scratch arrays (at least BLOCK_SIZE long) from 0.
+ */
+export interface BlockView {
+  readonly scratchDocs: Int32Array;
+  readonly scratchTfs: Int32Array;
+  docs: Int32Array;
+  tfs: Int32Array;
+  start: number;
+  end: number;
 }
 
 /** Half-open token interval [begin, end) of one field occurrence within a document. */

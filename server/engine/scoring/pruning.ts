@@ -388,7 +388,7 @@ export function maxScoreSearch(
           }
           const docs = c.blockDocs;
           const blockTfs = c.blockTfs;
-          const n = c.blockCount;
+          const n = c.blockEnd;
           let j = c.blockIndex;
           for (; j < n; j++) {
             const doc = docs[j]!;

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BLOCK_SIZE, ListBlockPostings, PostingCursor, END_OF_POSTINGS, type BlockPostings } from '../../../server/engine/index/postings-codec.js';
-import type { PostingList } from '../../../server/engine/index/reader.js';
+import type { BlockView, PostingList } from '../../../server/engine/index/reader.js';
 import { maxScoreSearch, type PrunableTerm } from '../../../server/engine/scoring/pruning.js';
 import { TopK } from '../../../server/engine/scoring/ranking.js';
 import { terrierBm25, terrierTfComponent } from '../../../server/engine/scoring/terrier-bm25.js';
@@ -33,9 +33,9 @@ class CountingPostings implements BlockPostings {
   get blockMinDocLength() {
     return this.inner.blockMinDocLength;
   }
-  decodeBlock(b: number, docs: Int32Array, tfs: Int32Array): number {
+  decodeBlock(b: number, view: BlockView): void {
     this.decoded++;
-    return this.inner.decodeBlock(b, docs, tfs);
+    this.inner.decodeBlock(b, view);
   }
 }
 

@@ -1,7 +1,7 @@
 /** Two index readers compared answer by answer (on-disk vs in-memory builds). */
 import { expect } from 'vitest';
-import { BLOCK_SIZE } from '../../../server/engine/index/postings-codec.js';
-import type { IndexReader } from '../../../server/engine/index/reader.js';
+import { newBlockView } from '../../../server/engine/index/postings-codec.js';
+import type { BlockView, IndexReader } from '../../../server/engine/index/reader.js';
 
 /** Every answer of the two readers, compared exhaustively. */
 export function expectSameIndex(a: IndexReader, b: IndexReader): void {
@@ -29,11 +29,12 @@ export function expectSameIndex(a: IndexReader, b: IndexReader): void {
       Array.from(ba.blockMaxTf),
       Array.from(ba.blockMinDocLength),
     ]);
-    const [da, ta, db, tb] = [0, 0, 0, 0].map(() => new Int32Array(BLOCK_SIZE));
+    const [va, vb] = [newBlockView(), newBlockView()];
+    const block = (v: BlockView) => [Array.from(v.docs.subarray(v.start, v.end)), Array.from(v.tfs.subarray(v.start, v.end))];
     for (let blk = 0; blk < ba.numBlocks; blk++) {
-      const n = ba.decodeBlock(blk, da!, ta!);
-      expect(bb.decodeBlock(blk, db!, tb!)).toBe(n);
-      expect([Array.from(db!.subarray(0, n)), Array.from(tb!.subarray(0, n))]).toEqual([Array.from(da!.subarray(0, n)), Array.from(ta!.subarray(0, n))]);
+      ba.decodeBlock(blk, va);
+      bb.decodeBlock(blk, vb);
+      expect(block(vb)).toEqual(block(va));
     }
     expect(Array.from(pb.docs)).toEqual(Array.from(pa.docs));
     expect(Array.from(pb.tfs)).toEqual(Array.from(pa.tfs));
