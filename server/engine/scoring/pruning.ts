@@ -10,10 +10,11 @@
  * score are the window's non-essential lists: a document found only in them cannot enter, so
  * candidates come from the others. When every list is non-essential, the window is passed without
  * decoding a block. The essential lists are read in a tight loop into per-window arrays (each
- * candidate's exact contributions so far and its tf in each list); then, in document order, each
- * candidate's bound is those contributions plus the non-essential lists' block maxima at the
- * document, tightened by their exact contributions, strongest first, until it falls below the k-th
- * score or every tf is known and the document is scored.
+ * candidate's exact contributions so far and its tf in each list). A candidate's bound is those
+ * contributions plus the non-essential lists' block maxima at the document; the non-essential
+ * lists are then read a list at a time, strongest first, over the candidates still standing, each
+ * exact contribution replacing its list's block maximum, and a candidate is dropped as soon as its
+ * bound falls below the k-th score. The survivors are scored in document order.
  *
  * Before the first window, the k best documents of the rarest lists by those lists' scores are
  * scored (`seedDocuments`), so the k-th score starts near its final value rather than at the k-th
@@ -324,7 +325,7 @@ export function maxScoreSearch(
   const order = new Int32Array(m);
   const windowBound = new Float64Array(m);
   const prefix = new Float64Array(m + 1);
-  const rest = new Float64Array(m + 1);
+  const restAt = Array.from({ length: m + 1 }, () => new Float64Array(W));
   let windowNumber = 0;
 
   const seeds = seedDocuments(terms, top.k, docLengths);
@@ -433,7 +434,64 @@ export function maxScoreSearch(
           candidates = touched.subarray(0, c);
         } else candidates.sort();
       }
-      for (let t = 0; t < candidates.length; t++) {
+      const windowKth32 = windowKth === undefined ? 0 : Math.fround(windowKth);
+      let n = candidates.length;
+      if (windowKth !== undefined && firstEssential > 0) {
+        // The non-essential lists are read a list at a time over the window's candidates, strongest
+        // first (a tight loop on one cursor), dropping each candidate as soon as its bound falls
+        // below the k-th score as the window started: its exact contributions so far
+        // (essentialSum), plus the block maxima at the document of the lists not read yet.
+        // restAt[e][o] adds up those of order[0..e-1].
+        for (let e = 0; e < firstEssential; e++) {
+          const i = order[e]!;
+          const bb = bounds[i]!;
+          const before = restAt[e]!;
+          const after = restAt[e + 1]!;
+          for (let t = 0; t < n; t++) {
+            const o = candidates[t]!;
+            const b = blockAt(i, base + o);
+            after[o] = (e === 0 ? 0 : before[o]!) + (b < bb.length ? bb[b]! : 0);
+          }
+        }
+        const all = restAt[firstEssential]!;
+        let kept = 0;
+        for (let t = 0; t < n; t++) {
+          const o = candidates[t]!;
+          const length = lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!);
+          if (!belowWith(essentialSum[o]! + all[o]!, length, windowKth32)) candidates[kept++] = o;
+        }
+        n = kept;
+        // A list bounded by 0 is read only for a document scored: it cannot lower a bound of
+        // non-negative parts.
+        for (let e = firstEssential - 1; e >= 0 && n > 0; e--) {
+          const i = order[e]!;
+          if (terms[i]!.neverPositive) continue;
+          const c = cursors[i]!;
+          const score = terms[i]!.score;
+          const rest = restAt[e]!;
+          const tfHere = windowTf[i]!;
+          const stampHere = windowTfStamp[i]!;
+          kept = 0;
+          for (let t = 0; t < n; t++) {
+            const o = candidates[t]!;
+            const doc = base + o;
+            c.advance(doc);
+            let exact = essentialSum[o]!;
+            if (c.doc === doc) {
+              exact += score(c.tf, docLengths[doc]!);
+              essentialSum[o] = exact;
+              tfHere[o] = c.tf;
+              stampHere[o] = windowNumber;
+            }
+            const length = lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!);
+            if (!belowWith(exact + (e === 0 ? 0 : rest[o]!), length, windowKth32)) candidates[kept++] = o;
+          }
+          n = kept;
+        }
+      }
+      // The survivors, in document order, scored with every list's tf (each positive list's read
+      // above; a list bounded by 0 read now), unless the k-th score has risen past them.
+      for (let t = 0; t < n; t++) {
         const o = candidates[t]!;
         const doc = base + o;
         if (seedAt < seeds.length) {
@@ -442,39 +500,10 @@ export function maxScoreSearch(
           if (seeds[seedAt] === doc) continue;
         }
         const kth = top.threshold();
-        const kth32 = kth === undefined ? 0 : Math.fround(kth);
-        let skip = false;
-        const length = lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!);
-        if (kth !== undefined && firstEssential > 0) {
-          let exact = essentialSum[o]!;
-          // The non-essential lists' window bounds first (known), then their block maxima at this
-          // document: rest[e] adds up those of order[0..e-1].
-          skip = belowWith(exact + prefix[firstEssential]!, length, kth32);
-          if (!skip) {
-            rest[0] = 0;
-            for (let e = 0; e < firstEssential; e++) {
-              const i = order[e]!;
-              const b = blockAt(i, doc);
-              rest[e + 1] = rest[e]! + (b < bounds[i]!.length ? bounds[i]![b]! : 0);
-            }
-            skip = belowWith(exact + rest[firstEssential]!, length, kth32);
-          }
-          // Then their exact contributions, strongest first, while the bound can still enter (a
-          // list bounded by 0 is read only for a document scored: it cannot lower a bound of
-          // non-negative parts).
-          for (let e = firstEssential - 1; e >= 0 && !skip; e--) {
-            const i = order[e]!;
-            if (terms[i]!.neverPositive) continue;
-            const c = cursors[i]!;
-            c.advance(doc);
-            if (c.doc === doc) exact += terms[i]!.score(c.tf, docLengths[doc]!);
-            skip = belowWith(exact + rest[e]!, length, kth32);
-          }
-        } else if (kth !== undefined) skip = belowWith(essentialSum[o]!, length, kth32);
-        if (skip) continue;
+        if (kth !== undefined && belowWith(essentialSum[o]!, lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!), Math.fround(kth))) continue;
         for (let e = 0; e < m; e++) {
           const i = order[e]!;
-          if (e >= firstEssential) tfs[terms[i]!.concept] = windowTfStamp[i]![o] === windowNumber ? windowTf[i]![o]! : 0;
+          if (e >= firstEssential || !terms[i]!.neverPositive) tfs[terms[i]!.concept] = windowTfStamp[i]![o] === windowNumber ? windowTf[i]![o]! : 0;
           else {
             const c = cursors[i]!;
             c.advance(doc);
