@@ -308,15 +308,18 @@ export function maxScoreSearch(
       ? Math.fround(gains + Math.abs(gains) * BOUND_MARGIN) < threshold32
       : Math.fround(gains + length + (Math.abs(gains) + Math.abs(length)) * BOUND_MARGIN) < threshold32;
 
-  // The window's arrays, by offset from its first document. `seen[o]` is the number of the
-  // window that last touched offset o, so nothing is cleared between windows.
-  // No larger than the documents the lists span (a small collection allocates little a query).
+  // The window's arrays, by offset from its first document, no larger than the documents the lists
+  // span (a small collection allocates little a query).
   let lastDoc = 0;
   for (const last of lastDocs) if (last.length > 0) lastDoc = Math.max(lastDoc, last[last.length - 1]!);
   const W = Math.max(1, Math.min(windowDocs, lastDoc + 1));
+  // Offsets some essential list holds (a bit each, cleared as they are read back in document
+  // order), and each one's essential contributions (zeroed as read back).
+  const matched = new Int32Array((W + 31) >>> 5);
   const essentialSum = new Float64Array(W);
-  const seen = new Int32Array(W);
-  const touched = new Int32Array(W);
+  // The window's candidates in document order, and each one's exact contributions so far.
+  const candidates = new Int32Array(W);
+  const candidateSum = new Float64Array(W);
   // A list's tf at an offset, valid where `windowTfStamp` holds the window's number (0 elsewhere):
   // nothing is cleared per document or per window.
   const windowTf = terms.map(() => new Int32Array(W));
@@ -373,7 +376,6 @@ export function maxScoreSearch(
       stats.skippedRanges++;
     } else {
       windowNumber++;
-      let count = 0;
       for (let e = firstEssential; e < m; e++) {
         const i = order[e]!;
         const c = cursors[i]!;
@@ -395,53 +397,43 @@ export function maxScoreSearch(
             const doc = docs[j]!;
             if (doc > end) break;
             const o = doc - base;
-            if (seen[o] !== windowNumber) {
-              seen[o] = windowNumber;
-              touched[count++] = o;
-              essentialSum[o] = 0;
-            }
+            matched[o >>> 5]! |= 1 << (o & 31);
             const tf = blockTfs[j]!;
             tfHere[o] = tf;
             stampHere[o] = windowNumber;
-            essentialSum[o] += score(tf, docLengths[doc]!);
+            essentialSum[o]! += score(tf, docLengths[doc]!);
           }
           c.seekInBlock(j);
         }
       }
-      // Most candidates cannot enter even with every non-essential list at its window bound: they
-      // are dropped here, in any order, against the k-th score as the window starts (it only rises,
-      // so the loop below would drop them too), and only the rest is put in document order.
-      let kept = count;
+      // The candidates, in document order. Most cannot enter even with every non-essential list at
+      // its window bound: they are dropped here, against the k-th score as the window starts (it
+      // only rises).
       const windowKth = top.threshold();
-      if (windowKth !== undefined) {
-        const windowKth32 = Math.fround(windowKth);
-        const nonEssential = prefix[firstEssential]!;
-        kept = 0;
-        for (let t = 0; t < count; t++) {
-          const o = touched[t]!;
-          const length = lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!);
-          if (belowWith(essentialSum[o]! + nonEssential, length, windowKth32)) seen[o] = 0;
-          else touched[kept++] = o;
-        }
-      }
-      let candidates = touched.subarray(0, kept);
-      if (firstEssential > 0 || seeds.length > 0) {
-        // In document order: a dense window by a scan of its offsets (cheaper than sorting them);
-        // a dropped candidate's offset no longer holds the window's number.
-        if (kept > W >> 4) {
-          let c = 0;
-          for (let o = 0; o < W; o++) if (seen[o] === windowNumber) touched[c++] = o;
-          candidates = touched.subarray(0, c);
-        } else candidates.sort();
-      }
       const windowKth32 = windowKth === undefined ? 0 : Math.fround(windowKth);
-      let n = candidates.length;
+      const nonEssential = prefix[firstEssential]!;
+      let n = 0;
+      for (let w = 0; w < matched.length; w++) {
+        let bits = matched[w]!;
+        if (bits === 0) continue;
+        matched[w] = 0;
+        do {
+          const low = bits & -bits;
+          bits ^= low;
+          const o = (w << 5) + 31 - Math.clz32(low);
+          const sum = essentialSum[o]!;
+          essentialSum[o] = 0;
+          if (windowKth !== undefined && belowWith(sum + nonEssential, lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!), windowKth32)) continue;
+          candidates[n] = o;
+          candidateSum[n++] = sum;
+        } while (bits !== 0);
+      }
       if (windowKth !== undefined && firstEssential > 0) {
         // The non-essential lists are read a list at a time over the window's candidates, strongest
         // first (a tight loop on one cursor), dropping each candidate as soon as its bound falls
-        // below the k-th score as the window started: its exact contributions so far
-        // (essentialSum), plus the block maxima at the document of the lists not read yet.
-        // restAt[e][o] adds up those of order[0..e-1].
+        // below the k-th score as the window started: its exact contributions so far, plus the
+        // block maxima at the document of the lists not read yet. restAt[e][o] adds up those of
+        // order[0..e-1].
         for (let e = 0; e < firstEssential; e++) {
           const i = order[e]!;
           const bb = bounds[i]!;
@@ -458,7 +450,9 @@ export function maxScoreSearch(
         for (let t = 0; t < n; t++) {
           const o = candidates[t]!;
           const length = lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!);
-          if (!belowWith(essentialSum[o]! + all[o]!, length, windowKth32)) candidates[kept++] = o;
+          if (belowWith(candidateSum[t]! + all[o]!, length, windowKth32)) continue;
+          candidates[kept] = o;
+          candidateSum[kept++] = candidateSum[t]!;
         }
         n = kept;
         // A list bounded by 0 is read only for a document scored: it cannot lower a bound of
@@ -476,15 +470,16 @@ export function maxScoreSearch(
             const o = candidates[t]!;
             const doc = base + o;
             c.advance(doc);
-            let exact = essentialSum[o]!;
+            let exact = candidateSum[t]!;
             if (c.doc === doc) {
               exact += score(c.tf, docLengths[doc]!);
-              essentialSum[o] = exact;
               tfHere[o] = c.tf;
               stampHere[o] = windowNumber;
             }
             const length = lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!);
-            if (!belowWith(exact + (e === 0 ? 0 : rest[o]!), length, windowKth32)) candidates[kept++] = o;
+            if (belowWith(exact + (e === 0 ? 0 : rest[o]!), length, windowKth32)) continue;
+            candidates[kept] = o;
+            candidateSum[kept++] = exact;
           }
           n = kept;
         }
@@ -500,7 +495,7 @@ export function maxScoreSearch(
           if (seeds[seedAt] === doc) continue;
         }
         const kth = top.threshold();
-        if (kth !== undefined && belowWith(essentialSum[o]!, lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!), Math.fround(kth))) continue;
+        if (kth !== undefined && belowWith(candidateSum[t]!, lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!), Math.fround(kth))) continue;
         for (let e = 0; e < m; e++) {
           const i = order[e]!;
           if (e >= firstEssential || !terms[i]!.neverPositive) tfs[terms[i]!.concept] = windowTfStamp[i]![o] === windowNumber ? windowTf[i]![o]! : 0;
