@@ -35,12 +35,12 @@ import { openDocumentTable, openLexicon } from './tables.js';
 import { contentFromMeta, contentMeta, ORDINARY_CONTENT, PRE_TOKENISED_PROFILE, type IndexContent, type IndexContentMeta } from './content.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
-import { decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
+import { averageLength, decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
 import { openStoredBlocks, StoredBlockWriter } from './stored-blocks.js';
 import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
 /** Bump on any change to the byte layout (docs/INDEX_FORMAT.md). */
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 7;
 /** Terms per front-coded lexicon block, and documents per block of docs.bin records (docs/INDEX_FORMAT.md). */
 const TERMS_PER_BLOCK = 32;
 const DOCS_PER_BLOCK = 16;
@@ -533,13 +533,16 @@ async function writeIndexFiles(
   let numTerms = 0;
   let numPostings = 0;
   let prev = '';
+  // The average length the saturation maxima of postings.bin are for: the reader's (numDocs and
+  // totalTokens are meta.bin's), to the bit.
+  const avgdl = averageLength(acc.numDocs, acc.totalTokens);
   const finalIds = await mergeRunPostings(
     acc,
     ({ term, df, cf, docs, tfs, positions }) => {
       // Where each document's positions start (postings-codec.ts reads them per block).
       const posStart = new Int32Array(docs.length);
       for (let i = 1; i < docs.length; i++) posStart[i] = posStart[i - 1]! + tfs[i - 1]!;
-      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths, acc.positions);
+      const sizes = encodeTermPostings(postings.out, { docs, tfs, posStart, positions }, acc.docLengths, avgdl, acc.positions);
       postings.maybeFlush();
       if (numTerms % TERMS_PER_BLOCK === 0) {
         if (numTerms > 0) closeTermBlock(blockFirstTerm);
@@ -1055,7 +1058,7 @@ function decodeSource(
     loadBlockPostings: (t: number): BlockPostings =>
       decoding('postings.bin', termLabel(t), () => {
         const { offset, docBytes, df } = lexicon.entry(t);
-        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df);
+        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df, averageLength(numDocs, totalTokens));
         if (blocks.numBlocks > 0 && blocks.blockLastDoc[blocks.numBlocks - 1]! >= numDocs) throw new DecodeError('a document past the last document');
         // A block is decoded when the query reaches it: its errors are still this file's.
         return {
@@ -1064,6 +1067,7 @@ function decodeSource(
           blockLastDoc: blocks.blockLastDoc,
           blockMaxTf: blocks.blockMaxTf,
           blockMinDocLength: blocks.blockMinDocLength,
+          blockSaturation: blocks.blockSaturation,
           decodeBlock: (b, view) => decoding('postings.bin', termLabel(t), () => blocks.decodeBlock(b, view)),
         };
       }),

@@ -8,7 +8,7 @@ import { IndexAccumulator, type InvertedIndex } from './accumulator.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { docnoOrder, findDocno } from './docno-order.js';
 import { lowerBound, SourceIndexReader, type IndexSource } from './source-reader.js';
-import { ListBlockPostings } from './postings-codec.js';
+import { averageLength, ListBlockPostings } from './postings-codec.js';
 
 export interface MemoryIndexOptions {
   profile?: AnalyzerProfile;
@@ -73,7 +73,7 @@ export function memorySource(inv: InvertedIndex, stored: StoredDocument[]): Inde
       };
     },
     loadBlockPostings(t: number) {
-      return new ListBlockPostings(this.loadPostings(t), inv.docLengths);
+      return new ListBlockPostings(this.loadPostings(t), inv.docLengths, averageLength(inv.docnos.length, inv.totalTokens));
     },
     loadDocVector(doc: number) {
       const a = inv.dvStart[doc]!;

@@ -14,7 +14,7 @@
  * (scoring/pruning.ts) reads these bounds through BlockPostings.
  */
 import { ByteReader, ByteWriter, DecodeError } from './bytes.js';
-import type { BlockPostings, BlockView, PostingList } from './reader.js';
+import type { BlockPostings, BlockSaturation, BlockView, PostingList } from './reader.js';
 
 export type { BlockPostings };
 
@@ -23,6 +23,27 @@ export const BLOCK_SIZE = 128;
 
 /** Bit widths up to this one unpack with 32-bit integer operations. */
 const FAST_WIDTH = 24;
+
+/**
+ * The parameters of the per-block BM25 saturation maxima an index stores (BlockSaturation): Terrier's
+ * BM25 defaults, what most queries run with. The average length is the index's own.
+ */
+export const SATURATION_K1 = 1.2;
+export const SATURATION_B = 0.75;
+/** A saturation (in [0, 1)) is stored as ⌈SATURATION_UNITS · saturation⌉. */
+export const SATURATION_UNITS = 65535;
+
+/** Terrier's average document length, tokens / documents (0 for an empty index): what BM25 and the saturation maxima read. */
+export function averageLength(numDocs: number, totalTokens: number): number {
+  return numDocs > 0 ? totalTokens / numDocs : 0;
+}
+
+/** ⌈SATURATION_UNITS · tf/(tf + K)⌉ under the stored parameters, widened past float rounding (all units where avgdl is not positive). */
+export function saturationUnits(tf: number, dl: number, avgdl: number): number {
+  if (!(avgdl > 0)) return SATURATION_UNITS;
+  const saturation = tf / (tf + SATURATION_K1 * (1 - SATURATION_B + (SATURATION_B * dl) / avgdl));
+  return Math.min(SATURATION_UNITS, Math.ceil(saturation * SATURATION_UNITS * (1 + 1e-12)));
+}
 
 /** Bits needed for `max` (0 for 0). */
 function bitWidth(max: number): number {
@@ -151,7 +172,7 @@ export interface TermPostingsBytes {
  * `docLengths` are the collection's document lengths (for the per-block minimum). Without
  * `withPositions` (an impact index: its tfs are impacts) the positions part is empty.
  */
-export function encodeTermPostings(out: ByteWriter, list: PostingList, docLengths: ArrayLike<number>, withPositions = true): TermPostingsBytes {
+export function encodeTermPostings(out: ByteWriter, list: PostingList, docLengths: ArrayLike<number>, avgdl: number, withPositions = true): TermPostingsBytes {
   const { docs, tfs, posStart, positions } = list;
   const df = docs.length;
   const blocks = new ByteWriter(Math.max(64, df * 2));
@@ -164,6 +185,7 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
     const before = blocks.length;
     let maxTf = 0;
     let minLength = Infinity;
+    let maxUnits = 0;
     let prev = prevLast;
     for (let i = 0; i < n; i++) {
       const doc = docs[start + i]!;
@@ -173,6 +195,8 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
       if (tf > maxTf) maxTf = tf;
       const dl = docLengths[doc]!;
       if (dl < minLength) minLength = dl;
+      const units = saturationUnits(tf, dl, avgdl);
+      if (units > maxUnits) maxUnits = units;
     }
     writePacked(blocks, values, 0, n);
     for (let i = 0; i < n; i++) values[i] = tfs[start + i]! - 1;
@@ -182,6 +206,7 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
       skip.varint(blocks.length - before);
       skip.varint(maxTf);
       skip.varint(minLength);
+      skip.varint(maxUnits);
       prevLast = prev;
       continue;
     }
@@ -204,6 +229,7 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
     skip.varint(blocks.length - before);
     skip.varint(maxTf);
     skip.varint(minLength);
+    skip.varint(maxUnits);
     prevLast = prev;
   }
   out.bytes(skip.view());
@@ -226,29 +252,36 @@ const MAX_KEPT_POSTINGS = 1 << 24;
  * or not the query reached them: an upper bound).
  */
 export function blockPostingsBytes(b: BlockPostings): number {
-  return b.numBlocks * 16 + b.df * 2 + (b.df <= MAX_KEPT_POSTINGS ? b.df * 8 : 0);
+  return b.numBlocks * 18 + b.df * 2 + (b.df <= MAX_KEPT_POSTINGS ? b.df * 8 : 0);
 }
 
-/** The skip directory and blocks of a term's docs part (format 3), decoded lazily. */
+/** The skip directory and blocks of a term's docs part (format 7), decoded lazily. */
 export class EncodedBlockPostings implements BlockPostings {
   readonly numBlocks: number;
   readonly blockLastDoc: Int32Array;
   readonly blockMaxTf: Int32Array;
   readonly blockMinDocLength: Int32Array;
+  readonly blockSaturation: BlockSaturation;
   private readonly blockStart: Int32Array;
 
-  /** `bytes[start..end)` is the term's docs part. Throws DecodeError when it does not parse. */
+  /**
+   * `bytes[start..end)` is the term's docs part; `avgdl` the index's average document length (its
+   * saturation maxima's). Throws DecodeError when it does not parse.
+   */
   constructor(
     private readonly bytes: Uint8Array,
     start: number,
     private readonly end: number,
     readonly df: number,
+    avgdl: number,
   ) {
     const numBlocks = Math.ceil(df / BLOCK_SIZE);
     this.numBlocks = numBlocks;
     this.blockLastDoc = new Int32Array(numBlocks);
     this.blockMaxTf = new Int32Array(numBlocks);
     this.blockMinDocLength = new Int32Array(numBlocks);
+    const units = new Uint16Array(numBlocks);
+    this.blockSaturation = { k1: SATURATION_K1, b: SATURATION_B, avgdl, units };
     this.blockStart = new Int32Array(numBlocks + 1);
     const r = new ByteReader(bytes, start, end);
     const lengths = new Int32Array(numBlocks);
@@ -259,6 +292,9 @@ export class EncodedBlockPostings implements BlockPostings {
       lengths[b] = r.varint();
       this.blockMaxTf[b] = r.varint();
       this.blockMinDocLength[b] = r.varint();
+      const u = r.varint();
+      if (u > SATURATION_UNITS) throw new DecodeError(`block ${b}'s saturation ${u} is past ${SATURATION_UNITS}`);
+      units[b] = u;
     }
     let at = r.pos;
     for (let b = 0; b < numBlocks; b++) {
@@ -348,6 +384,7 @@ export function decodeTermPostings(bytes: Uint8Array, start: number, docsEnd: nu
     lengths[b] = skip.varint();
     skip.varint();
     skip.varint();
+    skip.varint();
   }
   let p = skip.pos;
   let q = docsEnd;
@@ -395,17 +432,22 @@ export function decodeTermPostings(bytes: Uint8Array, start: number, docsEnd: nu
   return { docs, tfs, posStart, positions };
 }
 
-/** Block postings over a decoded posting list (the in-memory index), with the same bounds. */
+/**
+ * Block postings over a decoded posting list (the in-memory index, a query's computed lists), with
+ * the same bounds; the saturation maxima too when `avgdl` is given.
+ */
 export class ListBlockPostings implements BlockPostings {
   readonly df: number;
   readonly numBlocks: number;
   readonly blockLastDoc: Int32Array;
   readonly blockMaxTf: Int32Array;
   readonly blockMinDocLength: Int32Array;
+  readonly blockSaturation?: BlockSaturation;
 
   constructor(
     private readonly list: PostingList,
     docLengths: ArrayLike<number>,
+    avgdl?: number,
   ) {
     const { docs, tfs } = list;
     this.df = docs.length;
@@ -413,18 +455,23 @@ export class ListBlockPostings implements BlockPostings {
     this.blockLastDoc = new Int32Array(this.numBlocks);
     this.blockMaxTf = new Int32Array(this.numBlocks);
     this.blockMinDocLength = new Int32Array(this.numBlocks);
+    const units = avgdl === undefined ? undefined : new Uint16Array(this.numBlocks);
+    if (units) this.blockSaturation = { k1: SATURATION_K1, b: SATURATION_B, avgdl: avgdl!, units };
     for (let b = 0; b < this.numBlocks; b++) {
       const end = Math.min(this.df, (b + 1) * BLOCK_SIZE);
       let maxTf = 0;
       let minLength = Infinity;
+      let maxUnits = 0;
       for (let i = b * BLOCK_SIZE; i < end; i++) {
         if (tfs[i]! > maxTf) maxTf = tfs[i]!;
         const dl = docLengths[docs[i]!]!;
         if (dl < minLength) minLength = dl;
+        if (units) maxUnits = Math.max(maxUnits, saturationUnits(tfs[i]!, dl, avgdl!));
       }
       this.blockLastDoc[b] = docs[end - 1]!;
       this.blockMaxTf[b] = maxTf;
       this.blockMinDocLength[b] = minLength;
+      if (units) units[b] = maxUnits;
     }
   }
 

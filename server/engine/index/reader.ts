@@ -58,8 +58,23 @@ export interface BlockPostings {
   readonly blockMaxTf: Int32Array;
   /** Smallest document length in each block. */
   readonly blockMinDocLength: Int32Array;
+  /** Each block's largest BM25 tf saturation, where the postings have it (postings-codec.ts). */
+  readonly blockSaturation?: BlockSaturation;
   /** Decodes block b and says in `view` where its postings are. */
   decodeBlock(b: number, view: BlockView): void;
+}
+
+/**
+ * Each block's largest BM25 tf saturation tf/(tf + k1·(1 − b + b·dl/avgdl)) over its documents, for
+ * one k1, b and average length, as ⌈SATURATION_UNITS · saturation⌉ (an upper bound): a block's
+ * BM25 bound under those parameters is idf·qtwf·(k1 + 1) times it, tighter than the score at the
+ * block's (largest tf, shortest length), which usually come from different documents.
+ */
+export interface BlockSaturation {
+  readonly k1: number;
+  readonly b: number;
+  readonly avgdl: number;
+  readonly units: Uint16Array;
 }
 
 /**

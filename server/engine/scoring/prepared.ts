@@ -6,7 +6,7 @@
  */
 import type { QueryAst } from '../../../grammar/ast.js';
 import type { QueryDiagnostic } from '../../../grammar/diagnostics.js';
-import { ListBlockPostings } from '../index/postings-codec.js';
+import { averageLength, ListBlockPostings } from '../index/postings-codec.js';
 import type { BlockPostings, IndexReader } from '../index/reader.js';
 import { compileQuery, type CompiledConcept, type Plan } from './compile.js';
 import { isWindowLike, unionAll, type ConceptPostings } from './concepts.js';
@@ -171,7 +171,7 @@ export class PreparedQuery {
       numDocs: stats.numDocs,
       totalTokens: stats.totalTokens,
       // Terrier: averageDocumentLength = tokens / documents (SEMANTICS.md §4.1).
-      avgdl: stats.numDocs > 0 ? stats.totalTokens / stats.numDocs : 0,
+      avgdl: averageLength(stats.numDocs, stats.totalTokens),
       matcher: new PlanMatcher(this.rt.map((r) => r.info.label)),
       pureBag: root !== null && !planHas(root, (n) => n.kind === 'filter' || n.kind === 'all' || (n.kind === 'group' && n.op === 'bool')),
       hasMatchAll: this.hasMatchAll,
@@ -374,10 +374,11 @@ export class PreparedQuery {
           if (!Number.isInteger(tf) || tf > 0x7fffffff) return null;
           counts[i] = tf;
         }
-        postings = new ListBlockPostings({ docs, tfs: counts, posStart: NO_POSITIONS, positions: NO_POSITIONS }, this.reader.docLengthTable());
+        const stats = this.reader.stats();
+        postings = new ListBlockPostings({ docs, tfs: counts, posStart: NO_POSITIONS, positions: NO_POSITIONS }, this.reader.docLengthTable(), averageLength(stats.numDocs, stats.totalTokens));
       }
       // A computed list is built afresh each search: caching its bounds would only hold it longer.
-      out.push({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.term !== undefined ? t.boundKey : undefined, postings });
+      out.push({ concept: t.concept, score: t.score, neverPositive: t.neverPositive, boundKey: t.term !== undefined ? t.boundKey : undefined, saturation: t.saturation, postings });
     }
     return out;
   }

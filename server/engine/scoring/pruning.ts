@@ -43,7 +43,7 @@
  * block's maximum tf is its maximum impact, and weight × impact (weight ≥ 0) rises with it and
  * ignores the length: `impactTermScore`'s bound over a block is weight × block max impact.
  */
-import { END_OF_POSTINGS, PostingCursor, type BlockPostings } from '../index/postings-codec.js';
+import { END_OF_POSTINGS, PostingCursor, SATURATION_UNITS, type BlockPostings } from '../index/postings-codec.js';
 import type { Plan, PlanItem } from './compile.js';
 import type { ConceptSpec } from './concepts.js';
 import type { TopK } from './ranking.js';
@@ -69,6 +69,20 @@ export interface PrunableTerm {
    * term's block bounds are computed once per postings object and scorer, not once per query.
    */
   boundKey?: string;
+  /**
+   * The score is `scale` × tf/(tf + k1·(1 − b + b·dl/avgdl)) (BM25): where the postings hold their
+   * blocks' largest saturation for the same k1, b and avgdl (BlockSaturation), a block's bound is
+   * `scale` times it when that is lower than the score at (max tf, min length).
+   */
+  saturation?: SaturationScore;
+}
+
+/** A BM25 term score as a multiple of its tf saturation (PrunableTerm.saturation). */
+export interface SaturationScore {
+  k1: number;
+  b: number;
+  avgdl: number;
+  scale: number;
 }
 
 /** A term of a query pruning can evaluate, before its block postings are read. */
@@ -84,6 +98,7 @@ export interface PrunableQueryTerm {
   score: PrunableTerm['score'];
   neverPositive?: boolean;
   boundKey?: string;
+  saturation?: SaturationScore;
 }
 
 /** A query as pruning evaluates it: its terms, and (ql) the part of the score that depends only on the length. */
@@ -186,15 +201,24 @@ const cachedBlockBounds = new WeakMap<BlockPostings, Map<string, { blocks: Float
 /** Score functions whose bounds are kept per postings object (a few parameter settings at a time). */
 const BOUND_SETTINGS_KEPT = 4;
 
-/** Each block's bound (the score at its maximum tf and minimum length; 0 for a term never positive) and their maximum. */
+/**
+ * Each block's bound (the score at its maximum tf and minimum length, or the score's multiple of the
+ * block's largest saturation when the postings hold it for the score's parameters and it is lower; 0
+ * for a term never positive) and their maximum.
+ */
 function blockBoundsOf(t: PrunableTerm): { blocks: Float64Array; max: number } {
   const p = t.postings;
   const compute = () => {
     const blocks = new Float64Array(p.numBlocks);
     let max = 0;
     if (!t.neverPositive) {
+      const s = t.saturation;
+      const stored = p.blockSaturation;
+      const units = s && stored && stored.k1 === s.k1 && stored.b === s.b && stored.avgdl === s.avgdl ? stored.units : undefined;
+      const perUnit = s ? s.scale / SATURATION_UNITS : 0;
       for (let b = 0; b < p.numBlocks; b++) {
-        const x = t.score(p.blockMaxTf[b]!, p.blockMinDocLength[b]!);
+        let x = t.score(p.blockMaxTf[b]!, p.blockMinDocLength[b]!);
+        if (units) x = Math.min(x, perUnit * units[b]!);
         blocks[b] = x;
         if (x > max) max = x;
       }

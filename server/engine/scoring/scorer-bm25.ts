@@ -180,7 +180,9 @@ class TerrierScorer implements QueryScorer {
       const { idf, qtwFactor } = r;
       if (!Number.isFinite(idf) || !(qtwFactor >= 0)) return null;
       const score = (tf: number, dl: number) => terrierBm25(idf, terrierTfComponent(tf, dl, ctx.avgdl, p.k1, p.b), qtwFactor);
-      return { concept, term, df, score, boundKey: `bm25 ${idf} ${qtwFactor} ${ctx.avgdl} ${p.k1} ${p.b}`, ...(idf < 0 ? { neverPositive: true } : {}) };
+      // idf·tfn·qtwf with tfn = (k1 + 1)·tf/(tf + K): (k1 + 1)·idf·qtwf times the saturation tf/(tf + K).
+      const saturation = { k1: p.k1, b: p.b, avgdl: ctx.avgdl, scale: (p.k1 + 1) * idf * qtwFactor };
+      return { concept, term, df, score, saturation, boundKey: `bm25 ${idf} ${qtwFactor} ${ctx.avgdl} ${p.k1} ${p.b}`, ...(idf < 0 ? { neverPositive: true } : {}) };
     }, true);
     // `score` is evaluate's idf·tfn·qtwf with the same operands, and evaluate adds them in concept order.
     return terms && { terms, plainSum: ctx.pureBag };

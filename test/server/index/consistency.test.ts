@@ -112,20 +112,21 @@ describe('index consistency: format 1 and header bytes', () => {
   });
 
   // Format 3 read the lexicon and document table whole at open; format 4 stored each document's text raw;
-  // format 5 kept every document's term vector in direct.bin beside its text.
-  for (const version of [3, 4, 5]) {
+  // format 5 kept every document's term vector in direct.bin beside its text; format 6's skip entries
+  // had no BM25 saturation maximum.
+  for (const version of [3, 4, 5, 6]) {
     it(`refuses a format-${version} index with the rebuild message`, async () => {
       const dir = join(work, `format${version}`);
       await buildIndex([tiny], dir, {});
       for (const f of INDEX_FILES) {
         const data = readFileSync(join(dir, f));
-        // Formats 2 to 6 have the same 48-byte header: only the version differs where the check looks.
+        // Formats 2 to 7 have the same 48-byte header: only the version differs where the check looks.
         data.writeUInt32LE(version, 4);
         data.writeUInt32LE(crc32(data.subarray(0, 24)) >>> 0, 24);
         writeFileSync(join(dir, f), data);
       }
-      expect(FORMAT_VERSION).toBe(6);
-      expect(() => openIndex(dir)).toThrow(`index built with format ${version}, this querylens reads format 6: rebuild with \`querylens index CORPUS… --out ${dir}\``);
+      expect(FORMAT_VERSION).toBe(7);
+      expect(() => openIndex(dir)).toThrow(`index built with format ${version}, this querylens reads format 7: rebuild with \`querylens index CORPUS… --out ${dir}\``);
     });
   }
 

@@ -1,8 +1,9 @@
 /**
- * Format 3 postings records (postings-codec.ts): random posting lists, including doc-id gaps and
+ * Postings records (postings-codec.ts, format 7): random posting lists, including doc-id gaps and
  * positions past 24 bits (the slow unpacking path) and lists of exactly one and several blocks,
  * round-trip through encodeTermPostings / decodeTermPostings, and the block API gives the same
- * documents, tfs and bounds as the in-memory ListBlockPostings.
+ * documents, tfs and bounds as the in-memory ListBlockPostings; each block's stored saturation
+ * bounds every posting's BM25 saturation in it, within one unit.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,9 @@ import {
   END_OF_POSTINGS,
   ListBlockPostings,
   PostingCursor,
+  SATURATION_B,
+  SATURATION_K1,
+  SATURATION_UNITS,
 } from '../../../server/engine/index/postings-codec.js';
 import type { PostingList } from '../../../server/engine/index/reader.js';
 
@@ -51,7 +55,7 @@ const postingListOf = (gapsArbitrary: fc.Arbitrary<number[]>) =>
     });
 const postingList = postingListOf(mixedGaps);
 
-describe('format 3 postings records', () => {
+describe('postings records', () => {
   for (const [name, lists] of [
     ['mixed gaps', postingList],
     ['gaps of every bit width', postingListOf(gapsUpToAWidth)],
@@ -65,7 +69,9 @@ describe('format 3 postings records', () => {
           const docLengths = new Proxy(lengths, { get: (t, k) => (k === 'length' ? t.length : (Number(k) % 251) + 1) }) as unknown as ArrayLike<number>;
           const out = new ByteWriter(16);
           out.varint(123); // a record need not start at 0
-          const sizes = encodeTermPostings(out, list, docLengths);
+          // An average length that is not a round number, as a real index's is.
+          const avgdl = 57.3 + (list.docs.length % 7) / 3;
+          const sizes = encodeTermPostings(out, list, docLengths, avgdl);
           const bytes = out.view();
           expect(1 + sizes.docBytes + sizes.posBytes).toBe(bytes.length);
           const decoded = decodeTermPostings(bytes, 1, 1 + sizes.docBytes, bytes.length, list.docs.length, list.positions.length);
@@ -74,12 +80,27 @@ describe('format 3 postings records', () => {
           expect(Array.from(decoded.posStart)).toEqual(Array.from(list.posStart));
           expect(Array.from(decoded.positions)).toEqual(Array.from(list.positions));
 
-          const encoded = new EncodedBlockPostings(bytes, 1, 1 + sizes.docBytes, list.docs.length);
-          const reference = new ListBlockPostings(list, docLengths);
+          const encoded = new EncodedBlockPostings(bytes, 1, 1 + sizes.docBytes, list.docs.length, avgdl);
+          const reference = new ListBlockPostings(list, docLengths, avgdl);
           expect(encoded.numBlocks).toBe(Math.ceil(list.docs.length / BLOCK_SIZE));
           expect(Array.from(encoded.blockLastDoc)).toEqual(Array.from(reference.blockLastDoc));
           expect(Array.from(encoded.blockMaxTf)).toEqual(Array.from(reference.blockMaxTf));
           expect(Array.from(encoded.blockMinDocLength)).toEqual(Array.from(reference.blockMinDocLength));
+          expect(Array.from(encoded.blockSaturation.units)).toEqual(Array.from(reference.blockSaturation!.units));
+          expect(encoded.blockSaturation).toMatchObject({ k1: SATURATION_K1, b: SATURATION_B, avgdl });
+          // The stored maximum bounds BM25's saturation tf/(tf + K) of every posting of its block, and
+          // is at most one unit above the largest.
+          for (let b = 0; b < encoded.numBlocks; b++) {
+            let largest = 0;
+            for (let i = b * BLOCK_SIZE; i < Math.min(list.docs.length, (b + 1) * BLOCK_SIZE); i++) {
+              const tf = list.tfs[i]!;
+              const K = SATURATION_K1 * (1 - SATURATION_B + (SATURATION_B * docLengths[list.docs[i]!]!) / avgdl);
+              largest = Math.max(largest, tf / (tf + K));
+            }
+            const bound = encoded.blockSaturation.units[b]! / SATURATION_UNITS;
+            expect(bound).toBeGreaterThanOrEqual(largest);
+            expect(bound - largest).toBeLessThanOrEqual(1 / SATURATION_UNITS);
+          }
 
           // A cursor visits every posting in order, and advance() lands on the first doc ≥ target.
           const c = new PostingCursor(encoded);
@@ -101,7 +122,7 @@ describe('format 3 postings records', () => {
   it('a damaged record is a decoding error, never other postings', () => {
     const list: PostingList = { docs: Int32Array.of(3, 9), tfs: Int32Array.of(1, 2), posStart: Int32Array.of(0, 1), positions: Int32Array.of(4, 0, 7) };
     const out = new ByteWriter(16);
-    const sizes = encodeTermPostings(out, list, [1, 1, 1, 5, 1, 1, 1, 1, 1, 8]);
+    const sizes = encodeTermPostings(out, list, [1, 1, 1, 5, 1, 1, 1, 1, 1, 8], 2);
     const bytes = Uint8Array.from(out.view());
     bytes[sizes.docBytes - 1] = 0xff; // the tf block's packed bits become out of range of the width byte
     expect(() => decodeTermPostings(bytes, 0, sizes.docBytes, bytes.length, 2, 3)).toThrow();
