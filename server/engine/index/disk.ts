@@ -970,6 +970,8 @@ function decodeSource(
   const numDocs = table.numDocs;
   const numTerms = lexicon.numTerms;
   const totalTokens = meta.totalTokens;
+  // What postings.bin's saturation maxima were computed for (writeIndexFiles), and BM25 reads.
+  const avgdl = averageLength(numDocs, totalTokens);
   if (table.directBytes !== directFile.dataBytes) throw new DecodeError('direct index size differs from document table');
   const stored = decoding('store.bin', () => 'trailer', () => openStoredBlocks(storeFile));
   if (table.storeBytes !== stored.recordsBytes) throw new DecodeError('document store size differs from document table');
@@ -1058,7 +1060,7 @@ function decodeSource(
     loadBlockPostings: (t: number): BlockPostings =>
       decoding('postings.bin', termLabel(t), () => {
         const { offset, docBytes, df } = lexicon.entry(t);
-        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df, averageLength(numDocs, totalTokens));
+        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df, avgdl);
         if (blocks.numBlocks > 0 && blocks.blockLastDoc[blocks.numBlocks - 1]! >= numDocs) throw new DecodeError('a document past the last document');
         // A block is decoded when the query reaches it: its errors are still this file's.
         return {

@@ -201,15 +201,13 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
     writePacked(blocks, values, 0, n);
     for (let i = 0; i < n; i++) values[i] = tfs[start + i]! - 1;
     writePacked(blocks, values, 0, n);
-    if (!withPositions) {
-      skip.varint(prev - prevLast);
-      skip.varint(blocks.length - before);
-      skip.varint(maxTf);
-      skip.varint(minLength);
-      skip.varint(maxUnits);
-      prevLast = prev;
-      continue;
-    }
+    skip.varint(prev - prevLast);
+    skip.varint(blocks.length - before);
+    skip.varint(maxTf);
+    skip.varint(minLength);
+    skip.varint(maxUnits);
+    prevLast = prev;
+    if (!withPositions) continue;
     // Positions of the block: per document the first position, then gaps minus one, packed in
     // runs of BLOCK_SIZE values.
     let total = 0;
@@ -225,12 +223,6 @@ export function encodeTermPostings(out: ByteWriter, list: PostingList, docLength
       }
     }
     for (let s = 0; s < total; s += BLOCK_SIZE) writePacked(posPart, posValues, s, Math.min(BLOCK_SIZE, total - s));
-    skip.varint(prev - prevLast);
-    skip.varint(blocks.length - before);
-    skip.varint(maxTf);
-    skip.varint(minLength);
-    skip.varint(maxUnits);
-    prevLast = prev;
   }
   out.bytes(skip.view());
   out.bytes(blocks.view());
@@ -306,8 +298,9 @@ export class EncodedBlockPostings implements BlockPostings {
   }
 
   /**
-   * Decodes block b into docs/tfs. A block once decoded is kept (the object lives in the reader's
-   * small cache of recently used terms), so repeated queries on a term decode it once.
+   * Decodes block b and points `view` at it. A block once decoded is kept (the object lives in the
+   * reader's small cache of recently used terms), so repeated queries on a term decode it once and
+   * read it in place; a list too long to keep is decoded into the view's scratch arrays.
    */
   decodeBlock(b: number, view: BlockView): void {
     const at = b * BLOCK_SIZE;

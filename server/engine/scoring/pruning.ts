@@ -322,6 +322,9 @@ export function maxScoreSearch(
     return max;
   };
 
+  /** The length part of a document's score (0 without one). */
+  const lengthAt = (doc: number): number => (lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!));
+
   /**
    * True when a document whose terms' bounds add up to `gains`, plus the length part `length`,
    * ranks after the k-th kept one, whose score as a float32 is `threshold32` (the ranking compares
@@ -352,7 +355,8 @@ export function maxScoreSearch(
   const order = new Int32Array(m);
   const windowBound = new Float64Array(m);
   const prefix = new Float64Array(m + 1);
-  const restAt = Array.from({ length: m + 1 }, () => new Float64Array(W));
+  // restAt[0] adds up nothing: it is never read.
+  const restAt = Array.from({ length: m + 1 }, (_, e) => new Float64Array(e === 0 ? 0 : W));
   let windowNumber = 0;
 
   const seeds = seedDocuments(terms, top.k, docLengths);
@@ -447,7 +451,7 @@ export function maxScoreSearch(
           const o = (w << 5) + 31 - Math.clz32(low);
           const sum = essentialSum[o]!;
           essentialSum[o] = 0;
-          if (windowKth !== undefined && belowWith(sum + nonEssential, lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!), windowKth32)) continue;
+          if (windowKth !== undefined && belowWith(sum + nonEssential, lengthAt(base + o), windowKth32)) continue;
           candidates[n] = o;
           candidateSum[n++] = sum;
         } while (bits !== 0);
@@ -473,8 +477,7 @@ export function maxScoreSearch(
         let kept = 0;
         for (let t = 0; t < n; t++) {
           const o = candidates[t]!;
-          const length = lengthPart === undefined ? 0 : lengthPart(docLengths[base + o]!);
-          if (belowWith(candidateSum[t]! + all[o]!, length, windowKth32)) continue;
+          if (belowWith(candidateSum[t]! + all[o]!, lengthAt(base + o), windowKth32)) continue;
           candidates[kept] = o;
           candidateSum[kept++] = candidateSum[t]!;
         }
@@ -500,8 +503,7 @@ export function maxScoreSearch(
               tfHere[o] = c.tf;
               stampHere[o] = windowNumber;
             }
-            const length = lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!);
-            if (belowWith(exact + (e === 0 ? 0 : rest[o]!), length, windowKth32)) continue;
+            if (belowWith(exact + (e === 0 ? 0 : rest[o]!), lengthAt(doc), windowKth32)) continue;
             candidates[kept] = o;
             candidateSum[kept++] = exact;
           }
@@ -519,7 +521,7 @@ export function maxScoreSearch(
           if (seeds[seedAt] === doc) continue;
         }
         const kth = top.threshold();
-        if (kth !== undefined && belowWith(candidateSum[t]!, lengthPart === undefined ? 0 : lengthPart(docLengths[doc]!), Math.fround(kth))) continue;
+        if (kth !== undefined && belowWith(candidateSum[t]!, lengthAt(doc), Math.fround(kth))) continue;
         for (let e = 0; e < m; e++) {
           const i = order[e]!;
           if (e >= firstEssential || !terms[i]!.neverPositive) tfs[terms[i]!.concept] = windowTfStamp[i]![o] === windowNumber ? windowTf[i]![o]! : 0;
