@@ -326,20 +326,31 @@ async function printLearnedExpansionTable(opts: EvalModelCliOptions, dataDir: st
   const log = (s: string) => console.error(`querylens: ${s}`);
   const modelDir = opts.modelDir ?? defaultModelDir();
   const { shipped, folds } = await loadLearnedModels(modelDir, opts.learned!, collections.map((c) => specs[c]!), opts.device);
+  // The combination row's TW-BERT: the weighting model of the same folder, as the editor's "model" setting reads both.
+  let weighting: WeightModel;
+  try {
+    weighting = (await loadModelForCli('twbert', modelDir, opts.device)).model;
+  } catch (err) {
+    await shipped.release();
+    await Promise.all(Object.values(folds).map((m) => m.release()));
+    throw err;
+  }
   const started = performance.now();
   try {
-    const rows = await evaluateLearnedExpansion({ specs, openIndex: (spec) => cachedIndex(specs[spec.name]!, cacheDir, log), collections, shipped, folds, limit, test, log });
+    const rows = await evaluateLearnedExpansion({ specs, openIndex: (spec) => cachedIndex(specs[spec.name]!, cacheDir, log), collections, shipped, folds, weighting, limit, test, log });
     const cpu = cpus();
     const header = [
       `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), learned expansion on ${shipped.device}; ${((performance.now() - started) / 1000).toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
       `Training collections: each ranked by the fold model in ${opts.learned}/<collection>/, trained and selected without it (checked from its surface.json); reporting sets by ${modelDir} (trained on ${(shipped.config.provenance?.trainedOn ?? []).join(', ') || 'unknown'}).`,
       'Terrier BM25 (k1 1.2, b 0.75, k3 8), top 1000; Bo1: 3 feedback documents, 10 terms; learned + Bo1: Bo1 over the learned query\'s own first pass.',
+      `TW-BERT + learned + Bo1, as the editor's compare panel builds it: TW-BERT's query as \`querylens weigh\` writes it (${modelDir}), its learned expansion, then Bo1 over that query's own first pass. ${describeProvenance(weighting.config.models.twbert?.provenance, Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]))).replace('The model', 'TW-BERT')}`,
     ];
     const text = formatLearnedTable(rows, header);
-    process.stdout.write(text);
+    process.stdout.write(opts.json ? JSON.stringify({ header, rows }, null, 2) + '\n' : text);
     if (opts.out) writeOutputFile(opts.out, text);
   } finally {
     await shipped.release();
+    await weighting.dispose();
     await Promise.all(Object.values(folds).map((m) => m.release()));
   }
 }

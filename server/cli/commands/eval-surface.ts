@@ -1,10 +1,12 @@
 /**
  * The learned surface-form expansion's table (issue 15 targets), printed by `querylens eval-model --learned DIR`:
  * on each collection of eval-model (the seven training collections, each ranked by its fold model trained and
- * selected without it, model/csurf/train.py; SciFact test and NFCorpus test by the shipped model), four systems
+ * selected without it, model/csurf/train.py; SciFact test and NFCorpus test by the shipped model), five systems
  * ranked by the service layer as `search` ranks them: uniform BM25, BM25 + Bo1, the learned expansion, the
- * learned expansion + Bo1 (Bo1 over the expanded query's own first pass). MAP and nDCG@10, the change against
- * uniform BM25 with per-query wins/losses and a paired test, and the combination against plain Bo1.
+ * learned expansion + Bo1 (Bo1 over the expanded query's own first pass), and the best combination a user builds
+ * in the editor, as the compare panel ranks it: TW-BERT's weighted query (as `querylens weigh` writes it), its
+ * learned expansion, then Bo1. MAP and nDCG@10, the change against uniform BM25 with per-query wins/losses and a
+ * paired test, and each combination against plain Bo1.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import type { Run } from '../../engine/eval/trec-files.js';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { SearchHit } from '../../engine/search.js';
 import type { SurfaceModel } from '../../model/surface-model.js';
+import type { WeightModel } from '../../model/runtime.js';
 import { CliError } from '../errors.js';
 
 /** What this table needs of eval-model's collection list (eval-model.ts collectionSpecs). */
@@ -29,7 +32,10 @@ const SYSTEMS = [
   { id: 'bm25-bo1', label: 'BM25 + Bo1', learned: false, bo1: true },
   { id: 'learned', label: 'Learned expansion', learned: true, bo1: false },
   { id: 'learned-bo1', label: 'Learned expansion + Bo1', learned: true, bo1: true },
+  { id: 'twbert-learned-bo1', label: 'TW-BERT + learned + Bo1', learned: true, bo1: true },
 ] as const;
+const LEARNED_BO1 = 3;
+const COMBINED = 4;
 
 interface Cell {
   mean: number;
@@ -45,9 +51,11 @@ export interface LearnedRow {
   /** The fold model's `leftOut`, or null for the shipped model. */
   leftOut: string | null;
   queries: number;
-  /** Per system, per measure: against uniform BM25; `vsBo1` for the combination against plain Bo1. */
+  /** Per system, per measure: against uniform BM25; `vsBo1` for the two combinations against plain Bo1 (by system id). */
   cells: Record<string, Record<string, Cell>>;
-  vsBo1: Record<string, Cell>;
+  vsBo1: Record<string, Record<string, Cell>>;
+  /** Queries TW-BERT could not weigh (ranked in the combination as written, then expanded). */
+  unweighed: number;
   /** Mean number of words added per query, and p50 of the expansion (candidates + model) in ms. */
   addedPerQuery: number;
   p50Ms: number;
@@ -66,6 +74,8 @@ export async function evaluateLearnedExpansion(options: {
   collections: string[];
   shipped: SurfaceModel;
   folds: Record<string, SurfaceModel>;
+  /** The term-weighting model of the combination row (the shipped TW-BERT). */
+  weighting: WeightModel;
   limit?: number;
   test: 't' | 'randomization';
   log: (s: string) => void;
@@ -74,7 +84,9 @@ export async function evaluateLearnedExpansion(options: {
   const { formatRunLines } = await import('../../engine/search.js');
   const { LocalIndexBackend } = await import('../../service/backend.js');
   const { rankQuery } = await import('../../service/ranking.js');
-  const { rankLearned } = await import('../../service/surface-expansion.js');
+  const { rankLearned, expandLearnedText } = await import('../../service/surface-expansion.js');
+  const { weighQueries } = await import('../../service/weigh.js');
+  const { printIndri } = await import('../../../grammar/index.js');
   const { SurfaceResources } = await import('../../model/surface-resources.js');
   const { defaultModelDir } = await import('../../model/runtime.js');
   const { parseRun, readQrelsFile, compareRuns, evaluate, perQueryValues } = await import('../../engine/eval/index.js');
@@ -98,11 +110,20 @@ export async function evaluateLearnedExpansion(options: {
     const runs: Run[] = [];
     let added = 0;
     const times: number[] = [];
-    for (const system of SYSTEMS) {
+    // The editor's combination starts from TW-BERT's query as `weigh` writes it; a query the model cannot weigh
+    // (or that weighs to nothing) stays as written, as the compare panel then shows learned + Bo1.
+    const weighed = await weighQueries(options.weighting, entries.map((e) => ({ ast: e.result.ast, text: e.text })), 4, backend);
+    const weightedText = weighed.map((w) => (w.ok && w.weighted.root ? printIndri(w.weighted) : null));
+    const unweighed = weightedText.filter((t) => t === null).length;
+    for (const [si, system] of SYSTEMS.entries()) {
       const lines: string[] = [];
-      for (const e of entries) {
+      for (const [ei, e] of entries.entries()) {
         let hits: SearchHit[];
-        if (system.learned) {
+        const text = weightedText[ei];
+        if (si === COMBINED && text) {
+          const x = await expandLearnedText(backend, text, 'indri', { model, resources });
+          hits = rankQuery(backend, x.ast, { ...search, expand: bo1 }).hits;
+        } else if (system.learned) {
           const started = performance.now();
           const r = await rankLearned(backend, e.result.ast, e.text, { model, resources }, search, system.bo1 ? bo1 : undefined);
           if (!system.bo1) {
@@ -145,7 +166,8 @@ export async function evaluateLearnedExpansion(options: {
       leftOut,
       queries: entries.length,
       cells: Object.fromEntries(SYSTEMS.map((s, i) => [s.id, vsBm25(i)])),
-      vsBo1: vsBo1(3),
+      vsBo1: { [SYSTEMS[LEARNED_BO1]!.id]: vsBo1(LEARNED_BO1), [SYSTEMS[COMBINED]!.id]: vsBo1(COMBINED) },
+      unweighed,
       addedPerQuery: entries.length ? added / entries.length : 0,
       p50Ms: times.length ? times[Math.floor(times.length / 2)]! : 0,
     });
@@ -161,27 +183,34 @@ function pct(x: number | null): string {
 /** The table as markdown: MAP change against uniform BM25 per collection, the mean of the training collections, the reporting sets. */
 export function formatLearnedTable(rows: readonly LearnedRow[], header: string[]): string {
   const out = [...header, '', '† = paired test against the baseline, p < 0.05. W/L = queries better / worse (MAP).', ''];
-  out.push('| MAP | BM25 | BM25 + Bo1 | Learned expansion (W/L) | Learned + Bo1 | Learned + Bo1 vs Bo1 | words added / query | expansion p50 |');
-  out.push('|---|---|---|---|---|---|---|---|');
+  const combined = SYSTEMS[COMBINED]!.id;
+  const learnedBo1 = SYSTEMS[LEARNED_BO1]!.id;
+  const mark = (c: Cell) => `${pct(c.change)}${c.significant ? '†' : ''}`;
+  out.push('| MAP | BM25 | BM25 + Bo1 | Learned expansion (W/L) | Learned + Bo1 | Learned + Bo1 vs Bo1 | TW-BERT + learned + Bo1 | TW-BERT + learned + Bo1 vs Bo1 (W/L) | words added / query | expansion p50 |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
   const row = (r: LearnedRow) => {
     const c = (id: string) => r.cells[id]!.map!;
     const l = c('learned');
-    return `| ${r.collection.label} (${r.queries} q${r.leftOut ? ', left out' : r.collection.role === 'reporting' ? ', reporting' : ''}) | ${c('bm25').mean.toFixed(4)} | ${pct(c('bm25-bo1').change)}${c('bm25-bo1').significant ? '†' : ''} | ${pct(l.change)}${l.significant ? '†' : ''} (${l.wins}/${l.losses}) | ${pct(c('learned-bo1').change)}${c('learned-bo1').significant ? '†' : ''} | ${pct(r.vsBo1.map!.change)}${r.vsBo1.map!.significant ? '†' : ''} | ${r.addedPerQuery.toFixed(1)} | ${r.p50Ms.toFixed(1)} ms |`;
+    const vs = r.vsBo1[combined]!.map!;
+    const role = r.leftOut ? ', left out' : r.collection.role === 'reporting' ? ', reporting' : '';
+    return `| ${r.collection.label} (${r.queries} q${role}) | ${c('bm25').mean.toFixed(4)} | ${mark(c('bm25-bo1'))} | ${mark(l)} (${l.wins}/${l.losses}) | ${mark(c(learnedBo1))} | ${mark(r.vsBo1[learnedBo1]!.map!)} | ${mark(c(combined))} | ${mark(vs)} (${vs.wins}/${vs.losses}) | ${r.addedPerQuery.toFixed(1)} | ${r.p50Ms.toFixed(1)} ms |`;
   };
   const training = rows.filter((r) => r.collection.role === 'training');
   for (const r of training) out.push(row(r));
   if (training.length > 1) {
     const mean = (f: (r: LearnedRow) => number | null) => pct(training.reduce((s, r) => s + (f(r) ?? 0), 0) / training.length);
     out.push(
-      `| **mean of the ${training.length} training collections (each left out)** | — | ${mean((r) => r.cells['bm25-bo1']!.map!.change)} | ${mean((r) => r.cells.learned!.map!.change)} | ${mean((r) => r.cells['learned-bo1']!.map!.change)} | ${mean((r) => r.vsBo1.map!.change)} | | |`,
+      `| **mean of the ${training.length} training collections (each left out)** | — | ${mean((r) => r.cells['bm25-bo1']!.map!.change)} | ${mean((r) => r.cells.learned!.map!.change)} | ${mean((r) => r.cells[learnedBo1]!.map!.change)} | ${mean((r) => r.vsBo1[learnedBo1]!.map!.change)} | ${mean((r) => r.cells[combined]!.map!.change)} | ${mean((r) => r.vsBo1[combined]!.map!.change)} | | |`,
     );
   }
   for (const r of rows.filter((x) => x.collection.role === 'reporting')) out.push(row(r));
+  const unweighed = rows.filter((r) => r.unweighed > 0);
+  if (unweighed.length) out.push('', `Queries TW-BERT could not weigh (in the combination as written, then expanded): ${unweighed.map((r) => `${r.collection.label} ${r.unweighed}`).join(', ')}.`);
   out.push('');
-  out.push('| nDCG@10 | BM25 | BM25 + Bo1 | Learned expansion | Learned + Bo1 |', '|---|---|---|---|---|');
+  out.push('| nDCG@10 | BM25 | BM25 + Bo1 | Learned expansion | Learned + Bo1 | TW-BERT + learned + Bo1 |', '|---|---|---|---|---|---|');
   for (const r of rows) {
     const c = (id: string) => r.cells[id]!.ndcg_cut_10!;
-    out.push(`| ${r.collection.label} | ${c('bm25').mean.toFixed(4)} | ${pct(c('bm25-bo1').change)}${c('bm25-bo1').significant ? '†' : ''} | ${pct(c('learned').change)}${c('learned').significant ? '†' : ''} | ${pct(c('learned-bo1').change)}${c('learned-bo1').significant ? '†' : ''} |`);
+    out.push(`| ${r.collection.label} | ${c('bm25').mean.toFixed(4)} | ${mark(c('bm25-bo1'))} | ${mark(c('learned'))} | ${mark(c(learnedBo1))} | ${mark(c(combined))} |`);
   }
   return out.join('\n') + '\n';
 }
