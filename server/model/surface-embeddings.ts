@@ -3,10 +3,12 @@
  * in model/artifacts/surface-embeddings.bin (built by model/surface-embeddings.mjs: the most frequent
  * alphabetic words, L2-normalised, int8). Read once, on first use; a missing or damaged file is a typed,
  * explained state (`SurfaceResourceProblem`), never a crash and never an empty answer passed off as one.
+ * Each word's nearest words come from a precomputed table (surface-neighbours.bin), read the same way.
  */
 import { existsSync, readFileSync } from 'node:fs';
 
 const MAGIC = 'QLEMB1\n';
+const NEIGHBOURS_MAGIC = 'QLNBR1\n';
 
 export interface WordNeighbour {
   word: string;
@@ -16,7 +18,7 @@ export interface WordNeighbour {
 
 /** Why a lexical resource of the learned expansion is not available, in words a user can act on. */
 export interface SurfaceResourceProblem {
-  resource: 'embeddings' | 'wordnet';
+  resource: 'embeddings' | 'neighbours' | 'wordnet';
   message: string;
 }
 
@@ -49,41 +51,32 @@ export class WordEmbeddings {
     return va && vb ? dot(va, vb) : undefined;
   }
 
-  /** The rows of the words `keep` says yes to, copied into one dense matrix (a search then walks contiguous memory). */
-  subset(keep: (word: string) => boolean): WordSubset {
-    const rows: number[] = [];
-    this.words.forEach((w, i) => {
-      if (keep(w)) rows.push(i);
-    });
-    const matrix = new Float32Array(rows.length * this.dims);
-    rows.forEach((r, i) => matrix.set(this.vectors.subarray(r * this.dims, (r + 1) * this.dims), i * this.dims));
-    return { words: rows.map((r) => this.words[r]!), matrix };
+  /** The row of `word` in the vocabulary, or undefined when it has none. */
+  rowOf(word: string): number | undefined {
+    return this.index.get(word);
   }
 
-  /** The `k` words of `subset` most similar to `target`, best first, those in `exclude` left out. */
-  nearest(target: Float32Array, k: number, exclude: ReadonlySet<string>, subset: WordSubset): WordNeighbour[] {
-    const best: WordNeighbour[] = [];
-    const { words, matrix } = subset;
-    const d = this.dims;
-    for (let i = 0, o = 0; i < words.length; i++, o += d) {
-      let s = 0;
-      for (let j = 0; j < d; j++) s += target[j]! * matrix[o + j]!;
-      if (best.length === k && s <= best[k - 1]!.similarity) continue;
-      const word = words[i]!;
-      if (exclude.has(word)) continue;
-      let at = best.length < k ? best.length : k - 1;
-      while (at > 0 && best[at - 1]!.similarity < s) at--;
-      best.splice(at, 0, { word, similarity: s });
-      if (best.length > k) best.pop();
-    }
-    return best;
+  /** Cosine similarity of two rows. */
+  rowSimilarity(a: number, b: number): number {
+    return dot(this.vectors.subarray(a * this.dims, (a + 1) * this.dims), this.vectors.subarray(b * this.dims, (b + 1) * this.dims));
   }
 }
 
-/** Some rows of the vectors, densely stored: the words of one index. */
-export interface WordSubset {
-  words: string[];
-  matrix: Float32Array;
+/**
+ * Each word's K nearest words of the vocabulary, nearest first (model/surface-neighbours.py): a word's neighbours
+ * in an index are read from its row instead of scanning the index's vectors.
+ */
+export class NeighbourTable {
+  constructor(
+    readonly k: number,
+    /** words × k row numbers. */
+    private readonly rows: Uint16Array,
+  ) {}
+
+  /** The rows nearest to `row`, nearest first. */
+  of(row: number): Uint16Array {
+    return this.rows.subarray(row * this.k, (row + 1) * this.k);
+  }
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -118,4 +111,24 @@ export function readWordEmbeddings(file: string): { ok: true; embeddings: WordEm
     for (let j = 0; j < dims; j++) vectors[i * dims + j] = quantised[i * dims + j]! * scale;
   }
   return { ok: true, embeddings: new WordEmbeddings(words, dims, vectors) };
+}
+
+/** Reads surface-neighbours.bin for `embeddings`' vocabulary; a problem says what is wrong and how to build the file. */
+export function readNeighbourTable(file: string, embeddings: WordEmbeddings): { ok: true; table: NeighbourTable } | { ok: false; problem: SurfaceResourceProblem } {
+  const rebuild = 'build it with `/usr/bin/python3 model/surface-neighbours.py` (from surface-embeddings.bin)';
+  if (!existsSync(file)) {
+    return { ok: false, problem: { resource: 'neighbours', message: `no neighbour table at ${file}: embedding neighbours are not suggested; ${rebuild}` } };
+  }
+  const bytes = readFileSync(file);
+  const bad = (why: string) => ({ ok: false as const, problem: { resource: 'neighbours' as const, message: `${file} is not a neighbour table for these word vectors (${why}); ${rebuild}` } });
+  if (bytes.length < NEIGHBOURS_MAGIC.length + 8 || bytes.toString('latin1', 0, NEIGHBOURS_MAGIC.length) !== NEIGHBOURS_MAGIC) return bad('wrong header');
+  const count = bytes.readUInt32LE(NEIGHBOURS_MAGIC.length);
+  const k = bytes.readUInt32LE(NEIGHBOURS_MAGIC.length + 4);
+  const start = NEIGHBOURS_MAGIC.length + 8;
+  if (count !== embeddings.words.length) return bad(`it has ${count} words, the vectors ${embeddings.words.length}`);
+  if (k === 0 || bytes.length !== start + count * k * 2) return bad('its length does not match its header');
+  const rows = new Uint16Array(count * k);
+  for (let i = 0; i < rows.length; i++) rows[i] = bytes.readUInt16LE(start + 2 * i);
+  for (let i = 0; i < rows.length; i++) if (rows[i]! >= count) return bad(`row ${Math.floor(i / k)} names word ${rows[i]}`);
+  return { ok: true, table: new NeighbourTable(k, rows) };
 }

@@ -6,13 +6,14 @@
 import { join } from 'node:path';
 import type { IndexReader } from '../engine/index/reader.js';
 import type { SurfaceLexicon } from '../engine/expansion/surface-candidates.js';
-import { readWordEmbeddings, type SurfaceResourceProblem, type WordEmbeddings, type WordSubset } from './surface-embeddings.js';
+import { readNeighbourTable, readWordEmbeddings, type NeighbourTable, type SurfaceResourceProblem, type WordEmbeddings } from './surface-embeddings.js';
 import { DEFAULT_WORDNET_DIR, openWordNet, type WordNet } from './surface-wordnet.js';
 
 export const SURFACE_EMBEDDINGS_FILE = 'surface-embeddings.bin';
+export const SURFACE_NEIGHBOURS_FILE = 'surface-neighbours.bin';
 
 export interface SurfaceResourceOptions {
-  /** The folder of surface-embeddings.bin (the model artifacts). */
+  /** The folder of surface-embeddings.bin and surface-neighbours.bin (the model artifacts). */
   modelDir: string;
   /** WordNet's database folder (default QUERYLENS_WORDNET, else /usr/share/wordnet). */
   wordnetDir?: string;
@@ -23,10 +24,11 @@ const ALPHABETIC = /^\p{L}+$/u;
 
 export class SurfaceResources {
   private embeddings: WordEmbeddings | null | undefined;
+  private neighbourTable: NeighbourTable | null | undefined;
   private wordnet: WordNet | null | undefined;
   private readonly found: SurfaceResourceProblem[] = [];
-  /** Per index: the vector rows of the words of that index (an indexed term of their own). */
-  private readonly subsets = new WeakMap<IndexReader, WordSubset>();
+  /** Per index: which vocabulary rows are words of that index (an indexed term of their own), 1 = yes. */
+  private readonly indexRows = new WeakMap<IndexReader, Uint8Array>();
 
   constructor(private readonly options: SurfaceResourceOptions) {}
 
@@ -53,17 +55,27 @@ export class SurfaceResources {
     return this.wordnet;
   }
 
-  private indexWords(reader: IndexReader, embeddings: WordEmbeddings): WordSubset {
-    let subset = this.subsets.get(reader);
-    if (!subset) {
-      subset = embeddings.subset((w) => {
-        if (!ALPHABETIC.test(w)) return false;
-        const terms = reader.analyzer.analyzeTerm(w);
-        return terms.length === 1 && (reader.termStats(terms[0]!)?.df ?? 0) > 0;
-      });
-      this.subsets.set(reader, subset);
+  private neighbours(embeddings: WordEmbeddings): NeighbourTable | null {
+    if (this.neighbourTable === undefined) {
+      const r = readNeighbourTable(join(this.options.modelDir, SURFACE_NEIGHBOURS_FILE), embeddings);
+      this.neighbourTable = r.ok ? r.table : null;
+      if (!r.ok) this.found.push(r.problem);
     }
-    return subset;
+    return this.neighbourTable;
+  }
+
+  private indexWords(reader: IndexReader, embeddings: WordEmbeddings): Uint8Array {
+    let rows = this.indexRows.get(reader);
+    if (!rows) {
+      rows = new Uint8Array(embeddings.words.length);
+      embeddings.words.forEach((w, i) => {
+        if (!ALPHABETIC.test(w)) return;
+        const terms = reader.analyzer.analyzeTerm(w);
+        if (terms.length === 1 && (reader.termStats(terms[0]!)?.df ?? 0) > 0) rows![i] = 1;
+      });
+      this.indexRows.set(reader, rows);
+    }
+    return rows;
   }
 
   /** The lexicon for candidates in `reader`'s collection (loads the resources on first call). */
@@ -73,17 +85,23 @@ export class SurfaceResources {
     if (wordnet) lexicon.synonyms = (word) => wordnet.synonyms(word);
     const embeddings = this.vectors();
     if (embeddings) {
-      const subset = this.indexWords(reader, embeddings);
       lexicon.similarity = (a, b) => embeddings.similarity(a, b);
-      lexicon.neighbours = (word, k, accept) => {
-        const v = embeddings.vector(word);
-        if (!v) return [];
-        // A few spares, since `accept` may still refuse a word (another query word's term).
-        return embeddings
-          .nearest(v, k * 3, new Set([word]), subset)
-          .filter((n) => accept(n.word))
-          .slice(0, k);
-      };
+      const table = this.neighbours(embeddings);
+      if (table) {
+        const inIndex = this.indexWords(reader, embeddings);
+        // The word's nearest words of the vocabulary that this index holds, nearest first.
+        lexicon.neighbours = (word, k, accept) => {
+          const row = embeddings.rowOf(word);
+          if (row === undefined) return [];
+          const out: { word: string; similarity: number }[] = [];
+          for (const r of table.of(row)) {
+            if (out.length >= k) break;
+            const w = embeddings.words[r]!;
+            if (inIndex[r] && accept(w)) out.push({ word: w, similarity: embeddings.rowSimilarity(row, r) });
+          }
+          return out;
+        };
+      }
     }
     return lexicon;
   }

@@ -1,7 +1,7 @@
 /**
  * `querylens eval-model --learned DIR` (eval-surface.ts) on the first queries of ADI, with a fold model that
  * suggests something (the LSP fixture surface.onnx: a WordNet synonym 0.6, every other candidate 0, beside the
- * shipped word vectors): every row equals the CLI pipeline a user would run for it, so the table measures what
+ * shipped word vectors and their neighbour table): every row equals the CLI pipeline a user would run for it, so the table measures what
  * the editor and the CLI do:
  * - learned: `expand --method learned` then `search`;
  * - learned + Bo1: `expand --method learned` then `search --expand bo1`;
@@ -49,7 +49,7 @@ interface Row {
 function fold(dir: string, provenance: unknown): string {
   mkdirSync(dir, { recursive: true });
   copyFileSync(join(FIXTURE, 'surface.onnx'), join(dir, 'surface.onnx'));
-  copyFileSync(join(REPO_ROOT, 'model', 'artifacts', 'surface-embeddings.bin'), join(dir, 'surface-embeddings.bin'));
+  for (const f of ['surface-embeddings.bin', 'surface-neighbours.bin']) copyFileSync(join(REPO_ROOT, 'model', 'artifacts', f), join(dir, f));
   const config = JSON.parse(readFileSync(join(FIXTURE, 'surface.json'), 'utf8'));
   writeFileSync(join(dir, 'surface.json'), JSON.stringify({ ...config, provenance }));
   return dir;

@@ -8,7 +8,7 @@
  *   that share the query term's stem but its last two letters (at least 5 letters) and add at most 4. In an index of terms as written, the variants Porter merges (terms whose Porter
  *   stem is the query word's).
  * - `wordnet`: WordNet synonyms (the other lemmas of the word's most frequent senses).
- * - `embedding`: nearest neighbours by word vector (GloVe) among the words of this index.
+ * - `embedding`: the word's nearest words by word vector (GloVe) in the whole vocabulary that this index holds.
  * - `cooccurrence`: terms that occur with the query word in the first-pass top k documents, ranked by
  *   the share of those documents that hold both, times idf.
  * The lexical resources are passed in (`SurfaceLexicon`), so the engine reads no model files; without

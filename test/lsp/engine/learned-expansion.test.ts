@@ -176,7 +176,7 @@ describe('learned expansion with the shipped model (trained 0 steps)', () => {
   let status: LearnedStatus;
   beforeAll(async () => {
     const artifacts = join(REPO, 'model/artifacts');
-    root = await workspace([...['surface.json', 'surface.onnx', 'surface-embeddings.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
+    root = await workspace([...['surface.json', 'surface.onnx', 'surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
     const started = await startIn(root);
     client = started.client;
     status = started.status as LearnedStatus;

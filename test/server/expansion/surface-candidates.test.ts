@@ -1,15 +1,17 @@
 /**
  * Candidate surface forms (server/engine/expansion/surface-candidates.ts) against a small index, with the
- * shipped word vectors and Debian's WordNet (server/model/surface-resources.ts): every candidate is an
- * indexed term, each source finds what it should, and a missing resource is an explained state.
+ * shipped word vectors, their neighbour table and Debian's WordNet (server/model/surface-resources.ts): every
+ * candidate is an indexed term, each source finds what it should (the table's neighbours as an exhaustive scan of
+ * the vocabulary finds them), and a missing resource is an explained state.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { surfaceCandidates, type QueryWord } from '../../../server/engine/expansion/surface-candidates.js';
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import { defaultModelDir } from '../../../server/model/runtime.js';
+import { readNeighbourTable, readWordEmbeddings } from '../../../server/model/surface-embeddings.js';
 import { SurfaceResources } from '../../../server/model/surface-resources.js';
 import { DEFAULT_WORDNET_DIR } from '../../../server/model/surface-wordnet.js';
 
@@ -62,6 +64,43 @@ describe('surface candidates', () => {
     expect(byVector.map((c) => c.word)).toEqual(expect.arrayContaining(['truck']));
     for (const c of byVector) expect(c.similarity).toBeGreaterThan(0.3);
     expect(byVector.map((c) => c.word)).not.toContain('poetry');
+  });
+
+  it("reads a word's neighbours from the table: its nearest words of the vocabulary that the index holds, as an exhaustive scan finds them", () => {
+    const embeddings = readWordEmbeddings(join(defaultModelDir(), 'surface-embeddings.bin'));
+    if (!embeddings.ok) throw new Error(embeddings.problem.message);
+    const vectors = embeddings.embeddings;
+    const table = readNeighbourTable(join(defaultModelDir(), 'surface-neighbours.bin'), vectors);
+    if (!table.ok) throw new Error(table.problem.message);
+    const indexed = (w: string) => /^[a-z]+$/.test(w) && reader.analyzer.analyzeTerm(w).length === 1 && (reader.termStats(reader.analyzer.analyzeTerm(w)[0]!)?.df ?? 0) > 0;
+    let found = 0;
+    for (const word of ['car', 'engine', 'fuel', 'truck', 'highway', 'painting']) {
+      // Every vocabulary word by cosine, nearest first: the table's row is its first K.
+      const all = vectors.words.map((w) => ({ w, s: vectors.similarity(word, w)! })).filter((x) => x.w !== word);
+      all.sort((a, b) => b.s - a.s);
+      const expected = all.slice(0, table.table.k).filter((x) => indexed(x.w)).slice(0, 3);
+      const got = lexicon.neighbours!(word, 3, () => true);
+      // Same similarities in the same order (a near-tie may swap two words of equal similarity).
+      expect(got.map((n) => n.similarity)).toEqual(expected.map((x) => expect.closeTo(x.s, 5)));
+      for (const n of got) expect(indexed(n.word)).toBe(true);
+      found += got.length;
+    }
+    expect(found).toBeGreaterThan(3);
+  });
+
+  it('explains a missing neighbour table: no embedding neighbours, the similarities still read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ql-surface-'));
+    copyFileSync(join(defaultModelDir(), 'surface-embeddings.bin'), join(dir, 'surface-embeddings.bin'));
+    const bare = new SurfaceResources({ modelDir: dir, wordnetDir: '/nonexistent/wordnet' });
+    const lex = bare.lexiconFor(reader);
+    expect(lex.neighbours).toBeUndefined();
+    expect(lex.similarity!('car', 'truck')).toBeGreaterThan(0.3);
+    expect(bare.problems.find((p) => p.resource === 'neighbours')!.message).toMatch(/no neighbour table at .*surface-neighbours\.bin: embedding neighbours are not suggested; build it with .*model\/surface-neighbours\.py/);
+    // A table of another vocabulary is refused with the reason.
+    writeFileSync(join(dir, 'surface-neighbours.bin'), Buffer.concat([Buffer.from('QLNBR1\n', 'latin1'), Buffer.from(new Uint32Array([3, 1]).buffer), Buffer.from(new Uint16Array([1, 2, 0]).buffer)]));
+    const other = new SurfaceResources({ modelDir: dir, wordnetDir: '/nonexistent/wordnet' });
+    expect(other.lexiconFor(reader).neighbours).toBeUndefined();
+    expect(other.problems.find((p) => p.resource === 'neighbours')!.message).toMatch(/is not a neighbour table for these word vectors \(it has 3 words, the vectors 40000\)/);
   });
 
   it('finds the morphological variants Porter splits, written as words of the documents', () => {
