@@ -16,7 +16,7 @@
  */
 import type { IndexReader } from '../index/reader.js';
 import { porterStem } from '../analysis/porter.js';
-import { mapsBackTo, surfaceForms } from './surface-forms.js';
+import { mapsBackTo, representativeWord, surfaceForms } from './surface-forms.js';
 
 export type CandidateSource = 'variant' | 'wordnet' | 'embedding' | 'cooccurrence';
 export const CANDIDATE_SOURCES: readonly CandidateSource[] = ['variant', 'wordnet', 'embedding', 'cooccurrence'];
@@ -178,8 +178,7 @@ function variants(reader: IndexReader, qw: QueryWord, limit: number): { term: st
     out.splice(limit);
     // The stem is not a word: write the word the documents use for it (a few postings' stored text).
     for (const v of out) {
-      const docs = reader.postings(v.term)?.docs.subarray(0, 3) ?? [];
-      const form = surfaceForms(reader, Array.from(docs), [v.term]).get(v.term)!;
+      const form = representativeWord(reader, v.term);
       v.word = form.text;
       v.raw = form.raw || !mapsBackTo(reader.analyzer, form.text, v.term);
     }

@@ -67,7 +67,17 @@ export function surfaceForms(reader: IndexReader, docs: readonly number[], stems
  * vocabulary completion's insert text): the most frequent word there that analyses back to the term.
  */
 export function representativeWord(reader: IndexReader, stem: string, maxDocs = 3): SurfaceForm {
-  const postings = reader.postings(stem);
-  const docs = postings ? Array.from(postings.docs.subarray(0, maxDocs)) : [];
-  return surfaceForms(reader, docs, [stem]).get(stem)!;
+  // A reader's index does not change, so each term's word is read from the stored text once.
+  let known = representatives.get(reader);
+  if (!known) representatives.set(reader, (known = new Map()));
+  const key = `${maxDocs} ${stem}`;
+  let form = known.get(key);
+  if (!form) {
+    const postings = reader.postings(stem);
+    const docs = postings ? Array.from(postings.docs.subarray(0, maxDocs)) : [];
+    known.set(key, (form = surfaceForms(reader, docs, [stem]).get(stem)!));
+  }
+  return form;
 }
+
+const representatives = new WeakMap<IndexReader, Map<string, SurfaceForm>>();
