@@ -5,11 +5,13 @@ The model: an MLP over each candidate's features (server/model/surface-features.
 the query word and to the rest of the query, collection statistics beside the query word's), a sigmoid
 weight in (0, 1) per candidate surface form; under MIN_WEIGHT it is not suggested.
 
-The expanded query is the one the engine ranks: each query word becomes `#wsyn(1 word w_c cand …)`, one
-pseudo-term with tf = tf_word + Σ w_c·tf_c (SEMANTICS.md §1.4), scored by Terrier BM25 (k1 1.2, b 0.75,
-k3 8; idf log2((N − df + 0.5)/(df + 0.5))). The engine's df of the group is the union of the documents of
-its items with weight > 0; training uses df_word + Σ gate(w_c)·(df_c − df(word ∧ c)), a soft gate
-for "weight ≥ MIN_WEIGHT", which counts a document shared by two candidates (but not the word) twice.
+The expanded query is the one the engine ranks, in one of two forms (a knob): `wsyn`, each query word becomes
+`#wsyn(1 word w_c cand …)`, one pseudo-term with tf = tf_word + Σ w_c·tf_c (SEMANTICS.md §1.4), scored by Terrier
+BM25 (k1 1.2, b 0.75, k3 8; idf log2((N − df + 0.5)/(df + 0.5))), whose df is the union of the documents of its
+items with weight > 0 (training uses df_word + Σ gate(w_c)·(df_c − df(word ∧ c)), a soft gate for "weight ≥
+MIN_WEIGHT", which counts a document shared by two candidates (but not the word) twice); or `terms`, each word
+becomes `#weight(1 word w_c cand …)`, every alternative a term with its own tf and df and query weight w_c times
+the word's.
 The loss is ListNet's cross-entropy between the softmax of the BM25 scores over the query's document pool
 (model/csurf/export.mjs) and a target of grade / rank² (`Batch.loss`), each training collection weighing the same.
 
@@ -17,9 +19,10 @@ The loss is ListNet's cross-entropy between the softmax of the BM25 scores over 
                                                # shipped model (the knob the rotation chose, all seven) into artifacts/
   /usr/bin/python3 -m model.csurf.train smoke           # a few steps on one collection (the test)
 
-Selection (as model/twbert/loco.py): for each training collection L left out, every knob (steps) is
-scored by an inner rotation over the six others (train on five, pool MAP gain over uniform on the sixth),
-the best is trained on all six, and L is reported with that fold model. A training on the five collections
+Selection (as model/twbert/loco.py): for each training collection L left out, every knob (the query form, the
+largest weight a candidate may get, which candidate sources may be suggested, the number of steps; `KNOBS`) is scored by an
+inner rotation over the six others (train on five, pool MAP gain over uniform on the sixth), the best is trained
+on all six, and L is reported with that fold model. A training on the five collections
 outside {L, V} serves both L's inner rotation (validated on V) and V's (validated on L), so the 21 pairs are
 trained once each. SciFact test and NFCorpus test are never read. The shipped model uses the knob that wins
 the rotation over all seven (validated on each with the model trained on the six others).
@@ -27,6 +30,7 @@ the rotation over all seven (validated on each with the model trained on the six
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import math
 import os
@@ -41,8 +45,23 @@ from model.twbert.common import DEVICE
 K1, B, K3 = 1.2, 0.75, 8.0
 MIN_WEIGHT = 0.05
 TRAINING = ["cacm", "scifact-train", "cranfield", "adi", "lisa", "time", "nfcorpus-dev"]
-STEP_KNOBS = [0, 100]  # full-batch Adam steps: the one knob the rotation chooses (0 = suggest nothing)
-QUERY_CAP = 30  # queries per collection (a seeded sample of the larger ones), to keep the rotation short
+STEP_KNOBS = [0, 25, 50, 100]  # full-batch Adam steps (0 = suggest nothing); checkpoints of one training
+# The largest weight a candidate may get (the model's sigmoid times it): a cap keeps an alternative below the
+# user's word, as Bo1 keeps its added terms below the query's.
+CAP_KNOBS = [0.5, 0.25]
+# Which candidates may be suggested, by source (a candidate from any allowed source is kept): co-occurrence and
+# word-vector neighbours are related words more often than alternatives (MODEL_CARD.md), so the rotation may drop them.
+SOURCE_KNOBS = {
+    "all": ("variant", "wordnet", "embedding", "cooccurrence"),
+    "lexical": ("variant", "wordnet", "embedding"),
+    "variant-wordnet": ("variant", "wordnet"),
+}
+SOURCES = ("variant", "wordnet", "embedding", "cooccurrence")  # the first four features (surface-features.ts)
+# How the alternatives go into the query (surface-query.ts): one #wsyn pseudo-term per word, whose df is the union of
+# its items' (so every alternative lowers the word's own idf, whatever its weight), or each alternative a term of its
+# own beside the word, #weight(1 word w alt), as Lucene's (word OR alt^w) and Bo1's added terms are.
+FORM_KNOBS = ["wsyn", "terms"]
+QUERY_CAP = 50  # queries per collection (a seeded sample of the larger ones), to keep the rotation short
 HIDDEN = 16
 LR = 0.05
 SEED = 15
@@ -58,7 +77,7 @@ class Batch:
 
     def __init__(self, records: list[dict]):
         feats, cgroup, dfc, co = [], [], [], []
-        dfw, ng, kq, gquery = [], [], [], []
+        dfw, ng, kq, qg, gquery = [], [], [], [], []
         dk, dq, rel = [], [], []
         pair_d, pair_g, w_pair, w_tf, c_pair, c_idx, c_tf = [], [], [], [], [], [], []
         self.judged, self.collection, self.qids = [], [], []
@@ -76,6 +95,7 @@ class Batch:
                 ng.append(n)
                 q = g["qtf"] / top
                 kq.append((K3 + 1) * q / (K3 + q))
+                qg.append(q)
                 gquery.append(qi)
                 cand_base.append(c0)
                 for c in g["cands"]:
@@ -108,7 +128,7 @@ class Batch:
         i64 = lambda x: torch.tensor(x, dtype=torch.long)
         self.feats = torch.tensor(feats, dtype=torch.float32).reshape(-1, FEATURES)
         self.cgroup, self.dfc, self.co = i64(cgroup), f32(dfc), f32(co)
-        self.dfw, self.ng, self.kq, self.gquery = f32(dfw), f32(ng), f32(kq), i64(gquery)
+        self.dfw, self.ng, self.kq, self.qg, self.gquery = f32(dfw), f32(ng), f32(kq), f32(qg), i64(gquery)
         self.dk, self.dq, self.rel = f32(dk), i64(dq), f32(rel)
         self.pair_d, self.pair_g = i64(pair_d), i64(pair_g)
         self.w_pair, self.w_tf = i64(w_pair), f32(w_tf)
@@ -129,10 +149,15 @@ class Batch:
         qw = [1.0 / (counts[c] * len(chosen)) if c in chosen else 0.0 for c in self.collection]
         return torch.tensor(qw, dtype=torch.float32, device=DEVICE) * self.has_rel
 
-    def scores(self, w: torch.Tensor) -> torch.Tensor:
-        """BM25 of every pool document for the query expanded with candidate weights `w` [C]."""
+    def scores(self, w: torch.Tensor, form: str = "wsyn") -> torch.Tensor:
+        """BM25 of every pool document for the query expanded with candidate weights `w` [C], in `form`:
+        `wsyn`, each word and its alternatives one pseudo-term (tf = tf_word + Σ w_c·tf_c, df their union);
+        `terms`, each alternative a term of its own with query weight w_c times its word's (#weight(1 word w_c alt)),
+        its own tf and df, the word keeping its own."""
         w = w.float()
         gate = torch.sigmoid((w - MIN_WEIGHT) * 200.0)
+        if form == "terms":
+            return self._terms_scores(w * gate)
         df = self.dfw + torch.zeros(self.ng_count, dtype=torch.float32, device=DEVICE).index_add(0, self.cgroup, gate * (self.dfc - self.co))
         df = torch.minimum(df, self.ng)  # the over-count of shared documents cannot pass N
         idf = torch.log2((self.ng - df + 0.5) / (df + 0.5))
@@ -142,6 +167,23 @@ class Batch:
         tfn = (K1 + 1) * tf / (self.dk[self.pair_d] + tf)
         contrib = tfn * idf[self.pair_g] * self.kq[self.pair_g]
         return torch.zeros(self.nd, dtype=torch.float32, device=DEVICE).index_add(0, self.pair_d, contrib)
+
+    def _terms_scores(self, w: torch.Tensor) -> torch.Tensor:
+        """The `terms` form (a candidate that is an alternative of two words is scored once per word here, the
+        engine sums its query weights: kq is nearly linear, so the two differ little)."""
+        idf = torch.log2((self.ng - self.dfw + 0.5) / (self.dfw + 0.5))
+        tf = torch.zeros(len(self.pair_d), dtype=torch.float32, device=DEVICE).index_add(0, self.w_pair, self.w_tf)
+        tfn = (K1 + 1) * tf / (self.dk[self.pair_d] + tf)
+        s = torch.zeros(self.nd, dtype=torch.float32, device=DEVICE).index_add(0, self.pair_d, tfn * idf[self.pair_g] * self.kq[self.pair_g])
+        if len(self.c_pair):
+            n = self.ng[self.cgroup]
+            idf_c = torch.log2((n - self.dfc + 0.5) / (self.dfc + 0.5))
+            q = w * self.qg[self.cgroup]
+            kq_c = (K3 + 1) * q / (K3 + q)
+            d = self.pair_d[self.c_pair]
+            tfn_c = (K1 + 1) * self.c_tf / (self.dk[d] + self.c_tf)
+            s = s.index_add(0, d, tfn_c * idf_c[self.c_idx] * kq_c[self.c_idx])
+        return s
 
     def ranks(self, s: torch.Tensor) -> torch.Tensor:
         """Each document's rank in its query's pool under scores `s` (1 = best; not differentiated)."""
@@ -184,10 +226,14 @@ class Batch:
 
 
 class SurfaceWeigher(torch.nn.Module):
-    def __init__(self, hidden: int = HIDDEN):
+    """w = cap · sigmoid(MLP(features)) for a candidate from an allowed source, else 0 (both in the exported graph)."""
+
+    def __init__(self, hidden: int = HIDDEN, cap: float = 1.0, sources: str = "all"):
         super().__init__()
         self.hidden = torch.nn.Linear(FEATURES, hidden)
         self.out = torch.nn.Linear(hidden, 1)
+        self.register_buffer("cap", torch.tensor(float(cap)))
+        self.register_buffer("allowed", torch.tensor([1.0 if x in SOURCE_KNOBS[sources] else 0.0 for x in SOURCES]))
         # Start from "suggest nothing" (every weight sigmoid(−5) < MIN_WEIGHT), so 0 steps is exactly no
         # expansion; well below the threshold, so a step switches on only the candidates the features favour
         # (from sigmoid(−3), just under it, the first steps switched on 80 % of them).
@@ -195,7 +241,9 @@ class SurfaceWeigher(torch.nn.Module):
         torch.nn.init.constant_(self.out.bias, -5.0)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.out(torch.tanh(self.hidden(features)))).squeeze(-1)
+        allowed = (features[:, : len(SOURCES)] * self.allowed).amax(dim=1) > 0
+        w = self.cap * torch.sigmoid(self.out(torch.tanh(self.hidden(features)))).squeeze(-1)
+        return w * allowed.to(w.dtype)
 
 
 def load(collection: str, path: Path | None = None, cap: int | None = None) -> list[dict]:
@@ -209,16 +257,16 @@ def load(collection: str, path: Path | None = None, cap: int | None = None) -> l
     return records
 
 
-def train(batch: Batch, collections, steps: int, checkpoints: list[int] | None = None, seed: int = SEED):
+def train(batch: Batch, collections, steps: int, checkpoints: list[int] | None = None, seed: int = SEED, cap: float = 1.0, sources: str = "all", form: str = "wsyn"):
     """Full-batch Adam on the queries of `collections`; the model after `steps` (and state dicts at `checkpoints`)."""
     torch.manual_seed(seed)
-    model = SurfaceWeigher().to(DEVICE)
+    model = SurfaceWeigher(cap=cap, sources=sources).to(DEVICE)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     qweight = batch.query_weights(collections)
     states = {0: {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}}
     for step in range(1, steps + 1):
         opt.zero_grad()
-        loss = batch.loss(batch.scores(model(batch.feats)), qweight)
+        loss = batch.loss(batch.scores(model(batch.feats), form), qweight)
         loss.backward()
         opt.step()
         if checkpoints and step in checkpoints:
@@ -226,27 +274,44 @@ def train(batch: Batch, collections, steps: int, checkpoints: list[int] | None =
     return model, states
 
 
-def pool_maps(batch: Batch, model: SurfaceWeigher | None) -> dict[str, float]:
-    """Pool MAP per collection of `batch` with the model's weights (None: no expansion, uniform BM25)."""
+def pool_maps(batch: Batch, model: SurfaceWeigher | None, form: str = "wsyn") -> dict[str, float]:
+    """Pool MAP per collection of `batch` with the model's weights in `form` (None: no expansion, uniform BM25)."""
     with torch.no_grad():
         w = model.to(DEVICE)(batch.feats) if model is not None else torch.zeros(len(batch.feats), device=DEVICE)
         w = torch.where(w >= MIN_WEIGHT, w, torch.zeros_like(w))
-        ap = batch.average_precision(batch.scores(w))
+        ap = batch.average_precision(batch.scores(w, form))
     names = np.array(batch.collection)
     return {c: float(ap[names == c].mean()) for c in sorted(set(batch.collection))}
 
 
+Knob = tuple  # (form, cap, sources, steps)
+NO_EXPANSION: Knob = ("wsyn", 1.0, "all", 0)
+# Every knob the rotation scores: 0 steps is the same model (suggest nothing) whatever the rest.
+KNOBS: list[Knob] = [NO_EXPANSION] + [
+    (form, cap, src, steps) for form in FORM_KNOBS for cap in CAP_KNOBS for src in SOURCE_KNOBS for steps in STEP_KNOBS if steps > 0
+]
+
+
+def knob_name(k: Knob) -> str:
+    return "no expansion" if k[3] == 0 else f"{k[0]}, cap {k[1]:g}, {k[2]}, {k[3]} steps"
+
+
 class Rotation:
-    """Trainings on subsets of the training collections, each run once and kept (with its knob checkpoints)."""
+    """Trainings on subsets of the training collections, each run once per (form, cap, sources) and kept with its step checkpoints."""
 
     def __init__(self, data: dict[str, list[dict]], log):
-        self.data, self.log, self.cache, self.valid = data, log, {}, {}
+        self.data, self.log, self.cache, self.valid, self.batches = data, log, {}, {}, {}
 
-    def states(self, collections) -> dict:
-        key = tuple(sorted(collections))
+    def model(self, collections, knob: Knob) -> SurfaceWeigher:
+        form, cap, sources, steps = knob
+        key = (tuple(sorted(collections)), form, cap, sources)
         if key not in self.cache:
-            _, self.cache[key] = train(Batch([r for c in key for r in self.data[c]]), key, max(STEP_KNOBS), STEP_KNOBS)
-        return self.cache[key]
+            if key[0] not in self.batches:
+                self.batches[key[0]] = Batch([r for c in key[0] for r in self.data[c]])
+            _, self.cache[key] = train(self.batches[key[0]], key[0], max(STEP_KNOBS), STEP_KNOBS, cap=cap, sources=sources, form=form)
+        m = SurfaceWeigher(cap=cap, sources=sources)
+        m.load_state_dict(self.cache[key][steps])
+        return m
 
     def base(self, held: str) -> float:
         if held not in self.valid:
@@ -254,30 +319,33 @@ class Rotation:
             self.valid[held] = (batch, pool_maps(batch, None)[held], {})
         return self.valid[held][1]
 
-    def gain(self, trained_on, held: str, steps: int) -> float:
+    def gain(self, trained_on, held: str, knob: Knob) -> float:
         base = self.base(held)
+        if knob[3] == 0:
+            return 0.0
         batch, _, maps = self.valid[held]
-        key = (tuple(sorted(trained_on)), steps)
+        key = (tuple(sorted(trained_on)), knob)
         if key not in maps:
-            m = SurfaceWeigher()
-            m.load_state_dict(self.states(trained_on)[steps])
-            maps[key] = pool_maps(batch, m)[held]
+            maps[key] = pool_maps(batch, self.model(trained_on, knob), knob[0])[held]
         return (maps[key] - base) / max(base, 1e-9)
 
-    def choose(self, collections) -> int:
-        """The knob with the best mean pool-MAP gain over uniform on each of `collections` left out in turn."""
-        gains = {k: [] for k in STEP_KNOBS}
+    def choose(self, collections) -> Knob:
+        """The knob with the best mean pool-MAP gain over uniform on each of `collections` left out in turn (ties: fewer steps)."""
+        gains = {k: [] for k in KNOBS}
         for held in collections:
             rest = [c for c in collections if c != held]
-            for k in STEP_KNOBS:
+            for k in KNOBS:
                 gains[k].append(self.gain(rest, held, k))
-            self.log(f"    inner: {held} left out: " + ", ".join(f"{k} steps {gains[k][-1]:+.3f}" for k in STEP_KNOBS))
-        best = max(STEP_KNOBS, key=lambda k: (float(np.mean(gains[k])), -k))
-        self.log(f"    chosen: {best} steps (mean gains " + ", ".join(f"{k}: {np.mean(gains[k]):+.4f}" for k in STEP_KNOBS) + ")")
+        mean = {k: float(np.mean(g)) for k, g in gains.items()}
+        ranked = sorted(KNOBS, key=lambda k: (-mean[k], k[3]))
+        for k in ranked[:5]:
+            self.log(f"    {knob_name(k)}: mean {mean[k]:+.4f} (" + ", ".join(f"{c} {g:+.3f}" for c, g in zip(collections, gains[k])) + ")")
+        best = ranked[0]
+        self.log(f"    chosen: {knob_name(best)} (no expansion {mean[NO_EXPANSION]:+.4f}; {len(KNOBS)} knobs)")
         return best
 
 
-def export_onnx(model: SurfaceWeigher, out_dir: Path, provenance: dict, steps: int) -> None:
+def export_onnx(model: SurfaceWeigher, out_dir: Path, provenance: dict, knob: Knob) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     model.cpu().eval()
     torch.onnx.export(
@@ -289,7 +357,8 @@ def export_onnx(model: SurfaceWeigher, out_dir: Path, provenance: dict, steps: i
         dynamic_axes={"features": {0: "candidates"}, "weights": {0: "candidates"}},
         opset_version=14,
     )
-    config = {"file": "surface.onnx", "features": FEATURES, "minWeight": MIN_WEIGHT, "steps": steps, "provenance": provenance}
+    form, cap, sources, steps = knob
+    config = {"file": "surface.onnx", "features": FEATURES, "minWeight": MIN_WEIGHT, "steps": steps, "form": form, "cap": cap, "sources": list(SOURCE_KNOBS[sources]), "provenance": provenance}
     (out_dir / "surface.json").write_text(json.dumps(config, indent=2) + "\n")
 
 
@@ -302,19 +371,31 @@ def main() -> None:
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
 
     if args.stage == "smoke":
+        # A capped model limited to two sources, so the ONNX parity covers the cap and the source mask.
+        knob: Knob = ("terms", 0.5, "variant-wordnet", 10)
         data = load("adi", args.data)
         batch = Batch(data)
         collections = sorted(set(batch.collection))
         qweight = batch.query_weights(collections)
-        before = float(batch.loss(batch.scores(SurfaceWeigher().to(DEVICE)(batch.feats)), qweight))
-        model, _ = train(batch, collections, 10)
-        after = float(batch.loss(batch.scores(model(batch.feats)), qweight))
+        form, cap, sources, steps = knob
+        before = float(batch.loss(batch.scores(SurfaceWeigher(cap=cap, sources=sources).to(DEVICE)(batch.feats), form), qweight))
+        model, _ = train(batch, collections, steps, cap=cap, sources=sources, form=form)
+        after = float(batch.loss(batch.scores(model(batch.feats), form), qweight))
         out = args.out or (WORK / "smoke")
-        export_onnx(model, out, {"trainedOn": collections, "selectedOn": []}, 10)
-        parity = torch.rand(5, FEATURES, generator=torch.Generator().manual_seed(1))
+        export_onnx(model, out, {"trainedOn": collections, "selectedOn": []}, knob)
+        # Parity on a copy whose output bias is raised so that every allowed candidate is above the threshold (a
+        # 10-step model from "suggest nothing" weighs everything under it): the logit is then ≥ 2 whatever the hidden
+        # layer says. Rows 0 and 1 hold one source each, a disallowed (co-occurrence) and an allowed one (WordNet).
+        probe = copy.deepcopy(model)
         with torch.no_grad():
-            expected = model(parity).tolist()
-        (out / "parity.json").write_text(json.dumps({"features": parity.tolist(), "weights": expected}))
+            probe.out.bias.copy_(probe.out.weight.abs().sum() + 2.0)
+        parity = torch.rand(6, FEATURES, generator=torch.Generator().manual_seed(1))
+        parity[0, : len(SOURCES)] = torch.tensor([0.0, 0.0, 0.0, 1.0])
+        parity[1, : len(SOURCES)] = torch.tensor([0.0, 1.0, 0.0, 0.0])
+        export_onnx(probe, out / "parity", {"trainedOn": collections, "selectedOn": []}, knob)
+        with torch.no_grad():
+            expected = probe.cpu()(parity).tolist()
+        (out / "parity" / "parity.json").write_text(json.dumps({"features": parity.tolist(), "weights": expected, "cap": cap}))
         print(json.dumps({"lossBefore": before, "lossAfter": after}))
         return
 
@@ -330,17 +411,13 @@ def main() -> None:
     for held in TRAINING:
         rest = [c for c in TRAINING if c != held]
         log(f"fold {held}:")
-        steps = rotation.choose(rest)
-        model = SurfaceWeigher()
-        model.load_state_dict(rotation.states(rest)[steps])
-        log(f"  {held}: pool MAP uniform {rotation.base(held):.4f}, learned {rotation.gain(rest, held, steps):+.2%} ({steps} steps)")
-        export_onnx(model, WORK / "folds" / held, {"trainedOn": rest, "selectedOn": rest, "leftOut": held}, steps)
+        knob = rotation.choose(rest)
+        log(f"  {held}: pool MAP uniform {rotation.base(held):.4f}, learned {rotation.gain(rest, held, knob):+.2%} ({knob_name(knob)})")
+        export_onnx(rotation.model(rest, knob), WORK / "folds" / held, {"trainedOn": rest, "selectedOn": rest, "leftOut": held}, knob)
     # The shipped model: the knob chosen by the rotation over all seven, trained on all seven.
     log("shipped model:")
-    steps = rotation.choose(TRAINING)
-    model = SurfaceWeigher()
-    model.load_state_dict(rotation.states(TRAINING)[steps])
-    export_onnx(model, args.out or (ROOT / "model" / "artifacts"), {"trainedOn": TRAINING, "selectedOn": TRAINING}, steps)
+    knob = rotation.choose(TRAINING)
+    export_onnx(rotation.model(TRAINING, knob), args.out or (ROOT / "model" / "artifacts"), {"trainedOn": TRAINING, "selectedOn": TRAINING}, knob)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import { surfaceCandidates, type SurfaceLexicon, type WordCandidates } from '../
 import type { IndexReader } from '../engine/index/reader.js';
 import { search } from '../engine/search.js';
 import { surfaceFeatures } from './surface-features.js';
-import { expandableWords, roundWeight, surfaceExpandedText, SURFACE_DIGITS, type SurfaceAlternative } from './surface-query.js';
+import { expandableWords, roundWeight, surfaceExpandedText, SURFACE_DIGITS, type SurfaceAlternative, type SurfaceQueryForm } from './surface-query.js';
 
 /** First-pass documents read for co-occurrence and the top-k shares. */
 export const SURFACE_FEEDBACK_DOCS = 10;
@@ -79,14 +79,15 @@ export async function learnedExpansion(
   reader: IndexReader,
   ast: QueryAst,
   text: string,
-  model: { weigh(features: readonly (readonly number[])[]): Promise<Float32Array> },
+  model: { weigh(features: readonly (readonly number[])[]): Promise<Float32Array>; config?: { form?: SurfaceQueryForm } },
   lexicon: SurfaceLexicon,
   digits = SURFACE_DIGITS,
 ): Promise<LearnedExpansion> {
   const found = queryCandidates(reader, ast, lexicon);
   const weights = await model.weigh(found.features);
   const alternatives = alternativesOf(found, weights);
-  const rewritten = surfaceExpandedText(text, ast, alternatives, reader.analyzer, digits);
+  // The query form the model was trained for.
+  const rewritten = surfaceExpandedText(text, ast, alternatives, reader.analyzer, digits, model.config?.form ?? 'wsyn');
   const parsed = rewritten.dialect === 'lucene' ? parseLucene(rewritten.text).ast : parseIndri(rewritten.text).ast;
   let i = 0;
   const written = expandableWords(ast, reader.analyzer);

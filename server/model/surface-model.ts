@@ -9,7 +9,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openOnnxSession, WeightModelError, type DeviceRequest, type ModelProvenance } from './runtime.js';
+import { CANDIDATE_SOURCES } from '../engine/expansion/surface-candidates.js';
 import { SURFACE_FEATURES } from './surface-features.js';
+import type { SurfaceQueryForm } from './surface-query.js';
 
 export const SURFACE_MODEL_CONFIG = 'surface.json';
 
@@ -21,7 +23,28 @@ export interface SurfaceModelConfig {
   epochs?: number;
   /** Training steps of the shipped model (0: the rotation chose not to expand, so it suggests nothing). */
   steps?: number;
+  /** How the alternatives go into an Indri query (surface-query.ts; a model without it was trained for `wsyn`). */
+  form?: SurfaceQueryForm;
+  /** The largest weight the model gives (in its graph; recorded for people). */
+  cap?: number;
+  /** The candidate sources it may suggest (in its graph: a candidate from no other source weighs 0). */
+  sources?: string[];
   provenance?: ModelProvenance & { leftOut?: string };
+}
+
+const SOURCE_NAMES: Record<string, string> = {
+  variant: 'morphological variants',
+  wordnet: 'WordNet synonyms',
+  embedding: 'word-vector neighbours',
+  cooccurrence: 'words found with it in the top documents',
+};
+
+/** The sources the model may suggest, in words, when it may not suggest them all (null when it may). */
+export function restrictedSources(config: SurfaceModelConfig): string | null {
+  const allowed = config.sources;
+  if (!allowed || CANDIDATE_SOURCES.every((s) => allowed.includes(s))) return null;
+  const names = allowed.map((s) => SOURCE_NAMES[s] ?? s);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? 'nothing');
 }
 
 interface SurfaceSession {
@@ -77,6 +100,9 @@ export async function loadSurfaceModel(dir: string, options: { device?: DeviceRe
   }
   if (config.features !== SURFACE_FEATURES || typeof config.file !== 'string' || !(config.minWeight >= 0)) {
     return fail('invalid-model', `${configFile}: the model reads ${config.features} features per candidate, this querylens computes ${SURFACE_FEATURES} (retrain it with model/csurf/train.py)`);
+  }
+  if (config.form !== undefined && config.form !== 'wsyn' && config.form !== 'terms') {
+    return fail('invalid-model', `${configFile}: unknown query form ${JSON.stringify(config.form)} (expected "wsyn" or "terms"; retrain it with model/csurf/train.py)`);
   }
   const onnxFile = join(dir, config.file);
   if (!existsSync(onnxFile)) return fail('missing-model', `The learned-expansion model file ${onnxFile} is missing.`);

@@ -1,8 +1,10 @@
 /**
  * The query forms of the learned surface-form expansion (issue 15 §3): each query word with alternatives
  * becomes a group of itself and its alternatives, in place, keeping everything else the user wrote:
- * - Indri: `#wsyn(1 car 0.6 automobile)` (one pseudo-term whose frequency is Σ weight × tf, SEMANTICS.md
- *   §1.4), `#syn(car automobile)` when every weight is 1;
+ * - Indri, in the form the model was trained for (`SurfaceQueryForm`): `#wsyn(1 car 0.6 automobile)` (one
+ *   pseudo-term whose frequency is Σ weight × tf and whose df is the union of its items', SEMANTICS.md §1.4;
+ *   `#syn(car automobile)` when every weight is 1), or `#weight(1 car 0.6 automobile)` (each alternative a term
+ *   of its own, with its own df, weighed beside the word: the word's idf stays its own);
  * - Lucene: `(car OR automobile^0.6)` (a sum of the words' own scores, as Lucene's BooleanQuery sums);
  * - plain-text topics (no operators): the topic printed as Indri with the groups in it.
  * The words are real words (the candidates' surface forms, never stems), weights have 2 significant digits
@@ -10,9 +12,12 @@
  * and only plain whole-document words are expanded: a word in a window, phrase, synonym set or field,
  * a quoted (raw) or numeric word, and a Lucene prohibited clause keep their meaning untouched.
  */
-import type { QueryAst, QueryNode, SynonymNode, TermNode } from '../../grammar/ast.js';
+import type { BeliefNode, QueryAst, QueryNode, SynonymNode, TermNode } from '../../grammar/ast.js';
 import { printIndri, printLucene } from '../../grammar/index.js';
 import type { Analyzer } from '../engine/analysis/analyzer.js';
+
+/** How an Indri query takes a word's alternatives: one `#wsyn` pseudo-term, or a `#weight` of separate terms. */
+export type SurfaceQueryForm = 'wsyn' | 'terms';
 
 export interface SurfaceAlternative {
   word: string;
@@ -76,11 +81,17 @@ function word(text: string, raw: boolean): TermNode {
   return { kind: 'term', text, raw, range: { start: 0, end: 0 } };
 }
 
-/** The Indri group for one written word: `#wsyn(1 word w alt …)`, or `#syn(…)` when every weight is 1. */
-function indriGroup(written: TermNode, alternatives: readonly SurfaceAlternative[], digits: number): SynonymNode {
+/**
+ * The Indri group for one written word: `#wsyn(1 word w alt …)`, or `#syn(…)` when every weight is 1; in the
+ * `terms` form `#weight(1 word w alt …)`.
+ */
+function indriGroup(written: TermNode, alternatives: readonly SurfaceAlternative[], digits: number, form: SurfaceQueryForm): SynonymNode | BeliefNode {
   const rounded = alternatives.map((a) => ({ ...a, weight: roundWeight(a.weight, digits) })).filter((a) => a.weight > 0);
-  const uniform = rounded.every((a) => a.weight === 1);
   const self = { ...written, range: { start: 0, end: 0 } };
+  if (form === 'terms') {
+    return { kind: 'belief', op: 'weight', items: [{ weight: 1, node: self }, ...rounded.map((a) => ({ weight: a.weight, node: word(a.word, a.raw) }))], range: { start: 0, end: 0 } };
+  }
+  const uniform = rounded.every((a) => a.weight === 1);
   return {
     kind: 'synonym',
     form: uniform ? 'syn' : 'wsyn',
@@ -101,7 +112,8 @@ function luceneGroup(writtenText: string, alternatives: readonly SurfaceAlternat
 /**
  * The query with each expandable word that has alternatives (by its term) replaced by its group. Indri and
  * Lucene queries are edited in place (the user's text, spacing and structure kept; each word's own text
- * is spliced into a group); a plain-text topic is printed as Indri. Returns the text and its dialect.
+ * is spliced into a group); a plain-text topic is printed as Indri. `form` is the Indri group's (Lucene's
+ * `(word OR alt^w)` is always separate terms). Returns the text and its dialect.
  */
 export function surfaceExpandedText(
   text: string,
@@ -109,10 +121,11 @@ export function surfaceExpandedText(
   alternatives: ReadonlyMap<string, readonly SurfaceAlternative[]>,
   analyzer: Pick<Analyzer, 'analyzeTerm'>,
   digits = SURFACE_DIGITS,
+  form: SurfaceQueryForm = 'wsyn',
 ): { text: string; dialect: 'indri' | 'lucene' } {
   const words = expandableWords(ast, analyzer).filter((w) => (alternatives.get(w.term) ?? []).some((a) => roundWeight(a.weight, digits) > 0));
   if (ast.dialect === 'text') {
-    const replaced = new Map(words.map((w) => [w.node, indriGroup(w.node, alternatives.get(w.term)!, digits)]));
+    const replaced = new Map(words.map((w) => [w.node, indriGroup(w.node, alternatives.get(w.term)!, digits, form)]));
     const swap = (node: QueryNode): QueryNode => {
       const group = node.kind === 'term' ? replaced.get(node) : undefined;
       if (group) return group;
@@ -128,7 +141,7 @@ export function surfaceExpandedText(
     const group =
       ast.dialect === 'lucene'
         ? luceneGroup(written, alternatives.get(w.term)!, digits)
-        : printIndri(indriGroup(w.node, alternatives.get(w.term)!, digits));
+        : printIndri(indriGroup(w.node, alternatives.get(w.term)!, digits, form));
     out = out.slice(0, w.node.range.start) + group + out.slice(w.node.range.end);
   }
   return { text: out, dialect: ast.dialect === 'lucene' ? 'lucene' : 'indri' };

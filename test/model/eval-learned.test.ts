@@ -51,7 +51,8 @@ function fold(dir: string, provenance: unknown): string {
   copyFileSync(join(FIXTURE, 'surface.onnx'), join(dir, 'surface.onnx'));
   for (const f of ['surface-embeddings.bin', 'surface-neighbours.bin']) copyFileSync(join(REPO_ROOT, 'model', 'artifacts', f), join(dir, f));
   const config = JSON.parse(readFileSync(join(FIXTURE, 'surface.json'), 'utf8'));
-  writeFileSync(join(dir, 'surface.json'), JSON.stringify({ ...config, provenance }));
+  // The `terms` form (#weight(1 word w alt)), the one the LSP tests' wsyn fixture does not cover.
+  writeFileSync(join(dir, 'surface.json'), JSON.stringify({ ...config, form: 'terms', provenance }));
   return dir;
 }
 
@@ -111,6 +112,8 @@ describe.skipIf(!hasCollection('adi') || !hasWordNet)('querylens eval-model --le
 
   it('the learned row equals `expand --method learned` then `search`', async () => {
     expect(rows[0].cells.learned.map.mean).toBeCloseTo(await pipeline('learned', { bo1: false }), 4);
+    // The fold model's form: each alternative a term of its own beside the word.
+    expect(readFileSync(join(work, 'learned.expanded.indri'), 'utf8')).toContain('#weight( 1 ');
   }, 300_000);
 
   it('the learned + Bo1 row equals `expand --method learned` then `search --expand bo1`', async () => {

@@ -1,18 +1,19 @@
 /**
  * The learned expansion's model end to end on a tiny collection: the engine's training export
  * (server/model/surface-training-export.ts) → a few steps of model/csurf/train.py through BM25 → ONNX →
- * the Node runtime (server/model/surface-model.ts) gives the PyTorch weights (parity), and the learned
+ * the Node runtime (server/model/surface-model.ts) gives the PyTorch weights (parity, with the cap on a weight and
+ * the mask of the sources the model may suggest in the graph), and the learned
  * expansion rewrites a query into a query that parses. A missing model is a typed, explained state.
  * Skipped (with the reason printed) when torch cannot be imported.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseIndri, parseText } from '../../grammar/index.js';
 import { buildMemoryIndex } from '../../server/engine/index/memory.js';
 import { learnedExpansion } from '../../server/model/surface-expansion.js';
-import { loadSurfaceModel } from '../../server/model/surface-model.js';
+import { loadSurfaceModel, restrictedSources } from '../../server/model/surface-model.js';
 import { SurfaceResources } from '../../server/model/surface-resources.js';
 import { surfaceTrainingRecord } from '../../server/model/surface-training-export.js';
 import { runChecked } from '../support/process.js';
@@ -32,6 +33,23 @@ const TOPICS = [
 ];
 
 describe('learned expansion model', () => {
+  it('says which sources a model restricted to some may suggest, and nothing for one that may suggest all', () => {
+    const config = { file: 'surface.onnx', features: 14, minWeight: 0.05 };
+    expect(restrictedSources({ ...config, sources: ['variant', 'wordnet'] })).toBe('morphological variants and WordNet synonyms');
+    expect(restrictedSources({ ...config, sources: ['variant', 'wordnet', 'embedding'] })).toBe('morphological variants, WordNet synonyms and word-vector neighbours');
+    expect(restrictedSources({ ...config, sources: ['variant', 'wordnet', 'embedding', 'cooccurrence'] })).toBeNull();
+    expect(restrictedSources(config)).toBeNull();
+  });
+
+  it('refuses a model whose query form this querylens does not write', async () => {
+    const dir = join(work, 'bad-form');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'surface.json'), JSON.stringify({ file: 'surface.onnx', features: 14, minWeight: 0.05, form: 'phrases' }));
+    const r = await loadSurfaceModel(dir, { device: 'cpu' });
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.message).toMatch(/unknown query form "phrases" \(expected "wsyn" or "terms"/);
+  });
+
   it('explains a missing model', async () => {
     const r = await loadSurfaceModel(work, { device: 'cpu' });
     expect(r.ok).toBe(false);
@@ -67,16 +85,24 @@ describe('learned expansion model', () => {
     const losses = JSON.parse(printed.trim().split('\n').pop()!) as { lossBefore: number; lossAfter: number };
     expect(losses.lossAfter).toBeLessThan(losses.lossBefore);
 
+    // Parity: a copy of the trained model with its output raised above the threshold (train.py smoke), so the
+    // cap and the source mask in the graph are compared on weights the runtime keeps.
+    const probe = await loadSurfaceModel(join(out, 'parity'), { device: 'cpu' });
+    if (!probe.ok) throw probe.error;
+    try {
+      const parity = JSON.parse(readFileSync(join(out, 'parity', 'parity.json'), 'utf8')) as { features: number[][]; weights: number[]; cap: number };
+      const weights = await probe.model.weigh(parity.features);
+      expect(parity.weights[0]).toBe(0); // a co-occurrence candidate, a source this model may not suggest
+      expect(parity.weights.slice(1).every((w) => w >= probe.model.config.minWeight && w <= parity.cap)).toBe(true);
+      parity.weights.forEach((w, i) => expect(weights[i]).toBeCloseTo(w, 5));
+    } finally {
+      await probe.model.release();
+    }
+
     const loaded = await loadSurfaceModel(out, { device: 'cpu' });
     if (!loaded.ok) throw loaded.error;
     const model = loaded.model;
     try {
-      const parity = JSON.parse(readFileSync(join(out, 'parity.json'), 'utf8')) as { features: number[][]; weights: number[] };
-      const weights = await model.weigh(parity.features);
-      parity.weights.forEach((w, i) => {
-        if (w >= model.config.minWeight) expect(weights[i]).toBeCloseTo(w, 5);
-        else expect(weights[i]).toBe(0);
-      });
       const x = await learnedExpansion(reader, parseText('car').ast, 'car', model, lexicon);
       expect(x.dialect).toBe('indri');
       expect(parseIndri(x.text).diagnostics).toEqual([]);

@@ -1,5 +1,6 @@
 /**
- * The learned expansion's query forms (server/model/surface-query.ts): `#wsyn`/`#syn` groups in Indri,
+ * The learned expansion's query forms (server/model/surface-query.ts): `#wsyn`/`#syn` groups or (the `terms`
+ * form) `#weight(1 word w alt)` in Indri,
  * `(w OR alt^x)` in Lucene, a plain topic printed as Indri; the user's words and structure kept, real
  * words, 2 significant digits, and the text parses back to the groups it shows.
  */
@@ -47,6 +48,18 @@ describe('learned expansion query forms', () => {
     expect(out.text).toBe('what similarity laws for #wsyn(1 aircraft 0.46 airplanes)');
     const back = parseIndri(out.text);
     expect(back.diagnostics).toEqual([]);
+  });
+
+  it("in the terms form, weighs each alternative as a term of its own beside the word: #weight(1 word w alt …)", () => {
+    const text = '#combine( Cars engine.title #1(car park) )';
+    const out = surfaceExpandedText(text, parseIndri(text).ast, alts({ car: [['automobile', 0.6312], ['auto', 1], ['truck', 0.00049]] }), analyzer, 2, 'terms');
+    expect(out).toEqual({ dialect: 'indri', text: '#combine( #weight( 1 Cars 0.63 automobile 1 auto ) engine.title #1(car park) )' });
+    expect(parseIndri(out.text).diagnostics).toEqual([]);
+    const topic = 'what similarity laws, for aircraft?';
+    expect(surfaceExpandedText(topic, parseText(topic).ast, alts({ aircraft: [['airplanes', 0.456]] }), analyzer, 2, 'terms').text).toBe('what similarity laws for #weight( 1 aircraft 0.46 airplanes )');
+    // Lucene's (word OR alt^w) is separate terms already: the same in either form.
+    const lucene = '+car^2 title:engine';
+    expect(surfaceExpandedText(lucene, parseLucene(lucene).ast, alts({ car: [['automobile', 0.6]] }), analyzer, 2, 'terms').text).toBe('+(car OR automobile^0.6)^2 title:engine');
   });
 
   it('expands only plain whole-document words', () => {

@@ -49,7 +49,7 @@ export function registerExpand(program: Command): void {
     .argument('<queryfile>', 'query file (.indri, .lucene, .tsv, Indri parameters, TREC topics)')
     .option('--index <dir>', 'index folder built by `querylens index` (or --backend-config)')
     .option('--backend-config <file>', `${BACKEND_CONFIG_HELP}; bo1 only`)
-    .option('--method <name>', 'bo1 (Terrier), rm3 (Indri relevance model) or learned (surface forms of the corpus weighed by a model: #wsyn groups)', 'bo1')
+    .option('--method <name>', 'bo1 (Terrier), rm3 (Indri relevance model) or learned (surface forms of the corpus weighed by a model: #wsyn or #weight groups in Indri, as the model was trained)', 'bo1')
     .option('--fb-docs <n>', 'feedback documents (default 3 for bo1, 10 for rm3)')
     .option('--fb-terms <n>', 'expansion terms (default 10; bo1 with 0 only reweights the query terms)')
     .option('--orig-weight <w>', 'rm3: weight of the original query, fbOrigWeight (default 0.5)')

@@ -1,8 +1,8 @@
 /**
  * The learned surface-form expansion in the CLI (issue 15 §4): `querylens expand --method learned` prints,
  * per query, each word's suggestions (weight and source) as `//` comment lines and the query with them in it
- * (`#wsyn` groups in Indri, `(w OR alt^x)` in Lucene, a plain topic as Indri); `querylens search --expand
- * learned` ranks those queries. Both load the model from --model-dir (default model/artifacts) and read the
+ * (`#wsyn` or `#weight(1 w x alt)` groups in Indri, the form the model was trained for; `(w OR alt^x)` in Lucene;
+ * a plain topic as Indri); `querylens search --expand learned` ranks those queries. Both load the model from --model-dir (default model/artifacts) and read the
  * word vectors and WordNet there and in /usr/share/wordnet; a missing resource is said once on stderr.
  */
 import { CliError } from '../errors.js';

@@ -4,8 +4,8 @@
  * places them.
  * - Code action `refactor.rewrite.learned` "Add learned expansions: automobile 0.6, motorcar 0.6" on the query
  *   under the cursor, with the preview lens's nDCG@10 before → after in the title when the qrels judge the
- *   query; its edit is the query `querylens expand --method learned` writes (`#wsyn`/`#syn` groups in Indri,
- *   `(car OR automobile^0.6)` in Lucene), laid out like the Bo1 edit.
+ *   query; its edit is the query `querylens expand --method learned` writes (`#wsyn`/`#syn` or `#weight` groups
+ *   in Indri, as the model was trained; `(car OR automobile^0.6)` in Lucene), laid out like the Bo1 edit.
  * - When the model suggests nothing for a query (the shipped model was trained 0 steps, so it never does),
  *   the action is offered disabled with the reason, so a user sees that it ran and why it is empty.
  * - Inlay hints `≈ automobile, motorcar` after each query word with strong alternatives, when the setting
@@ -17,6 +17,7 @@ import { CodeActionKind, type CancellationToken, type CodeAction, type InlayHint
 import { walk, type QueryEntry } from '../../../grammar/index.js';
 import type { SearchHit } from '../../engine/search.js';
 import type { LearnedExpansion } from '../../model/surface-expansion.js';
+import { restrictedSources } from '../../model/surface-model.js';
 import { expandLearned } from '../../service/surface-expansion.js';
 import { entryAt, isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
@@ -60,7 +61,9 @@ export function nothingSuggested(loaded: LoadedLearnedExpansion, x: LearnedExpan
   }
   const { config } = loaded.tools.model;
   const untrained = config.steps === 0 ? ` ${untrainedNote()}` : '';
-  return `${base}: it weighs each of the ${x.candidates} candidate${x.candidates === 1 ? '' : 's'} of its words below ${config.minWeight}.${untrained}`;
+  const only = config.steps !== 0 ? restrictedSources(config) : null;
+  const sources = only ? ` It suggests only ${only}.` : '';
+  return `${base}: it weighs each of the ${x.candidates} candidate${x.candidates === 1 ? '' : 's'} of its words below ${config.minWeight}.${untrained}${sources}`;
 }
 
 /** A weight as the title and hints show it (2 significant digits, as the query forms write it). */
