@@ -8,6 +8,7 @@
  *   that share the query term's stem but its last two letters (at least 5 letters) and add at most 4. In an index of terms as written, the variants Porter merges (terms whose Porter
  *   stem is the query word's).
  * - `wordnet`: WordNet synonyms (the other lemmas of the word's most frequent senses).
+ *   A variant or synonym whose word vector is far from the query word's is left out (MIN_ALTERNATIVE_SIMILARITY).
  * - `embedding`: the word's nearest words by word vector (GloVe) in the whole vocabulary that this index holds.
  * - `cooccurrence`: terms that occur with the query word in the first-pass top k documents, ranked by
  *   the share of those documents that hold both, times idf.
@@ -112,13 +113,20 @@ export function surfaceCandidates(
       return analysed.length === 1 ? analysed[0] : undefined;
     };
 
-    for (const v of variants(reader, qw, limits.variant)) if (usable(v.term)) add(v.term, v.word, v.raw, 'variant');
+    // A spelling or a sense the word's vector says is unrelated is no alternative (`related`).
+    let kept = 0;
+    for (const v of variants(reader, qw, limits.variant * 3)) {
+      if (kept >= limits.variant) break;
+      if (!usable(v.term) || !related(lexicon, qw.word, v.word)) continue;
+      add(v.term, v.word, v.raw, 'variant');
+      kept++;
+    }
     if (lexicon.synonyms && limits.wordnet > 0) {
       let n = 0;
       for (const s of lexicon.synonyms(qw.word)) {
         if (n >= limits.wordnet) break;
         const term = WORDLIKE.test(s) ? termOf(s) : undefined;
-        if (term === qw.term || !usable(term)) continue;
+        if (term === qw.term || !usable(term) || !related(lexicon, qw.word, s)) continue;
         add(term, s, false, 'wordnet');
         n++;
       }
@@ -154,6 +162,20 @@ export function surfaceCandidates(
     });
     return { ...qw, df: reader.termStats(qw.term)?.df ?? 0, topShare: share((t) => t.has(qw.term)), candidates };
   });
+}
+
+/**
+ * The least vector similarity of a variant or a WordNet synonym to the query word. The stem-prefix rule finds
+ * `percentage` for `perception`, and WordNet's third sense of `dome` is `bean`; their vectors are far from the
+ * word's (cosine ≈ 0.1), while true variants and the right sense are near (analysis/analyze, results/outcome).
+ * Set once, by that reading of GloVe-100d cosines, not fitted to any measure.
+ */
+export const MIN_ALTERNATIVE_SIMILARITY = 0.4;
+
+/** True when `candidate` may stand for `word`: its vector is near the word's, or either has none (no evidence). */
+function related(lexicon: SurfaceLexicon, word: string, candidate: string): boolean {
+  const s = lexicon.similarity?.(word, candidate);
+  return s === undefined || s >= MIN_ALTERNATIVE_SIMILARITY;
 }
 
 /** Morphological variants of one query word (see the header), most frequent first. */

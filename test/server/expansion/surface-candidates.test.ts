@@ -8,7 +8,7 @@ import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { surfaceCandidates, type QueryWord } from '../../../server/engine/expansion/surface-candidates.js';
+import { MIN_ALTERNATIVE_SIMILARITY, surfaceCandidates, type QueryWord } from '../../../server/engine/expansion/surface-candidates.js';
 import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 import { defaultModelDir } from '../../../server/model/runtime.js';
 import { readNeighbourTable, readWordEmbeddings } from '../../../server/model/surface-embeddings.js';
@@ -108,6 +108,26 @@ describe('surface candidates', () => {
     const variants = analysis!.candidates.filter((c) => c.sources.includes('variant'));
     expect(variants.map((c) => c.term).sort()).toEqual(['analyt', 'analyz']);
     expect(variants.map((c) => c.word).sort()).toEqual(['analytic', 'analyze']);
+  });
+
+  it("leaves out a variant or WordNet sense whose vector is far from the word's", () => {
+    const other = buildMemoryIndex(
+      ['visual perception of depth', 'perceptual learning', 'the percentage of errors', 'a dome over the hall', 'a bean in the soup', 'the vault and the dome'].map((text, i) => ({ docno: `e${i}`, fields: { text } })),
+      { profile: 'terrier' },
+    );
+    const lex = resources.lexiconFor(other);
+    const q = (w: string): QueryWord[] => [{ word: w, term: other.analyzer.analyzeTerm(w)[0]! }];
+    const [perception] = surfaceCandidates(other, q('perception'), [], lex);
+    expect(perception!.candidates.map((c) => c.word)).toContain('perceptual');
+    expect(perception!.candidates.map((c) => c.word)).not.toContain('percentage');
+    if (hasWordNet) {
+      // WordNet lists "bean" (the head) as a sense of "dome", and "vault".
+      expect(surfaceCandidates(other, q('dome'), [], { synonyms: lex.synonyms })[0]!.candidates.map((c) => c.word)).toContain('bean');
+      const [dome] = surfaceCandidates(other, q('dome'), [], lex);
+      expect(dome!.candidates.map((c) => c.word)).not.toContain('bean');
+      // Similarity 0 = a word without a vector (no evidence either way).
+      for (const c of [...perception!.candidates, ...dome!.candidates]) expect(c.similarity === 0 || c.similarity >= MIN_ALTERNATIVE_SIMILARITY, c.word).toBe(true);
+    }
   });
 
   it('finds terms that co-occur with the word in the first-pass documents, with their shares', () => {
