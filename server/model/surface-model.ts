@@ -21,7 +21,7 @@ export interface SurfaceModelConfig {
   /** A weight under this means "not suggested". */
   minWeight: number;
   epochs?: number;
-  /** Training steps of the shipped model (0: the rotation chose not to expand, so it suggests nothing). */
+  /** Training steps of the model (0: the rotation chose not to expand, so it suggests nothing). */
   steps?: number;
   /** How the alternatives go into an Indri query (surface-query.ts; a model without it was trained for `wsyn`). */
   form?: SurfaceQueryForm;

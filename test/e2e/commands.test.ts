@@ -148,7 +148,7 @@ describe.skipIf(!hasChromium)('the whole-file commands in VS Code (code-server)'
     await panel.locator('h2', { hasText: 'Compare query 2: original · Bo1 · learned · TW-BERT · learned + Bo1 + TW-BERT' }).waitFor({ timeout: 60_000 });
     const body = await panel.locator('body').innerText();
     expect(body).toMatch(/map/);
-    // The shipped learned-expansion model (trained 0 steps) suggests nothing, and the panel says so.
+    // The shipped learned-expansion model suggests nothing for this query (it weighs every candidate below 0.05), and the panel says so.
     expect(body).toMatch(/The learned model suggests nothing for this query: .* The learned column ranks the query as written\./);
     expect(body).toMatch(/Bo1 adds: /);
     expect(await panel.locator('tbody tr').count()).toBeGreaterThan(5);

@@ -6,7 +6,7 @@
  *   under the cursor, with the preview lens's nDCG@10 before → after in the title when the qrels judge the
  *   query; its edit is the query `querylens expand --method learned` writes (`#wsyn`/`#syn` or `#weight` groups
  *   in Indri, as the model was trained; `(car OR automobile^0.6)` in Lucene), laid out like the Bo1 edit.
- * - When the model suggests nothing for a query (the shipped model was trained 0 steps, so it never does),
+ * - When the model suggests nothing for a query (a model trained 0 steps never does),
  *   the action is offered disabled with the reason, so a user sees that it ran and why it is empty.
  * - Inlay hints `≈ automobile, motorcar` after each query word with strong alternatives, when the setting
  *   `learnedExpansion.hints` is on (off by default: one first pass and one model run per query in view).

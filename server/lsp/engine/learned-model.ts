@@ -2,7 +2,7 @@
  * The learned surface-form expansion's model as the language server holds it: surface.json + surface.onnx from
  * the folder of the configured "model" (model/artifacts ships both beside TW-BERT), the lexical resources it
  * reads (server/model/surface-resources.ts), and its status line. A folder without one is an explained status,
- * and the shipped model, trained 0 steps, is said to suggest nothing.
+ * and a model trained 0 steps (what the rotation ships when it chooses not to expand) is said to suggest nothing.
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -26,7 +26,7 @@ function modelFolder(model: string): string {
   return statSync(model).isDirectory() ? model : dirname(model);
 }
 
-const FIX = 'Point "model" at a folder that holds surface.json and surface.onnx (model/artifacts), or train one with `/usr/bin/python3 -m model.csurf.train ship` (model/README.md).';
+const FIX = 'Point "model" at a folder that holds surface.json and surface.onnx (model/artifacts), or train one with `/usr/bin/python3 -m model.csurf.train loco` (model/README.md).';
 
 /**
  * Loads the learned-expansion model of the configured model folder; `previous` is kept when the folder and

@@ -5,11 +5,13 @@
  *   WordNet synonym 0.6 and every other candidate 0, through the same loader as the shipped model), the code
  *   action's title, its exact edit in Indri and Lucene, the metric change, and the inlay hints behind their
  *   setting;
- * - with the shipped model (model/artifacts/surface.*, trained 0 steps), the action offered disabled with the
- *   reason, and the status saying that it suggests nothing.
+ * - with a model trained 0 steps (test/lsp/fixtures/untrained-model, what the rotation ships when it chooses not to
+ *   expand), the action offered disabled with the reason, and the status saying that it suggests nothing;
+ * - with the shipped model (model/artifacts/surface.*), the status without that note, and the action either an
+ *   edit in the model's query form or disabled with the reason.
  * The fixture model's candidates come from Debian's WordNet: skipped, with the reason printed, without it.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CodeAction, InlayHint } from 'vscode-languageserver';
@@ -170,13 +172,14 @@ describe.skipIf(!hasWordNet)('learned expansion with a model that suggests somet
   });
 });
 
-describe('learned expansion with the shipped model (trained 0 steps)', () => {
+describe('learned expansion with a model trained 0 steps', () => {
   let root: string;
   let client: TestClient;
   let status: LearnedStatus;
   beforeAll(async () => {
     const artifacts = join(REPO, 'model/artifacts');
-    root = await workspace([...['surface.json', 'surface.onnx', 'surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
+    const untrained = join(REPO, 'test/lsp/fixtures/untrained-model');
+    root = await workspace([...['surface.json', 'surface.onnx'].map((f) => join(untrained, f)), ...['surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
     const started = await startIn(root);
     client = started.client;
     status = started.status as LearnedStatus;
@@ -209,5 +212,44 @@ describe('learned expansion with the shipped model (trained 0 steps)', () => {
     expect(r.variants.find((v) => v.name === 'learned')!.query).toBe('car engine');
     expect(r.learned).toEqual([]);
     expect(r.notes).toContainEqual(expect.stringMatching(/^The learned model suggests nothing for this query: .* The learned column ranks the query as written\.$/));
+  });
+});
+
+describe('learned expansion with the shipped model', () => {
+  let root: string;
+  let client: TestClient;
+  let status: LearnedStatus;
+  beforeAll(async () => {
+    const artifacts = join(REPO, 'model/artifacts');
+    root = await workspace([...['surface.json', 'surface.onnx', 'surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
+    const started = await startIn(root);
+    client = started.client;
+    status = started.status as LearnedStatus;
+  }, 120_000);
+  afterAll(async () => {
+    await client?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  it('is loaded, with no note that it was not trained', () => {
+    expect(status.learnedExpansion?.state).toBe('ready');
+    expect(status.learnedExpansion!.message).toMatch(/^Learned-expansion model loaded \(cpu\)\./);
+    expect(status.learnedExpansion!.message).not.toContain('trained 0 steps');
+  });
+
+  it("offers an edit in the model's query form, or the action disabled with the reason", async () => {
+    const form = JSON.parse(readFileSync(join(REPO, 'model/artifacts/surface.json'), 'utf8')).form ?? 'wsyn';
+    for (const query of ['1\tcar <|>engine', '1\tautomobile fuel <|>consumption']) {
+      const { text, actions } = await actionsAt(client, 'indri', query);
+      const [action] = learned(actions);
+      expect(action, query).toBeDefined();
+      if (action!.disabled) {
+        expect(action!.disabled.reason).toMatch(/^The learned model suggests nothing for this query: it weighs each of the \d+ candidates? of its words below 0\.05\.( It suggests only .*\.)?$/);
+      } else {
+        const edited = applyEdits(text, Object.values(action!.edit!.changes!)[0]!);
+        expect(edited).toContain(form === 'terms' ? '#weight(' : '#wsyn(');
+        expect(action!.title).toMatch(/^Add learned expansions: \w+ 0\.\d+/);
+      }
+    }
   });
 });
