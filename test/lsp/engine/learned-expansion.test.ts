@@ -64,6 +64,26 @@ async function actionsAt(client: TestClient, languageId: string, input: string):
 
 const learned = (actions: CodeAction[]) => actions.filter((a) => a.kind === 'refactor.rewrite.learned');
 
+/** A server started in a workspace with `modelFiles` (TW-BERT's beside them) for the describe block it is called in. */
+function serverWith(modelFiles: string[]): { client: TestClient; status: LearnedStatus } {
+  const server = {} as { client: TestClient; status: LearnedStatus };
+  let root: string | undefined;
+  beforeAll(async () => {
+    root = await workspace([...modelFiles, ...TWBERT]);
+    const started = await startIn(root);
+    server.client = started.client;
+    server.status = started.status as LearnedStatus;
+  }, 120_000);
+  afterAll(async () => {
+    await server.client?.stop();
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+  return server;
+}
+
+const ARTIFACTS = join(REPO, 'model/artifacts');
+const VECTORS = ['surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(ARTIFACTS, f));
+
 describe.skipIf(!hasWordNet)('learned expansion with a model that suggests something', () => {
   let root: string;
   let client: TestClient;
@@ -173,29 +193,15 @@ describe.skipIf(!hasWordNet)('learned expansion with a model that suggests somet
 });
 
 describe('learned expansion with a model trained 0 steps', () => {
-  let root: string;
-  let client: TestClient;
-  let status: LearnedStatus;
-  beforeAll(async () => {
-    const artifacts = join(REPO, 'model/artifacts');
-    const untrained = join(REPO, 'test/lsp/fixtures/untrained-model');
-    root = await workspace([...['surface.json', 'surface.onnx'].map((f) => join(untrained, f)), ...['surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
-    const started = await startIn(root);
-    client = started.client;
-    status = started.status as LearnedStatus;
-  }, 120_000);
-  afterAll(async () => {
-    await client?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  const server = serverWith([...['surface.json', 'surface.onnx'].map((f) => join(REPO, 'test/lsp/fixtures/untrained-model', f)), ...VECTORS]);
 
   it('says in the status that the model suggests nothing', () => {
-    expect(status.learnedExpansion?.state).toBe('ready');
-    expect(status.learnedExpansion!.message).toContain('It was trained 0 steps (the leave-one-collection-out rotation chose not to expand, model/MODEL_CARD.md), so it suggests nothing.');
+    expect(server.status.learnedExpansion?.state).toBe('ready');
+    expect(server.status.learnedExpansion!.message).toContain('It was trained 0 steps (the leave-one-collection-out rotation chose not to expand, model/MODEL_CARD.md), so it suggests nothing.');
   });
 
   it('offers the action disabled, with the reason, instead of an edit', async () => {
-    const [action] = learned((await actionsAt(client, 'indri', '1\tcar <|>engine')).actions);
+    const [action] = learned((await actionsAt(server.client, 'indri', '1\tcar <|>engine')).actions);
     expect(action, 'the action is offered (disabled), not hidden').toBeDefined();
     expect(action!.title).toBe('Add learned expansions');
     expect(action!.edit).toBeUndefined();
@@ -206,8 +212,8 @@ describe('learned expansion with a model trained 0 steps', () => {
 
   it('keeps the learned columns in compare and says why they equal the query as written', async () => {
     const uri = freshUri('indri');
-    client.open(uri, 'indri', '1\tcar engine');
-    const r = await client.request<CompareResult>('querylens/compare', { uri, qid: '1' });
+    server.client.open(uri, 'indri', '1\tcar engine');
+    const r = await server.client.request<CompareResult>('querylens/compare', { uri, qid: '1' });
     expect(r.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
     expect(r.variants.find((v) => v.name === 'learned')!.query).toBe('car engine');
     expect(r.learned).toEqual([]);
@@ -216,31 +222,18 @@ describe('learned expansion with a model trained 0 steps', () => {
 });
 
 describe('learned expansion with the shipped model', () => {
-  let root: string;
-  let client: TestClient;
-  let status: LearnedStatus;
-  beforeAll(async () => {
-    const artifacts = join(REPO, 'model/artifacts');
-    root = await workspace([...['surface.json', 'surface.onnx', 'surface-embeddings.bin', 'surface-neighbours.bin'].map((f) => join(artifacts, f)), ...TWBERT]);
-    const started = await startIn(root);
-    client = started.client;
-    status = started.status as LearnedStatus;
-  }, 120_000);
-  afterAll(async () => {
-    await client?.stop();
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  const server = serverWith([...['surface.json', 'surface.onnx'].map((f) => join(ARTIFACTS, f)), ...VECTORS]);
 
   it('is loaded, with no note that it was not trained', () => {
-    expect(status.learnedExpansion?.state).toBe('ready');
-    expect(status.learnedExpansion!.message).toMatch(/^Learned-expansion model loaded \(cpu\)\./);
-    expect(status.learnedExpansion!.message).not.toContain('trained 0 steps');
+    expect(server.status.learnedExpansion?.state).toBe('ready');
+    expect(server.status.learnedExpansion!.message).toMatch(/^Learned-expansion model loaded \(cpu\)\./);
+    expect(server.status.learnedExpansion!.message).not.toContain('trained 0 steps');
   });
 
   it("offers an edit in the model's query form, or the action disabled with the reason", async () => {
     const form = JSON.parse(readFileSync(join(REPO, 'model/artifacts/surface.json'), 'utf8')).form ?? 'wsyn';
     for (const query of ['1\tcar <|>engine', '1\tautomobile fuel <|>consumption']) {
-      const { text, actions } = await actionsAt(client, 'indri', query);
+      const { text, actions } = await actionsAt(server.client, 'indri', query);
       const [action] = learned(actions);
       expect(action, query).toBeDefined();
       if (action!.disabled) {
