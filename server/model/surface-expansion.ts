@@ -102,3 +102,16 @@ export async function learnedExpansion(
   }));
   return { text: rewritten.text, dialect: rewritten.dialect, ast: parsed, suggestions, feedbackDocs: found.feedbackDocs, candidates: found.features.length };
 }
+
+/**
+ * Why a query's learned expansion has no alternative, in words both front ends show: no word can take one, the
+ * index offers no candidate (`problems`: resources that could not be read), or the model weighs every candidate
+ * under `minWeight`.
+ */
+export function whyNoAlternative(x: Pick<LearnedExpansion, 'suggestions' | 'candidates'>, minWeight: number, problems: readonly string[] = []): string {
+  if (x.suggestions.length === 0) {
+    return 'none of its words can take alternatives (only plain words over the whole document do; words in windows, phrases, synonym sets, fields or quotes keep their meaning)';
+  }
+  if (x.candidates === 0) return `the index holds no variant, synonym or neighbour of its words${problems.length ? ` (${problems.join('; ')})` : ''}`;
+  return `it weighs each of the ${x.candidates} candidate${x.candidates === 1 ? '' : 's'} of its words below ${minWeight}`;
+}

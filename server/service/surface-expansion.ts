@@ -8,6 +8,7 @@ import { hasErrors } from '../../grammar/diagnostics.js';
 import { parseIndri, parseLucene } from '../../grammar/index.js';
 import type { SearchHit, SearchOptions } from '../engine/search.js';
 import { learnedExpansion, type LearnedExpansion } from '../model/surface-expansion.js';
+export { whyNoAlternative } from '../model/surface-expansion.js';
 import type { SurfaceModel } from '../model/surface-model.js';
 import type { SurfaceResources } from '../model/surface-resources.js';
 import { LocalIndexBackend, type LocalBackend } from './backend.js';

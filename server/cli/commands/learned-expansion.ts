@@ -41,7 +41,7 @@ export async function expandLearnedForCli(file: string, opts: LearnedCliOptions)
   const backend = await openBackendForCli(opts.index);
   const { sourceDiagnostics } = await import('../../../grammar/index.js');
   const { hasErrors } = await import('../../../grammar/diagnostics.js');
-  const { expandLearned } = await import('../../service/surface-expansion.js');
+  const { expandLearned, whyNoAlternative } = await import('../../service/surface-expansion.js');
   const errors = sourceDiagnostics(source).filter((d) => d.severity === 'error');
   if (errors.length) {
     process.stderr.write(errors.map((d) => formatDiagnostic(file, d)).join('\n') + '\n');
@@ -63,8 +63,8 @@ export async function expandLearnedForCli(file: string, opts: LearnedCliOptions)
         if (!w.alternatives.length) continue;
         out.push(`//   ${w.word}: ${w.alternatives.map((a) => `${a.word} ${Number(a.weight.toPrecision(2))} (${a.sources.join('+')})`).join(', ')}`);
       }
-      // Say so rather than print the query back as if nothing had been asked (the shipped model may suggest nothing: MODEL_CARD.md).
-      if (!x.suggestions.some((w) => w.alternatives.length)) out.push('//   no learned alternative: the model weighs every candidate below 0.01');
+      // Say why rather than print the query back as if nothing had been asked (the shipped model rarely suggests: MODEL_CARD.md).
+      if (!x.suggestions.some((w) => w.alternatives.length)) out.push(`//   no learned alternative: ${whyNoAlternative(x, tools.model.config.minWeight, tools.resources.problems.map((p) => p.message))}`);
       out.push(`${entry.qid}\t${x.text.replace(/\s*[\r\n]+\s*/g, ' ')}`);
     }
   } finally {

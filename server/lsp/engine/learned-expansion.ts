@@ -16,7 +16,7 @@
 import { CodeActionKind, type CancellationToken, type CodeAction, type InlayHint, type Range } from 'vscode-languageserver';
 import { walk, type QueryEntry } from '../../../grammar/index.js';
 import type { SearchHit } from '../../engine/search.js';
-import type { LearnedExpansion } from '../../model/surface-expansion.js';
+import { whyNoAlternative, type LearnedExpansion } from '../../model/surface-expansion.js';
 import { restrictedSources } from '../../model/surface-model.js';
 import { expandLearned } from '../../service/surface-expansion.js';
 import { entryAt, isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
@@ -51,19 +51,13 @@ export function learnedFor(session: EngineSession, loaded: LoadedLearnedExpansio
 
 /** Why nothing is suggested for a query whose expansion has no alternative. */
 export function nothingSuggested(loaded: LoadedLearnedExpansion, x: LearnedExpansion): string {
-  const base = 'The learned model suggests nothing for this query';
-  if (x.suggestions.length === 0) {
-    return `${base}: none of its words can take alternatives (only plain words over the whole document do; words in windows, phrases, synonym sets, fields or quotes keep their meaning).`;
-  }
-  if (x.candidates === 0) {
-    const problems = loaded.problems.length ? ` (${loaded.problems.join('; ')})` : '';
-    return `${base}: the index holds no variant, synonym or neighbour of its words${problems}.`;
-  }
   const { config } = loaded.tools.model;
-  const untrained = config.steps === 0 ? ` ${untrainedNote()}` : '';
-  const only = config.steps !== 0 ? restrictedSources(config) : null;
-  const sources = only ? ` It suggests only ${only}.` : '';
-  return `${base}: it weighs each of the ${x.candidates} candidate${x.candidates === 1 ? '' : 's'} of its words below ${config.minWeight}.${untrained}${sources}`;
+  const why = whyNoAlternative(x, config.minWeight, loaded.problems);
+  // Only a model that weighed candidates says how it was trained.
+  const weighed = x.suggestions.length > 0 && x.candidates > 0;
+  const untrained = weighed && config.steps === 0 ? ` ${untrainedNote()}` : '';
+  const only = weighed && config.steps !== 0 ? restrictedSources(config) : null;
+  return `The learned model suggests nothing for this query: ${why}.${untrained}${only ? ` It suggests only ${only}.` : ''}`;
 }
 
 /** A weight as the title and hints show it (2 significant digits, as the query forms write it). */
