@@ -10,12 +10,6 @@ import { existsSync, readFileSync } from 'node:fs';
 const MAGIC = 'QLEMB1\n';
 const NEIGHBOURS_MAGIC = 'QLNBR1\n';
 
-export interface WordNeighbour {
-  word: string;
-  /** Cosine similarity of the two words' vectors. */
-  similarity: number;
-}
-
 /** Why a lexical resource of the learned expansion is not available, in words a user can act on. */
 export interface SurfaceResourceProblem {
   resource: 'embeddings' | 'neighbours' | 'wordnet';
@@ -128,7 +122,9 @@ export function readNeighbourTable(file: string, embeddings: WordEmbeddings): { 
   if (count !== embeddings.words.length) return bad(`it has ${count} words, the vectors ${embeddings.words.length}`);
   if (k === 0 || bytes.length !== start + count * k * 2) return bad('its length does not match its header');
   const rows = new Uint16Array(count * k);
-  for (let i = 0; i < rows.length; i++) rows[i] = bytes.readUInt16LE(start + 2 * i);
-  for (let i = 0; i < rows.length; i++) if (rows[i]! >= count) return bad(`row ${Math.floor(i / k)} names word ${rows[i]}`);
+  for (let i = 0; i < rows.length; i++) {
+    rows[i] = bytes.readUInt16LE(start + 2 * i);
+    if (rows[i]! >= count) return bad(`row ${Math.floor(i / k)} names word ${rows[i]}`);
+  }
   return { ok: true, table: new NeighbourTable(k, rows) };
 }
