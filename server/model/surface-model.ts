@@ -21,8 +21,10 @@ export interface SurfaceModelConfig {
   /** A weight under this means "not suggested". */
   minWeight: number;
   epochs?: number;
-  /** Training steps of the model (0: the rotation chose not to expand, so it suggests nothing). */
+  /** Training steps of the model (0 from start 0: the rotation chose not to expand, so it suggests nothing). */
   steps?: number;
+  /** The weight every allowed candidate had before training (0: none; with 0 steps, a fixed weight for each). */
+  start?: number;
   /** How the alternatives go into an Indri query (surface-query.ts; a model without it was trained for `wsyn`). */
   form?: SurfaceQueryForm;
   /** The largest weight the model gives (in its graph; recorded for people). */
@@ -40,6 +42,17 @@ const SOURCE_NAMES: Record<string, string> = {
 };
 
 /** The sources the model may suggest, in words, when it may not suggest them all (null when it may). */
+/** True for the model the rotation writes when it chooses not to expand: 0 steps from start 0 (every weight under minWeight). */
+export function suggestsNothing(config: SurfaceModelConfig): boolean {
+  return config.steps === 0 && !((config.start ?? 0) >= config.minWeight);
+}
+
+/** For a model trained 0 steps from a prior weight: what it does, for the status line (null for any other model). */
+export function fixedWeightNote(config: SurfaceModelConfig): string | null {
+  if (config.steps !== 0 || suggestsNothing(config)) return null;
+  return `It was trained 0 steps from a fixed weight: every candidate it may suggest weighs ${config.start} (the leave-one-collection-out rotation chose this over the trained weights, model/MODEL_CARD.md).`;
+}
+
 export function restrictedSources(config: SurfaceModelConfig): string | null {
   const allowed = config.sources;
   if (!allowed || CANDIDATE_SOURCES.every((s) => allowed.includes(s))) return null;

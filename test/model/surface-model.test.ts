@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseIndri, parseText } from '../../grammar/index.js';
 import { buildMemoryIndex } from '../../server/engine/index/memory.js';
 import { learnedExpansion } from '../../server/model/surface-expansion.js';
-import { loadSurfaceModel, restrictedSources } from '../../server/model/surface-model.js';
+import { fixedWeightNote, loadSurfaceModel, restrictedSources, suggestsNothing } from '../../server/model/surface-model.js';
 import { SurfaceResources } from '../../server/model/surface-resources.js';
 import { surfaceTrainingRecord } from '../../server/model/surface-training-export.js';
 import { runChecked } from '../support/process.js';
@@ -41,6 +41,18 @@ describe('learned expansion model', () => {
     expect(restrictedSources(config)).toBeNull();
   });
 
+  it('tells the model that suggests nothing (0 steps from nothing) from a fixed weight (0 steps from a prior) and a trained one', () => {
+    const config = { file: 'surface.onnx', features: 14, minWeight: 0.05 };
+    expect(suggestsNothing({ ...config, steps: 0 })).toBe(true);
+    expect(suggestsNothing({ ...config, steps: 0, start: 0 })).toBe(true);
+    expect(suggestsNothing({ ...config, steps: 0, start: 0.1 })).toBe(false);
+    expect(suggestsNothing({ ...config, steps: 25, start: 0 })).toBe(false);
+    expect(suggestsNothing(config)).toBe(false);
+    expect(fixedWeightNote({ ...config, steps: 0, start: 0.1 })).toMatch(/^It was trained 0 steps from a fixed weight: every candidate it may suggest weighs 0\.1 /);
+    expect(fixedWeightNote({ ...config, steps: 0 })).toBeNull();
+    expect(fixedWeightNote({ ...config, steps: 25, start: 0.1 })).toBeNull();
+  });
+
   it('refuses a model whose query form this querylens does not write', async () => {
     const dir = join(work, 'bad-form');
     mkdirSync(dir, { recursive: true });
@@ -64,6 +76,10 @@ describe('learned expansion model', () => {
     const docs = Array.from({ length: 120 }, (_, i) => {
       const topic = TOPICS[i % TOPICS.length]!;
       const words = Array.from({ length: 12 }, () => topic[Math.floor(rand() * topic.length)]!);
+      // Two words of another topic, so that a query's pool holds documents it does not judge relevant (the loss
+      // compares relevant with non-relevant documents).
+      const other = TOPICS[(i + 1 + Math.floor(rand() * (TOPICS.length - 1))) % TOPICS.length]!;
+      words.push(other[Math.floor(rand() * other.length)]!, other[Math.floor(rand() * other.length)]!);
       return { docno: `D${i}`, fields: { text: words.join(' ') } };
     });
     const reader = buildMemoryIndex(docs, { profile: 'terrier' });
@@ -82,8 +98,10 @@ describe('learned expansion model', () => {
       cwd: REPO_ROOT,
       env: { ...process.env, OPENBLAS_NUM_THREADS: '1' },
     });
-    const losses = JSON.parse(printed.trim().split('\n').pop()!) as { lossBefore: number; lossAfter: number };
+    const losses = JSON.parse(printed.trim().split('\n').pop()!) as { lossBefore: number; lossAfter: number; lossChangeWhenScoresTripled: number };
     expect(losses.lossAfter).toBeLessThan(losses.lossBefore);
+    // Expansion adds score to every matching document: a loss on raw scores grows with it (MODEL_CARD.md).
+    expect(losses.lossChangeWhenScoresTripled).toBeLessThan(1e-4);
 
     // Parity: a copy of the trained model with its output raised above the threshold (train.py smoke), so the
     // cap and the source mask in the graph are compared on weights the runtime keeps.
@@ -97,6 +115,19 @@ describe('learned expansion model', () => {
       parity.weights.forEach((w, i) => expect(weights[i]).toBeCloseTo(w, 5));
     } finally {
       await probe.model.release();
+    }
+
+    // From a prior, 0 steps: every allowed candidate (here variants and WordNet) weighs the prior, any other 0.
+    const fixed = await loadSurfaceModel(join(out, 'fixed'), { device: 'cpu' });
+    if (!fixed.ok) throw fixed.error;
+    try {
+      const parity = JSON.parse(readFileSync(join(out, 'parity', 'parity.json'), 'utf8')) as { features: number[][] };
+      const weights = await fixed.model.weigh(parity.features);
+      expect(fixed.model.config.start).toBe(0.1);
+      expect(weights[0]).toBe(0);
+      for (const w of weights.slice(1)) expect(w).toBeCloseTo(0.1, 6);
+    } finally {
+      await fixed.model.release();
     }
 
     const loaded = await loadSurfaceModel(out, { device: 'cpu' });

@@ -17,7 +17,7 @@ import { CodeActionKind, type CancellationToken, type CodeAction, type InlayHint
 import { walk, type QueryEntry } from '../../../grammar/index.js';
 import type { SearchHit } from '../../engine/search.js';
 import { whyNoAlternative, type LearnedExpansion } from '../../model/surface-expansion.js';
-import { restrictedSources } from '../../model/surface-model.js';
+import { restrictedSources, suggestsNothing } from '../../model/surface-model.js';
 import { expandLearned } from '../../service/surface-expansion.js';
 import { entryAt, isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
@@ -55,8 +55,8 @@ export function nothingSuggested(loaded: LoadedLearnedExpansion, x: LearnedExpan
   const why = whyNoAlternative(x, config.minWeight, loaded.problems);
   // Only a model that weighed candidates says how it was trained.
   const weighed = x.suggestions.length > 0 && x.candidates > 0;
-  const untrained = weighed && config.steps === 0 ? ` ${untrainedNote()}` : '';
-  const only = weighed && config.steps !== 0 ? restrictedSources(config) : null;
+  const untrained = weighed && suggestsNothing(config) ? ` ${untrainedNote()}` : '';
+  const only = weighed && !suggestsNothing(config) ? restrictedSources(config) : null;
   return `The learned model suggests nothing for this query: ${why}.${untrained}${only ? ` It suggests only ${only}.` : ''}`;
 }
 

@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { loadSurfaceModel } from '../../model/surface-model.js';
+import { fixedWeightNote, loadSurfaceModel, suggestsNothing } from '../../model/surface-model.js';
 import { SurfaceResources } from '../../model/surface-resources.js';
 import { prepareLearnedExpansion, type LearnedExpansionTools } from '../../service/surface-expansion.js';
 import type { ResolvedConfig } from '../config.js';
@@ -60,7 +60,8 @@ export function prepareLearned(loaded: LoadedLearnedExpansion, session: EngineSe
 
 export function learnedStatus(loaded: LoadedLearnedExpansion, dir: string): ResourceStatus {
   const { model } = loaded.tools;
-  const untrained = model.config.steps === 0 ? ` ${untrainedNote()}` : '';
+  const fixed = fixedWeightNote(model.config);
+  const untrained = suggestsNothing(model.config) ? ` ${untrainedNote()}` : fixed ? ` ${fixed}` : '';
   const notices = model.notices.length ? ` ${model.notices.join(' ')}` : '';
   const problems = loaded.problems.length ? ` Note: ${loaded.problems.join('; ')}.` : '';
   return { state: 'ready', path: dir, message: `Learned-expansion model loaded (${model.device}).${untrained}${notices}${problems}` };
