@@ -15,7 +15,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => import(join(root, 'dist', p));
 const { buildIndex, openIndex } = await dist('server/engine/index/disk.js');
 const { parseText } = await dist('grammar/index.js');
-const { learnedExpansion } = await dist('server/model/surface-expansion.js');
+const { bySuggestionOrder, learnedExpansion } = await dist('server/model/surface-expansion.js');
 const { loadSurfaceModel } = await dist('server/model/surface-model.js');
 const { SurfaceResources } = await dist('server/model/surface-resources.js');
 const { collectionSpecs, defaultDataDir } = await dist('server/cli/commands/eval-model.js');
@@ -66,7 +66,7 @@ for (const name of wanted) {
     const x = await learnedExpansion(reader, parseText(text).ast, text, loaded.model, lexicon);
     const top = x.suggestions
       .flatMap((w) => w.alternatives.map((a) => ({ ...a, of: w.word })))
-      .sort((a, b) => b.weight - a.weight || (a.word < b.word ? -1 : 1))
+      .sort(bySuggestionOrder)
       .slice(0, 3);
     shown++;
     if (top.length) suggested++;

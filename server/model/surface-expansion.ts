@@ -44,8 +44,11 @@ export function alternativesOf(found: QueryCandidates, weights: ArrayLike<number
   const out = new Map<string, SurfaceAlternative[]>();
   let i = 0;
   for (const w of found.words) {
-    const list = w.candidates.map((c) => ({ word: c.word, raw: c.raw, weight: weights[i++]! }));
-    out.set(w.term, list.sort((a, b) => b.weight - a.weight));
+    const list = w.candidates.map((c) => ({ word: c.word, raw: c.raw, weight: weights[i++]!, similarity: c.similarity }));
+    out.set(
+      w.term,
+      list.sort(bySuggestionOrder).map(({ word, raw, weight }) => ({ word, raw, weight })),
+    );
   }
   return out;
 }
@@ -56,7 +59,8 @@ export interface WordSuggestions {
   term: string;
   /** Where the word is written in the query text (`[start, end)` offsets of each occurrence): where an editor shows it. */
   at: { start: number; end: number }[];
-  alternatives: { word: string; term: string; weight: number; sources: string[] }[];
+  /** Heaviest first; of equal weights, the closest to the word by word vector first (a fixed-weight model gives all one weight). */
+  alternatives: { word: string; term: string; weight: number; sources: string[]; similarity: number }[];
 }
 
 export interface LearnedExpansion {
@@ -96,11 +100,16 @@ export async function learnedExpansion(
     term: w.term,
     at: written.filter((x) => x.term === w.term).map((x) => ({ start: x.node.range.start, end: x.node.range.end })),
     alternatives: w.candidates
-      .map((c) => ({ word: c.word, term: c.term, weight: weights[i++]!, sources: c.sources }))
+      .map((c) => ({ word: c.word, term: c.term, weight: weights[i++]!, sources: c.sources, similarity: c.similarity }))
       .filter((a) => roundWeight(a.weight, digits) > 0)
-      .sort((a, b) => b.weight - a.weight || (a.word < b.word ? -1 : 1)),
+      .sort(bySuggestionOrder),
   }));
   return { text: rewritten.text, dialect: rewritten.dialect, ast: parsed, suggestions, feedbackDocs: found.feedbackDocs, candidates: found.features.length };
+}
+
+/** The order suggestions are shown in: heaviest first, then the closest by word vector, then by word. */
+export function bySuggestionOrder(a: { weight: number; similarity: number; word: string }, b: { weight: number; similarity: number; word: string }): number {
+  return b.weight - a.weight || b.similarity - a.similarity || (a.word < b.word ? -1 : a.word > b.word ? 1 : 0);
 }
 
 /**
