@@ -53,6 +53,16 @@ export function fixedWeightNote(config: SurfaceModelConfig): string | null {
   return `It was trained 0 steps from a fixed weight: every candidate it may suggest weighs ${config.start} (the leave-one-collection-out rotation chose this over the trained weights, model/MODEL_CARD.md).`;
 }
 
+/**
+ * The weight from which an alternative is "strong" (the editor's hints show those): half the largest weight the
+ * model can give (its cap, 1 without one); for a fixed-weight model, that weight (its every suggestion is as strong
+ * as it says anything).
+ */
+export function strongWeight(config: SurfaceModelConfig): number {
+  if (config.steps === 0 && !suggestsNothing(config)) return config.start!;
+  return 0.5 * (config.cap ?? 1);
+}
+
 export function restrictedSources(config: SurfaceModelConfig): string | null {
   const allowed = config.sources;
   if (!allowed || CANDIDATE_SOURCES.every((s) => allowed.includes(s))) return null;

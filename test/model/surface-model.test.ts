@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseIndri, parseText } from '../../grammar/index.js';
 import { buildMemoryIndex } from '../../server/engine/index/memory.js';
 import { learnedExpansion } from '../../server/model/surface-expansion.js';
-import { fixedWeightNote, loadSurfaceModel, restrictedSources, suggestsNothing } from '../../server/model/surface-model.js';
+import { fixedWeightNote, loadSurfaceModel, restrictedSources, strongWeight, suggestsNothing } from '../../server/model/surface-model.js';
 import { SurfaceResources } from '../../server/model/surface-resources.js';
 import { surfaceTrainingRecord } from '../../server/model/surface-training-export.js';
 import { runChecked } from '../support/process.js';
@@ -51,6 +51,10 @@ describe('learned expansion model', () => {
     expect(fixedWeightNote({ ...config, steps: 0, start: 0.1 })).toMatch(/^It was trained 0 steps from a fixed weight: every candidate it may suggest weighs 0\.1 /);
     expect(fixedWeightNote({ ...config, steps: 0 })).toBeNull();
     expect(fixedWeightNote({ ...config, steps: 25, start: 0.1 })).toBeNull();
+    // Strong (the hints): half the cap, or a fixed-weight model's one weight.
+    expect(strongWeight(config)).toBe(0.5);
+    expect(strongWeight({ ...config, cap: 0.25, steps: 25 })).toBe(0.125);
+    expect(strongWeight({ ...config, cap: 0.5, steps: 0, start: 0.1 })).toBe(0.1);
   });
 
   it('refuses a model whose query form this querylens does not write', async () => {

@@ -17,7 +17,7 @@ import { CodeActionKind, type CancellationToken, type CodeAction, type InlayHint
 import { walk, type QueryEntry } from '../../../grammar/index.js';
 import type { SearchHit } from '../../engine/search.js';
 import { whyNoAlternative, type LearnedExpansion } from '../../model/surface-expansion.js';
-import { restrictedSources, suggestsNothing } from '../../model/surface-model.js';
+import { restrictedSources, strongWeight, suggestsNothing } from '../../model/surface-model.js';
 import { expandLearned } from '../../service/surface-expansion.js';
 import { entryAt, isVerbatim, rangeInFile, type QueryDocument } from '../documents.js';
 import type { CodeActionRequest, FeatureModule } from '../features.js';
@@ -31,8 +31,6 @@ export const LEARNED_ACTION_KIND = `${CodeActionKind.RefactorRewrite}.learned`;
 const ACTION_TITLE = 'Add learned expansions';
 /** Alternatives named in the title; the rest are summarised by "…". */
 const TITLE_ALTERNATIVES = 6;
-/** An alternative at least this heavy is "strong": it gets an inlay hint. */
-export const STRONG_WEIGHT = 0.5;
 /** Alternatives named in one hint. */
 const HINT_ALTERNATIVES = 3;
 
@@ -155,7 +153,8 @@ export async function learnedHints(context: EngineContext, doc: QueryDocument, r
     // Never hints placed on an older text.
     context.documents.checkFresh(doc, token);
     for (const w of x.suggestions) {
-      const strong = w.alternatives.filter((a) => a.weight >= STRONG_WEIGHT);
+      // Compared as shown (2 significant digits): a fixed weight of 0.1 comes out of the float32 graph as 0.0999….
+      const strong = w.alternatives.filter((a) => Number(shown(a.weight)) >= strongWeight(loaded.tools.model.config));
       if (!strong.length) continue;
       const label = `≈ ${strong.slice(0, HINT_ALTERNATIVES).map((a) => a.word).join(', ')}${strong.length > HINT_ALTERNATIVES ? ', …' : ''}`;
       const tooltip = `Learned alternatives of "${w.word}" in this index: ${strong.map((a) => `${a.word} ${shown(a.weight)} (${a.sources.join('+')})`).join(', ')}. The "${ACTION_TITLE}" action writes them into the query.`;

@@ -65,12 +65,12 @@ async function actionsAt(client: TestClient, languageId: string, input: string):
 const learned = (actions: CodeAction[]) => actions.filter((a) => a.kind === 'refactor.rewrite.learned');
 
 /** A server started in a workspace with `modelFiles` (TW-BERT's beside them) for the describe block it is called in. */
-function serverWith(modelFiles: string[]): { client: TestClient; status: LearnedStatus } {
+function serverWith(modelFiles: string[], settings: Record<string, unknown> = { querylens: {} }): { client: TestClient; status: LearnedStatus } {
   const server = {} as { client: TestClient; status: LearnedStatus };
   let root: string | undefined;
   beforeAll(async () => {
     root = await workspace([...modelFiles, ...TWBERT]);
-    const started = await startIn(root);
+    const started = await startIn(root, { settings });
     server.client = started.client;
     server.status = started.status as LearnedStatus;
   }, 120_000);
@@ -222,12 +222,15 @@ describe('learned expansion with a model trained 0 steps', () => {
 });
 
 describe('learned expansion with the shipped model', () => {
-  const server = serverWith([...['surface.json', 'surface.onnx'].map((f) => join(ARTIFACTS, f)), ...VECTORS]);
+  const server = serverWith([...['surface.json', 'surface.onnx'].map((f) => join(ARTIFACTS, f)), ...VECTORS], { querylens: { learnedExpansion: { hints: true } } });
 
-  it('is loaded, with no note that it was not trained', () => {
+  it('is loaded, and its status says how it was trained: never "suggests nothing"; a fixed weight when it has one', () => {
+    const config = JSON.parse(readFileSync(join(REPO, 'model/artifacts/surface.json'), 'utf8')) as { steps?: number; start?: number };
     expect(server.status.learnedExpansion?.state).toBe('ready');
     expect(server.status.learnedExpansion!.message).toMatch(/^Learned-expansion model loaded \(cpu\)\./);
-    expect(server.status.learnedExpansion!.message).not.toContain('trained 0 steps');
+    expect(server.status.learnedExpansion!.message).not.toContain('so it suggests nothing');
+    const fixed = config.steps === 0 && (config.start ?? 0) > 0;
+    expect(server.status.learnedExpansion!.message.includes(`It was trained 0 steps from a fixed weight: every candidate it may suggest weighs ${config.start}`)).toBe(fixed);
   });
 
   it("offers an edit in the model's query form, or the action disabled with the reason", async () => {
@@ -243,6 +246,27 @@ describe('learned expansion with the shipped model', () => {
         expect(edited).toContain(form === 'terms' ? '#weight(' : '#wsyn(');
         expect(action!.title).toMatch(/^Add learned expansions: \w+ 0\.\d+/);
       }
+    }
+  });
+
+  it('hints every word the action gives alternatives, with the weights the action writes', async () => {
+    const { text, actions } = await actionsAt(server.client, 'indri', '1\tcar <|>engine');
+    const [action] = learned(actions);
+    const uri = freshUri('indri');
+    server.client.open(uri, 'indri', text);
+    const hints = (
+      await server.client.request<InlayHint[]>('textDocument/inlayHint', { textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 20 } } })
+    ).filter((h) => String(h.label).startsWith('≈'));
+    if (action!.disabled) {
+      expect(hints).toEqual([]);
+      return;
+    }
+    expect(hints.length).toBeGreaterThan(0);
+    const config = JSON.parse(readFileSync(join(REPO, 'model/artifacts/surface.json'), 'utf8')) as { steps?: number; start?: number };
+    for (const h of hints) {
+      const [word] = String(h.label).slice(2).split(', ');
+      expect(action!.title).toContain(word!);
+      if (config.steps === 0 && config.start) expect(String(h.tooltip)).toContain(`${word} ${config.start} (`);
     }
   });
 });
