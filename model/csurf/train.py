@@ -71,6 +71,11 @@ FORM_KNOBS = ["terms"]
 # from nothing, the previous rotation's models stayed near nothing (the shipped one suggested nothing on 180 drawn
 # queries), while fixed expansion at 0.1 gains on most training pools.
 START_KNOBS = [0.0, 0.1]
+# A fixed weight cannot read a candidate's features, so the fixed rules also choose the least word-vector similarity
+# of a suggested candidate to its word (0: the candidates' own filter only, cosine ≥ 0.4 for variants and synonyms):
+# the wrong senses WordNet gives (code → cypher) tend to be the less similar. A trained model reads the similarity.
+SIMILARITY_KNOBS = [0.0, 0.5, 0.6]
+SIMILARITY = 4  # the similarity feature's column (surface-features.ts)
 # A knob qualifies only if it loses at most this (pool MAP, relative) on every collection of the inner rotation: the
 # target asks for a gain on average and a loss on none, and a mean alone was won by expanding every word with every
 # candidate at 0.1 (NFCorpus dev +29 %, TIME −6 %, SciFact train −5 %).
@@ -264,12 +269,13 @@ class Batch:
 class SurfaceWeigher(torch.nn.Module):
     """w = cap · sigmoid(MLP(features)) for a candidate from an allowed source, else 0 (both in the exported graph)."""
 
-    def __init__(self, hidden: int = HIDDEN, cap: float = 1.0, sources: str = "all", start: float = 0.0):
+    def __init__(self, hidden: int = HIDDEN, cap: float = 1.0, sources: str = "all", start: float = 0.0, min_similarity: float = 0.0):
         super().__init__()
         self.hidden = torch.nn.Linear(FEATURES, hidden)
         self.out = torch.nn.Linear(hidden, 1)
         self.register_buffer("cap", torch.tensor(float(cap)))
         self.register_buffer("allowed", torch.tensor([1.0 if x in SOURCE_KNOBS[sources] else 0.0 for x in SOURCES]))
+        self.register_buffer("min_similarity", torch.tensor(float(min_similarity)))
         # Start 0: "suggest nothing" (every weight cap·sigmoid(−5) < MIN_WEIGHT), so 0 steps is exactly no
         # expansion; well below the threshold, so a step switches on only the candidates the features favour
         # (from sigmoid(−3), just under it, the first steps switched on 80 % of them). Otherwise every allowed
@@ -280,7 +286,7 @@ class SurfaceWeigher(torch.nn.Module):
         torch.nn.init.constant_(self.out.bias, -5.0 if start == 0 else math.log(start / (cap - start)))
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        allowed = (features[:, : len(SOURCES)] * self.allowed).amax(dim=1) > 0
+        allowed = ((features[:, : len(SOURCES)] * self.allowed).amax(dim=1) > 0) & (features[:, SIMILARITY] >= self.min_similarity)
         w = self.cap * torch.sigmoid(self.out(torch.tanh(self.hidden(features)))).squeeze(-1)
         return w * allowed.to(w.dtype)
 
@@ -329,25 +335,27 @@ class Knob(NamedTuple):
     sources: str
     start: float
     steps: int
+    min_similarity: float = 0.0
 
 
 NO_EXPANSION = Knob("terms", 1.0, "all", 0.0, 0)
 # Every knob the rotation scores. From start 0, 0 steps is the same model (suggest nothing) whatever the rest; from a
 # prior, 0 steps is that weight for every allowed candidate whatever the cap (scored once per form and sources).
 KNOBS: list[Knob] = [NO_EXPANSION] + [
-    Knob(form, cap, src, start, steps)
+    Knob(form, cap, src, start, steps, sim)
     for form in FORM_KNOBS
     for start in START_KNOBS
     for cap in CAP_KNOBS
     for src in SOURCE_KNOBS
     for steps in STEP_KNOBS
-    if steps > 0 or (start > 0 and cap == CAP_KNOBS[0])
+    for sim in SIMILARITY_KNOBS
+    if (steps > 0 and sim == 0) or (steps == 0 and start > 0 and cap == CAP_KNOBS[0])
 ]
 
 
 def knob_name(k: Knob) -> str:
     if k.steps == 0:
-        return "no expansion" if k.start == 0 else f"{k.form}, fixed {k.start:g}, {k.sources}"
+        return "no expansion" if k.start == 0 else f"{k.form}, fixed {k.start:g}, {k.sources}" + (f", similarity ≥ {k.min_similarity:g}" if k.min_similarity else "")
     return f"{k.form}, cap {k.cap:g}, {k.sources}, from {k.start:g}, {k.steps} steps"
 
 
@@ -358,9 +366,9 @@ class Rotation:
         self.data, self.log, self.cache, self.valid, self.batches = data, log, {}, {}, {}
 
     def model(self, collections, knob: Knob) -> SurfaceWeigher:
-        form, cap, sources, start, steps = knob
+        form, cap, sources, start, steps, min_similarity = knob
         if steps == 0:
-            return SurfaceWeigher(cap=cap, sources=sources, start=start)
+            return SurfaceWeigher(cap=cap, sources=sources, start=start, min_similarity=min_similarity)
         key = (tuple(sorted(collections)), form, cap, sources, start)
         if key not in self.cache:
             if key[0] not in self.batches:
@@ -416,8 +424,8 @@ def export_onnx(model: SurfaceWeigher, out_dir: Path, provenance: dict, knob: Kn
         dynamic_axes={"features": {0: "candidates"}, "weights": {0: "candidates"}},
         opset_version=14,
     )
-    form, cap, sources, start, steps = knob
-    config = {"file": "surface.onnx", "features": FEATURES, "minWeight": MIN_WEIGHT, "steps": steps, "start": start, "form": form, "cap": cap, "sources": list(SOURCE_KNOBS[sources]), "provenance": provenance}
+    form, cap, sources, start, steps, min_similarity = knob
+    config = {"file": "surface.onnx", "features": FEATURES, "minWeight": MIN_WEIGHT, "steps": steps, "start": start, "form": form, "cap": cap, "sources": list(SOURCE_KNOBS[sources]), "minSimilarity": min_similarity, "provenance": provenance}
     (out_dir / "surface.json").write_text(json.dumps(config, indent=2) + "\n")
 
 
@@ -436,7 +444,7 @@ def main() -> None:
         batch = Batch(data)
         collections = sorted(set(batch.collection))
         qweight = batch.query_weights(collections)
-        form, cap, sources, start, steps = knob
+        form, cap, sources, start, steps, _ = knob
         before = float(batch.loss(batch.scores(SurfaceWeigher(cap=cap, sources=sources, start=start).to(DEVICE)(batch.feats), form), qweight))
         model, _ = train(batch, collections, steps, cap=cap, sources=sources, form=form, start=start)
         after = float(batch.loss(batch.scores(model(batch.feats), form), qweight))
@@ -451,13 +459,15 @@ def main() -> None:
         parity = torch.rand(6, FEATURES, generator=torch.Generator().manual_seed(1))
         parity[0, : len(SOURCES)] = torch.tensor([0.0, 0.0, 0.0, 1.0])
         parity[1, : len(SOURCES)] = torch.tensor([0.0, 1.0, 0.0, 0.0])
+        parity[:, SIMILARITY] = torch.tensor([0.9, 0.9, 0.3, 0.9, 0.7, 0.5])
         export_onnx(probe, out / "parity", {"trainedOn": collections, "selectedOn": []}, knob)
         with torch.no_grad():
             expected = probe.cpu()(parity).tolist()
         (out / "parity" / "parity.json").write_text(json.dumps({"features": parity.tolist(), "weights": expected, "cap": cap}))
         # A model started from a prior and trained 0 steps is that fixed weight for each allowed candidate.
-        fixed = Knob(form, cap, sources, 0.1, 0)
-        export_onnx(SurfaceWeigher(cap=cap, sources=sources, start=fixed.start), out / "fixed", {"trainedOn": [], "selectedOn": []}, fixed)
+        # With a least similarity of 0.5, the row whose similarity is 0.3 weighs 0 too.
+        fixed = Knob(form, cap, sources, 0.1, 0, 0.5)
+        export_onnx(SurfaceWeigher(cap=cap, sources=sources, start=fixed.start, min_similarity=fixed.min_similarity), out / "fixed", {"trainedOn": [], "selectedOn": []}, fixed)
         # The loss reads scores relative to the query's top score: multiplying every score by 3 changes nothing.
         with torch.no_grad():
             s = batch.scores(model(batch.feats), form)

@@ -29,6 +29,8 @@ export interface SurfaceModelConfig {
   form?: SurfaceQueryForm;
   /** The largest weight the model gives (in its graph; recorded for people). */
   cap?: number;
+  /** The least word-vector similarity to its word of a candidate it may suggest (in its graph; 0: no bound). */
+  minSimilarity?: number;
   /** The candidate sources it may suggest (in its graph: a candidate from no other source weighs 0). */
   sources?: string[];
   provenance?: ModelProvenance & { leftOut?: string };

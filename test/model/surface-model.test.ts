@@ -121,15 +121,18 @@ describe('learned expansion model', () => {
       await probe.model.release();
     }
 
-    // From a prior, 0 steps: every allowed candidate (here variants and WordNet) weighs the prior, any other 0.
+    // From a prior, 0 steps: every allowed candidate (here variants and WordNet, word-vector similarity ≥ 0.5) weighs
+    // the prior, any other 0 (row 0: a co-occurrence candidate; row 2: similarity 0.3).
     const fixed = await loadSurfaceModel(join(out, 'fixed'), { device: 'cpu' });
     if (!fixed.ok) throw fixed.error;
     try {
       const parity = JSON.parse(readFileSync(join(out, 'parity', 'parity.json'), 'utf8')) as { features: number[][] };
       const weights = await fixed.model.weigh(parity.features);
       expect(fixed.model.config.start).toBe(0.1);
+      expect(fixed.model.config.minSimilarity).toBe(0.5);
       expect(weights[0]).toBe(0);
-      for (const w of weights.slice(1)) expect(w).toBeCloseTo(0.1, 6);
+      expect(weights[2]).toBe(0);
+      for (const i of [1, 3, 4, 5]) expect(weights[i]).toBeCloseTo(0.1, 6);
     } finally {
       await fixed.model.release();
     }
