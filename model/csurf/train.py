@@ -275,7 +275,8 @@ class SurfaceWeigher(torch.nn.Module):
         self.out = torch.nn.Linear(hidden, 1)
         self.register_buffer("cap", torch.tensor(float(cap)))
         self.register_buffer("allowed", torch.tensor([1.0 if x in SOURCE_KNOBS[sources] else 0.0 for x in SOURCES]))
-        self.register_buffer("min_similarity", torch.tensor(float(min_similarity)))
+        # 0 is no bound: −2 is below every cosine (a candidate may be negatively similar, or 0 without a vector).
+        self.register_buffer("min_similarity", torch.tensor(float(min_similarity) if min_similarity > 0 else -2.0))
         # Start 0: "suggest nothing" (every weight cap·sigmoid(−5) < MIN_WEIGHT), so 0 steps is exactly no
         # expansion; well below the threshold, so a step switches on only the candidates the features favour
         # (from sigmoid(−3), just under it, the first steps switched on 80 % of them). Otherwise every allowed
@@ -459,13 +460,14 @@ def main() -> None:
         parity = torch.rand(6, FEATURES, generator=torch.Generator().manual_seed(1))
         parity[0, : len(SOURCES)] = torch.tensor([0.0, 0.0, 0.0, 1.0])
         parity[1, : len(SOURCES)] = torch.tensor([0.0, 1.0, 0.0, 0.0])
-        parity[:, SIMILARITY] = torch.tensor([0.9, 0.9, 0.3, 0.9, 0.7, 0.5])
+        # Row 5 is negatively similar: the probe (no bound) still weighs it, the fixed model below does not.
+        parity[:, SIMILARITY] = torch.tensor([0.9, 0.9, 0.3, 0.9, 0.7, -0.2])
         export_onnx(probe, out / "parity", {"trainedOn": collections, "selectedOn": []}, knob)
         with torch.no_grad():
             expected = probe.cpu()(parity).tolist()
         (out / "parity" / "parity.json").write_text(json.dumps({"features": parity.tolist(), "weights": expected, "cap": cap}))
         # A model started from a prior and trained 0 steps is that fixed weight for each allowed candidate.
-        # With a least similarity of 0.5, the row whose similarity is 0.3 weighs 0 too.
+        # With a least similarity of 0.5, the rows whose similarity is 0.3 and −0.2 weigh 0 too.
         fixed = Knob(form, cap, sources, 0.1, 0, 0.5)
         export_onnx(SurfaceWeigher(cap=cap, sources=sources, start=fixed.start, min_similarity=fixed.min_similarity), out / "fixed", {"trainedOn": [], "selectedOn": []}, fixed)
         # The loss reads scores relative to the query's top score: multiplying every score by 3 changes nothing.
