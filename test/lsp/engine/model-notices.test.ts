@@ -34,7 +34,7 @@ describe.skipIf(!haveModel)('model notices', () => {
     for (let i = 0; i < 2; i++) {
       const r = await client.request<CompareResult>('querylens/compare', { uri, qid: '1', k: 3 });
       expect(r.variants.map((v) => v.name)).toEqual(['original', 'bo1', 'learned', 'weighted', 'learned+bo1+weighted']);
-      // The one note is the shipped learned-expansion model's (trained 0 steps), about this query, not a load notice.
+      // The only note allowed is the learned model's about this query (when it suggests nothing), not a load notice.
       expect(r.notes.filter((n) => !n.startsWith('The learned model suggests nothing for this query: '))).toEqual([]);
     }
     if (notice) expect(status.model.message).toContain(notice);
