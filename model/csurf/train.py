@@ -171,6 +171,7 @@ class Batch:
             start = end
         self.pair_rel, self.pair_other = i64(pi), i64(pj)
         self.pair_query = self.dq[self.pair_rel] if len(pi) else i64([])
+        self.judged_count = f32([max(1, j) for j in self.judged])
         # Training runs on CUDA when torch sees a GPU (the same recipe on the CPU); ranks and AP stay in numpy.
         for name, value in list(vars(self).items()):
             if torch.is_tensor(value):
@@ -245,8 +246,7 @@ class Batch:
         w = (1.0 / r[self.pair_rel] - 1.0 / r[self.pair_other]).abs()
         pair_loss = torch.nn.functional.softplus(scaled[self.pair_other] - scaled[self.pair_rel]) * w
         per_query = torch.zeros(self.nq, dtype=torch.float32, device=DEVICE).index_add(0, self.pair_query, pair_loss)
-        judged = torch.tensor([max(1, j) for j in self.judged], dtype=torch.float32, device=DEVICE)
-        return (per_query / judged * qweight).sum()
+        return (per_query / self.judged_count * qweight).sum()
 
     def average_precision(self, s: torch.Tensor) -> np.ndarray:
         """AP of each query's pool ranking (ties by pool order; unpooled relevant documents count as missed)."""

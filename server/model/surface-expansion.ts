@@ -45,10 +45,7 @@ export function alternativesOf(found: QueryCandidates, weights: ArrayLike<number
   let i = 0;
   for (const w of found.words) {
     const list = w.candidates.map((c) => ({ word: c.word, raw: c.raw, weight: weights[i++]!, similarity: c.similarity }));
-    out.set(
-      w.term,
-      list.sort(bySuggestionOrder).map(({ word, raw, weight }) => ({ word, raw, weight })),
-    );
+    out.set(w.term, list.sort(bySuggestionOrder));
   }
   return out;
 }

@@ -43,16 +43,21 @@ const SOURCE_NAMES: Record<string, string> = {
   cooccurrence: 'words found with it in the top documents',
 };
 
-/** The sources the model may suggest, in words, when it may not suggest them all (null when it may). */
 /** True for the model the rotation writes when it chooses not to expand: 0 steps from start 0 (every weight under minWeight). */
 export function suggestsNothing(config: SurfaceModelConfig): boolean {
   return config.steps === 0 && !((config.start ?? 0) >= config.minWeight);
 }
 
-/** For a model trained 0 steps from a prior weight: what it does, for the status line (null for any other model). */
+/** The one weight of a model trained 0 steps from a prior weight (every candidate it may suggest weighs it); else null. */
+function fixedWeight(config: SurfaceModelConfig): number | null {
+  return config.steps === 0 && !suggestsNothing(config) ? config.start! : null;
+}
+
+/** For a fixed-weight model: what it does, for the status line (null for any other model). */
 export function fixedWeightNote(config: SurfaceModelConfig): string | null {
-  if (config.steps !== 0 || suggestsNothing(config)) return null;
-  return `It was trained 0 steps from a fixed weight: every candidate it may suggest weighs ${config.start} (the leave-one-collection-out rotation chose this over the trained weights, model/MODEL_CARD.md).`;
+  const weight = fixedWeight(config);
+  if (weight === null) return null;
+  return `It was trained 0 steps from a fixed weight: every candidate it may suggest weighs ${weight} (the leave-one-collection-out rotation chose this over the trained weights, model/MODEL_CARD.md).`;
 }
 
 /**
@@ -61,10 +66,10 @@ export function fixedWeightNote(config: SurfaceModelConfig): string | null {
  * as it says anything).
  */
 export function strongWeight(config: SurfaceModelConfig): number {
-  if (config.steps === 0 && !suggestsNothing(config)) return config.start!;
-  return 0.5 * (config.cap ?? 1);
+  return fixedWeight(config) ?? 0.5 * (config.cap ?? 1);
 }
 
+/** The sources the model may suggest, in words, when it may not suggest them all (null when it may). */
 export function restrictedSources(config: SurfaceModelConfig): string | null {
   const allowed = config.sources;
   if (!allowed || CANDIDATE_SOURCES.every((s) => allowed.includes(s))) return null;

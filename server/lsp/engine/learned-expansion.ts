@@ -142,6 +142,7 @@ export async function learnedHints(context: EngineContext, doc: QueryDocument, r
   const session = context.session();
   if (!loaded || !session || !session.config.learnedExpansion.hints) return [];
   const hints: InlayHint[] = [];
+  const threshold = strongWeight(loaded.tools.model.config);
   for (const entry of doc.source.entries) {
     if (entry.line < range.start.line || entry.line > range.end.line || !runnable(entry) || !isVerbatim(doc, entry)) continue;
     let x: LearnedExpansion;
@@ -154,7 +155,7 @@ export async function learnedHints(context: EngineContext, doc: QueryDocument, r
     context.documents.checkFresh(doc, token);
     for (const w of x.suggestions) {
       // Compared as shown (2 significant digits): a fixed weight of 0.1 comes out of the float32 graph as 0.0999….
-      const strong = w.alternatives.filter((a) => Number(shown(a.weight)) >= strongWeight(loaded.tools.model.config));
+      const strong = w.alternatives.filter((a) => Number(shown(a.weight)) >= threshold);
       if (!strong.length) continue;
       const label = `≈ ${strong.slice(0, HINT_ALTERNATIVES).map((a) => a.word).join(', ')}${strong.length > HINT_ALTERNATIVES ? ', …' : ''}`;
       const tooltip = `Learned alternatives of "${w.word}" in this index: ${strong.map((a) => `${a.word} ${shown(a.weight)} (${a.sources.join('+')})`).join(', ')}. The "${ACTION_TITLE}" action writes them into the query.`;
