@@ -50,7 +50,7 @@ try {
     const resources = new SurfaceResources({ modelDir });
     let t = performance.now();
     const lexicon = resources.lexiconFor(reader);
-    lexicon.synonyms?.('word');
+    lexicon.synonyms?.('word', ['text']);
     const prepare = performance.now() - t;
     for (const p of resources.problems) console.log(`  warning: ${p.message}`);
     const texts = readFileSync(`${DATA_DIR}/${c.name}/${c.queries}`, 'utf8')

@@ -5,7 +5,7 @@
  * weight first, over all its words), as markdown for a person to judge. Reads the built server in dist/ (run
  * `npx tsc -p tsconfig.json` first) and the indexes export.mjs builds (model/.work/csurf/idx/).
  *
- *   node model/csurf/suggestions.mjs [--model-dir DIR] [--per 20] [collection …]   (default: every collection of eval-model)
+ *   node model/csurf/suggestions.mjs [--model-dir DIR] [--per 20] [--seed 15] [collection …]   (default: every collection of eval-model)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -30,6 +30,7 @@ const option = (name, fallback) => {
 };
 const modelDir = option('--model-dir', join(root, 'model', 'artifacts'));
 const per = Number(option('--per', '20'));
+const seed = Number(option('--seed', '15'));
 const specs = collectionSpecs(process.env.QUERYLENS_DATA ?? defaultDataDir());
 const wanted = args.length ? args : Object.keys(specs);
 const loaded = await loadSurfaceModel(modelDir, { device: 'cpu' });
@@ -59,9 +60,9 @@ for (const name of wanted) {
     .split('\n')
     .filter((l) => l.includes('\t'))
     .map((l) => [l.slice(0, l.indexOf('\t')).trim(), l.slice(l.indexOf('\t') + 1).trim()]);
-  const rand = random(15);
+  const rand = random(seed);
   const order = queries.map((q) => [rand(), q]).sort((a, b) => a[0] - b[0]).map(([, q]) => q);
-  console.log(`\n### ${spec.label} (${Math.min(per, queries.length)} of ${queries.length} queries, seed 15)\n`);
+  console.log(`\n### ${spec.label} (${Math.min(per, queries.length)} of ${queries.length} queries, seed ${seed})\n`);
   for (const [qid, text] of order.slice(0, per)) {
     const x = await learnedExpansion(reader, parseText(text).ast, text, loaded.model, lexicon);
     const top = x.suggestions

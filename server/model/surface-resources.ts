@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { IndexReader } from '../engine/index/reader.js';
 import type { SurfaceLexicon } from '../engine/expansion/surface-candidates.js';
 import { readNeighbourTable, readWordEmbeddings, type NeighbourTable, type SurfaceResourceProblem, type WordEmbeddings } from './surface-embeddings.js';
+import { sensesInContext } from './surface-senses.js';
 import { DEFAULT_WORDNET_DIR, openWordNet, type WordNet } from './surface-wordnet.js';
 
 export const SURFACE_EMBEDDINGS_FILE = 'surface-embeddings.bin';
@@ -82,8 +83,13 @@ export class SurfaceResources {
   lexiconFor(reader: IndexReader): SurfaceLexicon {
     const lexicon: SurfaceLexicon = {};
     const wordnet = this.synonymSource();
-    if (wordnet) lexicon.synonyms = (word) => wordnet.synonyms(word);
     const embeddings = this.vectors();
+    if (wordnet) {
+      // The senses the query's other words point to, when there are vectors to read them with.
+      lexicon.synonyms = embeddings
+        ? (word, context) => wordnet.synonyms(word, (senses) => sensesInContext(senses, context, embeddings))
+        : (word) => wordnet.synonyms(word, (senses) => senses.filter((s) => s.rank === 0));
+    }
     if (embeddings) {
       lexicon.similarity = (a, b) => embeddings.similarity(a, b);
       const table = this.neighbours(embeddings);

@@ -12,7 +12,24 @@ import type { SurfaceResourceProblem } from './surface-embeddings.js';
 export const DEFAULT_WORDNET_DIR = '/usr/share/wordnet';
 
 const POS = ['noun', 'verb', 'adj', 'adv'] as const;
-type Pos = (typeof POS)[number];
+export type Pos = (typeof POS)[number];
+/** The part-of-speech letters of data-file pointers (`s` is a satellite adjective). */
+const POS_OF_CODE: Record<string, Pos> = { n: 'noun', v: 'verb', a: 'adj', s: 'adj', r: 'adv' };
+
+/** One sense (synset) of a word. */
+export interface WordSense {
+  pos: Pos;
+  /** The lemma it was found under (the word or its base form). */
+  base: string;
+  /** Its place among `base`'s senses in `pos`, most frequent first (0 = most frequent). */
+  rank: number;
+  /** Its lemmas, lowercased (multi-word ones joined by `_`). */
+  words: string[];
+  /** Definition and examples. */
+  gloss: string;
+  /** The lemmas of the senses it is a kind or an instance of. */
+  hypernymWords: string[];
+}
 
 /** morphy(7WN)'s detachment rules: [suffix, ending] per part of speech. */
 const SUFFIX_RULES: Record<Pos, [string, string][]> = {
@@ -73,32 +90,59 @@ export class WordNet {
     return out;
   }
 
-  private synsetWords(data: Buffer, offset: number): string[] {
+  /** A synset's lemmas (lowercased, sense markers dropped), its gloss, and its hypernyms' offsets in `pos`'s data. */
+  private synset(data: Buffer, offset: number): { words: string[]; gloss: string; hypernyms: [Pos, number][] } {
     const end = data.indexOf(0x0a, offset);
-    const f = data.toString('latin1', offset, end < 0 ? data.length : end).split(' ');
+    const line = data.toString('latin1', offset, end < 0 ? data.length : end);
+    const f = line.split(' ');
     const count = parseInt(f[3]!, 16);
     const words: string[] = [];
     for (let i = 0; i < count; i++) words.push(f[4 + 2 * i]!.replace(/\(.*\)$/, '').toLowerCase());
-    return words;
+    // Pointers: "symbol offset pos source/target", `@` (hypernym) and `@i` (instance hypernym) lead up.
+    const pointers = Number(f[4 + 2 * count]);
+    const hypernyms: [Pos, number][] = [];
+    for (let i = 0; i < pointers; i++) {
+      const at = 5 + 2 * count + 4 * i;
+      if (f[at] === '@' || f[at] === '@i') hypernyms.push([POS_OF_CODE[f[at + 2]!]!, Number(f[at + 1])]);
+    }
+    const bar = line.indexOf('|');
+    return { words, gloss: bar < 0 ? '' : line.slice(bar + 1).trim(), hypernyms };
   }
 
   /**
-   * Single-word synonyms of `word`: the other words of its synsets, over every part of speech, taking
-   * each lemma's first `maxSenses` senses (the most frequent), in sense order; multi-word lemmas are left
-   * out (a query word is replaced by words).
+   * Every sense of `word` (through its base forms), part of speech by part of speech, each lemma's senses in
+   * WordNet's order (most frequent first: `rank` 0 is its most frequent sense in that part of speech).
    */
-  synonyms(word: string, maxSenses = 3): string[] {
-    const out: string[] = [];
+  senses(word: string): WordSense[] {
+    const out: WordSense[] = [];
     const lower = word.toLowerCase();
-    for (const [pos, t] of this.load()) {
+    const tables = this.load();
+    for (const [pos, t] of tables) {
       const bases = this.baseForms(t, pos, lower);
       for (const base of bases) {
-        for (const offset of (t.index.get(base) ?? []).slice(0, maxSenses)) {
-          for (const w of this.synsetWords(t.data, offset)) {
-            if (w.includes('_') || w.includes('-') || w === lower || bases.includes(w) || out.includes(w)) continue;
-            out.push(w);
-          }
-        }
+        (t.index.get(base) ?? []).forEach((offset, rank) => {
+          const s = this.synset(t.data, offset);
+          const hypernymWords = s.hypernyms.flatMap(([p, o]) => this.synset(tables.get(p)!.data, o).words);
+          out.push({ pos, base, rank, words: s.words, gloss: s.gloss, hypernymWords });
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Single-word synonyms of `word` from the senses `keep` accepts (default: each lemma's three most frequent),
+   * in the order `keep` returns them; multi-word lemmas are left out (a query word is replaced by words).
+   */
+  synonyms(word: string, keep: (senses: readonly WordSense[]) => readonly WordSense[] = (all) => all.filter((s) => s.rank < 3)): string[] {
+    const out: string[] = [];
+    const lower = word.toLowerCase();
+    const all = this.senses(lower);
+    const bases = new Set(all.map((s) => s.base));
+    for (const sense of keep(all)) {
+      for (const w of sense.words) {
+        if (w.includes('_') || w.includes('-') || w === lower || bases.has(w) || out.includes(w)) continue;
+        out.push(w);
       }
     }
     return out;

@@ -34,7 +34,7 @@ export async function expandLearned(backend: LocalBackend, ast: QueryAst, text: 
 export function prepareLearnedExpansion(backend: LocalBackend, tools: LearnedExpansionTools): readonly { message: string }[] {
   if (!(backend instanceof LocalIndexBackend)) throw new NotLocalIndexError();
   const lexicon = tools.resources.lexiconFor(backend.reader);
-  lexicon.synonyms?.('word');
+  lexicon.synonyms?.('word', ['text']);
   return tools.resources.problems;
 }
 

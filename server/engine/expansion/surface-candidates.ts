@@ -7,8 +7,10 @@
  *   itself, so the useful ones are those it splits (analysis → analysi, analyz, analyt): index terms
  *   that share the query term's stem but its last two letters (at least 5 letters) and add at most 4. In an index of terms as written, the variants Porter merges (terms whose Porter
  *   stem is the query word's).
- * - `wordnet`: WordNet synonyms (the other lemmas of the word's most frequent senses).
- *   A variant or synonym whose word vector is far from the query word's is left out (MIN_ALTERNATIVE_SIMILARITY).
+ * - `wordnet`: WordNet synonyms (the other lemmas of the word's most frequent sense in each part of speech,
+ *   where the query's other words point to that sense: the lexicon chooses).
+ *   A variant or synonym whose word vector is far from the query word's, or that has none, is left out
+ *   (MIN_ALTERNATIVE_SIMILARITY, `related`).
  * - `embedding`: the word's nearest words by word vector (GloVe) in the whole vocabulary that this index holds.
  * - `cooccurrence`: terms that occur with the query word in the first-pass top k documents, ranked by
  *   the share of those documents that hold both, times idf.
@@ -24,8 +26,8 @@ export const CANDIDATE_SOURCES: readonly CandidateSource[] = ['variant', 'wordne
 
 /** The lexical resources the candidates read; each method absent = that source is off. */
 export interface SurfaceLexicon {
-  /** WordNet synonyms of a word, most frequent sense first. */
-  synonyms?(word: string): readonly string[];
+  /** WordNet synonyms of a word in the senses that fit a query whose other words are `context`, most frequent sense first. */
+  synonyms?(word: string, context: readonly string[]): readonly string[];
   /** The words nearest to `word` by word vector, best first, among those `accept` keeps. */
   neighbours?(word: string, k: number, accept: (word: string) => boolean): readonly { word: string; similarity: number }[];
   /** Cosine similarity of two words' vectors, undefined when one has none. */
@@ -121,9 +123,10 @@ export function surfaceCandidates(
       add(v.term, v.word, v.raw, 'variant');
       kept++;
     }
+    const others = words.filter((o) => o.term !== qw.term).map((o) => o.word);
     if (lexicon.synonyms && limits.wordnet > 0) {
       let n = 0;
-      for (const s of lexicon.synonyms(qw.word)) {
+      for (const s of lexicon.synonyms(qw.word, others)) {
         if (n >= limits.wordnet) break;
         const term = WORDLIKE.test(s) ? termOf(s) : undefined;
         if (term === qw.term || !usable(term) || !related(lexicon, qw.word, s)) continue;
@@ -143,7 +146,6 @@ export function surfaceCandidates(
       add(term, form.text, form.raw, 'cooccurrence');
     }
 
-    const others = words.filter((o) => o.term !== qw.term).map((o) => o.word);
     const candidates = [...found].map(([term, f]): SurfaceCandidate => {
       const stats = reader.termStats(term)!;
       const sims = others.map((o) => lexicon.similarity?.(o, f.word)).filter((s): s is number => s !== undefined);
@@ -172,10 +174,16 @@ export function surfaceCandidates(
  */
 export const MIN_ALTERNATIVE_SIMILARITY = 0.4;
 
-/** True when `candidate` may stand for `word`: its vector is near the word's, or either has none (no evidence). */
+/**
+ * True when `candidate` may stand for `word`: their vectors are near. When vectors are loaded, a word without
+ * one is no alternative: the prefix rule's finds without a vector were mostly fragments and other concepts
+ * (syndrome → syndro, cellulite → cellulose, active → activin; 22 of 25 rejected by a reader). Without
+ * vectors at all there is nothing to judge by, and every candidate stays.
+ */
 function related(lexicon: SurfaceLexicon, word: string, candidate: string): boolean {
-  const s = lexicon.similarity?.(word, candidate);
-  return s === undefined || s >= MIN_ALTERNATIVE_SIMILARITY;
+  if (!lexicon.similarity) return true;
+  const s = lexicon.similarity(word, candidate);
+  return s !== undefined && s >= MIN_ALTERNATIVE_SIMILARITY;
 }
 
 /** Morphological variants of one query word (see the header), most frequent first. */
