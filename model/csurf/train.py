@@ -71,6 +71,10 @@ FORM_KNOBS = ["terms"]
 # from nothing, the previous rotation's models stayed near nothing (the shipped one suggested nothing on 180 drawn
 # queries), while fixed expansion at 0.1 gains on most training pools.
 START_KNOBS = [0.0, 0.1]
+# Fixed rules may also weigh every allowed candidate 0.2 (not a training start: the trained knobs start from 0 or 0.1).
+# Added after the candidates became stricter (a sense the query fits, a variant with a word vector): fewer, surer
+# candidates may bear a larger weight; the rotation decides.
+FIXED_ONLY_STARTS = [0.2]
 # A fixed weight cannot read a candidate's features, so the fixed rules also choose the least word-vector similarity
 # of a suggested candidate to its word (0: the candidates' own filter only, cosine ≥ 0.4 for variants and synonyms):
 # the wrong senses WordNet gives (code → cypher) tend to be the less similar. A trained model reads the similarity.
@@ -345,12 +349,12 @@ NO_EXPANSION = Knob("terms", 1.0, "all", 0.0, 0)
 KNOBS: list[Knob] = [NO_EXPANSION] + [
     Knob(form, cap, src, start, steps, sim)
     for form in FORM_KNOBS
-    for start in START_KNOBS
+    for start in START_KNOBS + FIXED_ONLY_STARTS
     for cap in CAP_KNOBS
     for src in SOURCE_KNOBS
     for steps in STEP_KNOBS
     for sim in SIMILARITY_KNOBS
-    if (steps > 0 and sim == 0) or (steps == 0 and start > 0 and cap == CAP_KNOBS[0])
+    if (steps > 0 and sim == 0 and start in START_KNOBS) or (steps == 0 and start > 0 and cap == CAP_KNOBS[0])
 ]
 
 
@@ -406,7 +410,9 @@ class Rotation:
         mean = {k: float(np.mean(g)) for k, g in gains.items()}
         safe = {k: min(g) >= -MAX_LOSS for k, g in gains.items()}
         ranked = sorted(KNOBS, key=lambda k: (not safe[k], -mean[k], k.steps))
-        for k in sorted(KNOBS, key=lambda k: (-mean[k], k.steps))[:6]:
+        # The six best means, and every fixed rule (the ones that have qualified so far), best mean first.
+        shown = set(sorted(KNOBS, key=lambda k: (-mean[k], k.steps))[:6]) | {k for k in KNOBS if k.steps == 0 and k.start > 0}
+        for k in sorted(shown, key=lambda k: (-mean[k], k.steps)):
             self.log(f"    {knob_name(k)}: mean {mean[k]:+.4f}{'' if safe[k] else ' (loses > 1 %)'} (" + ", ".join(f"{c} {g:+.3f}" for c, g in zip(collections, gains[k])) + ")")
         best = ranked[0]
         self.log(f"    chosen: {knob_name(best)}, mean {mean[best]:+.4f} (no expansion {mean[NO_EXPANSION]:+.4f}; {sum(safe.values())} of {len(KNOBS)} knobs lose at most {MAX_LOSS:.0%})")

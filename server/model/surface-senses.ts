@@ -25,7 +25,7 @@ export function sensesInContext(senses: readonly WordSense[], context: readonly 
   const query = meanVector(context, embeddings);
   if (!query) return frequent;
   const closeness = senses.map((s) => {
-    const v = meanVector(senseWords(s), embeddings);
+    const v = senseVector(s, embeddings);
     return v ? dot(v, query) : undefined;
   });
   return senses.filter((s, i) => {
@@ -34,6 +34,17 @@ export function sensesInContext(senses: readonly WordSense[], context: readonly 
     if (mine === undefined) return true; // no evidence against the most frequent sense
     return closeness.filter((c) => c !== undefined && c > mine).length < SENSE_CONTEXT_RANK;
   });
+}
+
+/** Each sense's vector, read once per word vectors (senses are kept by the WordNet reader, so they repeat). */
+const senseVectors = new WeakMap<WordEmbeddings, WeakMap<WordSense, Float32Array | null>>();
+
+function senseVector(sense: WordSense, embeddings: WordEmbeddings): Float32Array | undefined {
+  let known = senseVectors.get(embeddings);
+  if (!known) senseVectors.set(embeddings, (known = new WeakMap()));
+  let v = known.get(sense);
+  if (v === undefined) known.set(sense, (v = meanVector(senseWords(sense), embeddings) ?? null));
+  return v ?? undefined;
 }
 
 /** The words that describe a sense: its single-word lemmas, its gloss's content words, its hypernyms' lemmas. */

@@ -47,8 +47,12 @@ interface PosTables {
   data: Buffer;
 }
 
+/** How many words' senses are kept read (each a few synsets; the cache is emptied when full). */
+const SENSE_CACHE_WORDS = 20_000;
+
 export class WordNet {
   private tables: Map<Pos, PosTables> | undefined;
+  private readonly sensesOf = new Map<string, readonly WordSense[]>();
 
   constructor(readonly dir: string) {}
 
@@ -113,9 +117,19 @@ export class WordNet {
    * Every sense of `word` (through its base forms), part of speech by part of speech, each lemma's senses in
    * WordNet's order (most frequent first: `rank` 0 is its most frequent sense in that part of speech).
    */
-  senses(word: string): WordSense[] {
-    const out: WordSense[] = [];
+  senses(word: string): readonly WordSense[] {
     const lower = word.toLowerCase();
+    let out = this.sensesOf.get(lower);
+    if (out) return out;
+    out = this.readSenses(lower);
+    // Query words repeat across queries and keystrokes; a bound keeps a long session's memory flat.
+    if (this.sensesOf.size >= SENSE_CACHE_WORDS) this.sensesOf.clear();
+    this.sensesOf.set(lower, out);
+    return out;
+  }
+
+  private readSenses(lower: string): WordSense[] {
+    const out: WordSense[] = [];
     const tables = this.load();
     for (const [pos, t] of tables) {
       const bases = this.baseForms(t, pos, lower);
