@@ -73,7 +73,8 @@ export class NeighbourTable {
   }
 }
 
-function dot(a: Float32Array, b: Float32Array): number {
+/** Dot product of two vectors of the same length (the cosine, for unit vectors). */
+export function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { IndexReader } from '../engine/index/reader.js';
 import type { SurfaceLexicon } from '../engine/expansion/surface-candidates.js';
 import { readNeighbourTable, readWordEmbeddings, type NeighbourTable, type SurfaceResourceProblem, type WordEmbeddings } from './surface-embeddings.js';
-import { sensesInContext } from './surface-senses.js';
+import { mostFrequentSenses, sensesInContext } from './surface-senses.js';
 import { DEFAULT_WORDNET_DIR, openWordNet, type WordNet } from './surface-wordnet.js';
 
 export const SURFACE_EMBEDDINGS_FILE = 'surface-embeddings.bin';
@@ -88,7 +88,7 @@ export class SurfaceResources {
       // The senses the query's other words point to, when there are vectors to read them with.
       lexicon.synonyms = embeddings
         ? (word, context) => wordnet.synonyms(word, (senses) => sensesInContext(senses, context, embeddings))
-        : (word) => wordnet.synonyms(word, (senses) => senses.filter((s) => s.rank === 0));
+        : (word) => wordnet.synonyms(word, mostFrequentSenses);
     }
     if (embeddings) {
       lexicon.similarity = (a, b) => embeddings.similarity(a, b);

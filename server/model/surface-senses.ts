@@ -9,7 +9,7 @@
  * for the sense, the most frequent senses are kept.
  */
 import { TERRIER_STOPWORDS } from '../engine/analysis/stopwords.js';
-import type { WordEmbeddings } from './surface-embeddings.js';
+import { dot, type WordEmbeddings } from './surface-embeddings.js';
 import type { WordSense } from './surface-wordnet.js';
 
 /**
@@ -19,11 +19,15 @@ import type { WordSense } from './surface-wordnet.js';
  */
 export const SENSE_CONTEXT_RANK = 2;
 
+/** Each lemma's most frequent sense in each part of speech: the choice without a context to read. */
+export function mostFrequentSenses(senses: readonly WordSense[]): WordSense[] {
+  return senses.filter((s) => s.rank === 0);
+}
+
 /** The senses of `senses` (one word's) that fit a query whose other words are `context`, in their order. */
 export function sensesInContext(senses: readonly WordSense[], context: readonly string[], embeddings: WordEmbeddings): WordSense[] {
-  const frequent = senses.filter((s) => s.rank === 0);
   const query = meanVector(context, embeddings);
-  if (!query) return frequent;
+  if (!query) return mostFrequentSenses(senses);
   const closeness = senses.map((s) => {
     const v = senseVector(s, embeddings);
     return v ? dot(v, query) : undefined;
@@ -69,10 +73,4 @@ function meanVector(words: readonly string[], embeddings: WordEmbeddings): Float
   if (norm === 0) return undefined;
   for (let i = 0; i < sum.length; i++) sum[i]! /= norm;
   return sum;
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
-  return s;
 }
