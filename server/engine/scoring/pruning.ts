@@ -191,6 +191,8 @@ export interface PruningStats {
   considered: number;
   /** Ranges of documents passed on block maxima alone, without decoding or scoring. */
   skippedRanges: number;
+  /** Windows whose essential lists were read. */
+  windowsRead: number;
 }
 
 /** Documents per window: enough that reading a window is a tight loop, few enough that its arrays stay in cache. */
@@ -282,7 +284,7 @@ export function maxScoreSearch(
   lengthPart?: (dl: number) => number,
 ): PruningStats {
   const m = terms.length;
-  const stats: PruningStats = { considered: 0, skippedRanges: 0 };
+  const stats: PruningStats = { considered: 0, skippedRanges: 0, windowsRead: 0 };
   if (m === 0) return stats;
   const boundsOf = terms.map(blockBoundsOf);
   const bounds = boundsOf.map((b) => b.blocks);
@@ -377,6 +379,11 @@ export function maxScoreSearch(
   /** The next seed at or after the candidate being looked at (candidates come in document order when there are seeds). */
   let seedAt = 0;
 
+  // Lists by ascending largest bound over the whole list; globalPrefix[e] adds up those of globalOrder[0..e-1].
+  const globalOrder = Int32Array.from(terms.keys()).sort((a, b) => boundsOf[a]!.max - boundsOf[b]!.max);
+  const globalPrefix = new Float64Array(m + 1);
+  for (let e = 0; e < m; e++) globalPrefix[e + 1] = globalPrefix[e]! + boundsOf[globalOrder[e]!]!.max;
+
   let base = END_OF_POSTINGS;
   for (const c of cursors) base = Math.min(base, c.doc);
   while (base < END_OF_POSTINGS) {
@@ -404,6 +411,11 @@ export function maxScoreSearch(
       stats.skippedRanges++;
     } else {
       windowNumber++;
+      stats.windowsRead++;
+      // The words of `matched` that the essential lists set lie in lowWord..highWord: a sparse window
+      // (a rare word's one posting) reads those, not all W/32.
+      let lowWord = matched.length;
+      let highWord = -1;
       for (let e = firstEssential; e < m; e++) {
         const i = order[e]!;
         const c = cursors[i]!;
@@ -420,7 +432,8 @@ export function maxScoreSearch(
           const docs = c.blockDocs;
           const blockTfs = c.blockTfs;
           const n = c.blockEnd;
-          let j = c.blockIndex;
+          const first = c.blockIndex;
+          let j = first;
           for (; j < n; j++) {
             const doc = docs[j]!;
             if (doc > end) break;
@@ -430,6 +443,10 @@ export function maxScoreSearch(
             tfHere[o] = tf;
             stampHere[o] = windowNumber;
             essentialSum[o]! += score(tf, docLengths[doc]!);
+          }
+          if (j > first) {
+            if ((docs[first]! - base) >>> 5 < lowWord) lowWord = (docs[first]! - base) >>> 5;
+            if ((docs[j - 1]! - base) >>> 5 > highWord) highWord = (docs[j - 1]! - base) >>> 5;
           }
           c.seekInBlock(j);
         }
@@ -441,7 +458,7 @@ export function maxScoreSearch(
       const windowKth32 = windowKth === undefined ? 0 : Math.fround(windowKth);
       const nonEssential = prefix[firstEssential]!;
       let n = 0;
-      for (let w = 0; w < matched.length; w++) {
+      for (let w = lowWord; w <= highWord; w++) {
         let bits = matched[w]!;
         if (bits === 0) continue;
         matched[w] = 0;
@@ -536,9 +553,20 @@ export function maxScoreSearch(
       }
     }
 
-    // The next window starts at the first document after this one that some list may hold.
+    // The next window starts at the first document after this one that some list may hold, among
+    // the lists that could bring a document in without the others: the weakest lists whose largest
+    // bounds add up to less than the k-th score cannot (classic MaxScore), so ranges that only they
+    // hold are passed over whole. Without this a sparse query walked every window of the collection
+    // (two rare words spread over 8.8 M documents: 2,159 windows for 2,817 postings).
     let next = END_OF_POSTINGS;
-    for (let i = 0; i < m; i++) {
+    const kthNow = top.threshold();
+    let globallyNonEssential = 0;
+    if (kthNow !== undefined) {
+      const kth32 = Math.fround(kthNow);
+      while (globallyNonEssential < m && belowWith(globalPrefix[globallyNonEssential + 1]!, lengthMax, kth32)) globallyNonEssential++;
+    }
+    for (let e = globallyNonEssential; e < m; e++) {
+      const i = globalOrder[e]!;
       const b = blockAt(i, end + 1);
       if (b >= lastDocs[i]!.length) continue;
       let from = end + 1;

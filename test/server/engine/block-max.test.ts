@@ -61,6 +61,7 @@ interface Run {
   decoded: number;
   totalBlocks: number;
   skippedRanges: number;
+  windowsRead: number;
   considered: number;
 }
 
@@ -123,6 +124,7 @@ function runBoth(seed: number, numDocs: number, densities: number[], k: number, 
       decoded: counting.reduce((a, p) => a + p.decoded, 0),
       totalBlocks: counting.reduce((a, p) => a + p.numBlocks, 0),
       skippedRanges: stats.skippedRanges,
+      windowsRead: stats.windowsRead,
       considered: stats.considered,
     },
     exhaustive: all.sorted(docno).map((h) => ({ doc: h.doc, score: h.score })),
@@ -153,6 +155,14 @@ describe('block-max skipping in the essential lists', () => {
     expectSame(pruned.hits, exhaustive);
     expect(pruned.considered).toBeLessThanOrEqual(plain.pruned.considered);
     expect(pruned.decoded).toBeLessThan(plain.pruned.decoded);
+  });
+
+  it('rare words beside a common one, k = 10: only the windows that hold a rare word are read', () => {
+    // 200,000 documents are 196 windows of 1,024; the rare lists hold about 40 documents in all, and
+    // the common list cannot bring a document into the top 10 alone.
+    const { pruned, exhaustive } = runBoth(7, 200_000, [0.4, 0.0001, 0.0001], 10, 1024);
+    expectSame(pruned.hits, exhaustive);
+    expect(pruned.windowsRead).toBeLessThanOrEqual(45);
   });
 
   it('random lists, densities, k and window sizes (fixed seed): pruned equals exhaustive, whole windows passed', () => {
