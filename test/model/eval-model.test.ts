@@ -14,6 +14,8 @@ import { runChecked, runProcess } from '../support/process.js';
 import { DATA_DIR, hasCollection } from '../server/search/helpers/collections.js';
 import { REPO_ROOT } from './helpers.js';
 import { describeProvenance, formatModelTables, type CollectionResult, type PairedResult } from '../../server/cli/commands/eval-model.js';
+import { readQrelsFile } from '../../server/engine/eval/index.js';
+import { openIndex } from '../../server/engine/index/disk.js';
 
 const CLI = join(REPO_ROOT, 'bin', 'querylens.js');
 const QUERIES = 12;
@@ -208,6 +210,53 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(message);
     }
+  }, 300_000);
+
+  it('--information: the pairs and agreement of its table, recomputed from `weigh --json`, the qrels and the postings', async () => {
+    const common = ['--data', DATA_DIR, '--collections', 'adi', '--queries', String(QUERIES), '--cache', join(work, 'cache'), '--device', 'cpu'];
+    const table = await ql('eval-model', '--information', ...common);
+    const row = table.split('\n').find((l) => l.startsWith('| ADI |'))!;
+    const cells = row.split(' | ');
+    // The same queries weighed by `querylens weigh`, their words' relevance weights computed here from the index.
+    const queries = join(work, 'information.tsv');
+    writeFileSync(queries, readFileSync(join(DATA_DIR, 'adi', 'queries.tsv'), 'utf8').split('\n').slice(0, QUERIES).join('\n') + '\n');
+    const weighed = JSON.parse(await ql('weigh', queries, '--json', '--index', join(work, 'cache', 'adi'), '--device', 'cpu')) as {
+      qid: string;
+      merged: { kind: string; terms: string[]; weight: number; occurrences: number }[];
+    }[];
+    const reader = openIndex(join(work, 'cache', 'adi'));
+    const qrels = readQrelsFile(join(DATA_DIR, 'adi', 'qrels.txt'));
+    const N = reader.stats().numDocs;
+    let pairs = 0;
+    let agree = 0;
+    for (const q of weighed) {
+      const relevant = [...(qrels.get(q.qid) ?? [])].filter(([, g]) => g > 0).map(([d]) => reader.docByDocno(d)).filter((d) => d !== undefined);
+      if (!relevant.length) continue;
+      const R = relevant.length;
+      const words = q.merged
+        .filter((g) => g.kind === 'unigram')
+        .flatMap((g) => {
+          // A word the collection lacks has no relevance weight.
+          const postings = reader.postings(g.terms[0]!);
+          if (!postings) return [];
+          const docs = new Set(postings.docs);
+          const r = relevant.filter((d) => docs.has(d)).length;
+          const n = docs.size;
+          return [{ weight: g.weight / g.occurrences, rsj: Math.log((r + 0.5) / (R - r + 0.5)) - Math.log((n - r + 0.5) / (N - n - R + r + 0.5)) }];
+        });
+      for (const a of words) {
+        for (const b of words) {
+          if (a.rsj - b.rsj < 1) continue;
+          pairs++;
+          agree += Math.abs(a.weight - b.weight) <= 1e-9 ? 0.5 : a.weight > b.weight ? 1 : 0;
+        }
+      }
+    }
+    expect(pairs).toBeGreaterThan(20);
+    expect(Number(cells[2])).toBe(pairs);
+    expect(cells[3]).toBe(`${((100 * agree) / pairs).toFixed(0)} %`);
+    // The model was read: this checkout's provenance line is above the table.
+    expect(table).toMatch(/The model was trained on/);
   }, 300_000);
 
   it('a missing collection or model, or a phrase rule with expansion, is one clear line and a non-zero exit', async () => {

@@ -310,6 +310,7 @@ interface EvalModelCliOptions {
   loco?: string;
   learned?: string;
   deepctIndex?: string;
+  information?: boolean;
   device: string;
 }
 
@@ -352,6 +353,46 @@ async function printLearnedExpansionTable(opts: EvalModelCliOptions, dataDir: st
     await shipped.release();
     await weighting.dispose();
     await Promise.all(Object.values(folds).map((m) => m.release()));
+  }
+}
+
+/**
+ * `--information`: whether the model's weights carry information (eval-weight-information.ts), on the same
+ * collections and queries; with --loco, each training collection weighed by its fold model.
+ */
+async function printInformationTable(opts: EvalModelCliOptions, dataDir: string, collections: string[], limit: number | undefined): Promise<void> {
+  const { formatInformationTable, weighedQueries } = await import('./eval-weight-information.js');
+  const { readQrelsFile } = await import('../../engine/eval/index.js');
+  const specs = collectionSpecs(dataDir);
+  const cacheDir = opts.cache ?? defaultCacheDir();
+  const log = (s: string) => console.error(`querylens: ${s}`);
+  const modelName = opts.model as 'twbert' | 'deepct';
+  const loaded = await loadModelForCli(modelName, opts.modelDir, opts.device);
+  let foldModels: Record<string, WeightModel> = {};
+  try {
+    if (opts.loco !== undefined) foldModels = await loadFoldModels(opts.loco, collections.map((c) => specs[c]!), modelName, opts.device);
+    const rows = [];
+    for (const name of collections) {
+      const spec = specs[name]!;
+      for (const f of [spec.corpus, spec.queries, spec.qrels]) {
+        if (!existsSync(f)) throw new CliError(`${spec.label}: ${f} not found (give the data folder with --data or QUERYLENS_DATA)`);
+      }
+      const reader = await cachedIndex(spec, cacheDir, log);
+      const queries = await queriesToRank(spec.queries, limit);
+      const model = foldModels[name] ?? loaded.model;
+      rows.push({ label: `${spec.label}${foldModels[name] ? ' (left out)' : ''}`, queries: await weighedQueries(model, reader, spec.label, queries, readQrelsFile(spec.qrels)) });
+      log(`${spec.label}: ${queries.length} queries weighed`);
+    }
+    const header = [
+      `Measured ${new Date().toISOString().slice(0, 10)}, model ${opts.model} (${loaded.dir})${opts.loco !== undefined ? `; training collections weighed by the fold models in ${opts.loco}/<collection>/` : ''}${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
+      describeProvenance(loaded.model.config.models[modelName]?.provenance, Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]))),
+    ];
+    const text = await formatInformationTable(rows, header);
+    process.stdout.write(text);
+    if (opts.out) writeOutputFile(opts.out, text);
+  } finally {
+    await loaded.model.dispose();
+    await Promise.all(Object.values(foldModels).map((m) => m.dispose()));
   }
 }
 
@@ -451,6 +492,7 @@ export function registerEvalModel(program: Command): void {
     .option('--loco <dir>', 'leave-one-collection-out: rank each training collection with the model in <dir>/<collection>/ (trained and selected without it); --model-dir ranks the reporting sets')
     .option('--learned <dir>', 'the learned surface-form expansion instead: training collections ranked by the fold models in <dir>/<collection>/, reporting sets by --model-dir')
     .option('--deepct-index <dir>', "DeepCT-Index's table instead: training collections indexed by the fold models in <dir>/<collection>/, reporting sets by --model-dir")
+    .option('--information', "instead of ranking: do the model's weights carry information? (topic words over generic words within a query, by the judgements, beside idf; the same word's weight across queries and collections)")
     .option('--device <device>', 'model device: auto, cpu or cuda', 'auto')
     .action(async (opts: EvalModelCliOptions) => {
       const dataDir = opts.data ?? defaultDataDir();
@@ -468,6 +510,7 @@ export function registerEvalModel(program: Command): void {
       if (opts.learned !== undefined) return printLearnedExpansionTable(opts, dataDir, collections, limit, test);
       if (opts.deepctIndex !== undefined) return printDeepctIndexTable(opts, dataDir, collections, limit, test);
       if (opts.model !== 'twbert' && opts.model !== 'deepct') throw new CliError(`unknown --model '${opts.model}' (expected twbert or deepct)`);
+      if (opts.information) return printInformationTable(opts, dataDir, collections, limit);
       const started = performance.now();
       const loaded = await loadModelForCli(opts.model, opts.modelDir, opts.device);
       let foldModels: Record<string, WeightModel> | undefined;
