@@ -257,6 +257,11 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
     expect(cells[3]).toBe(`${((100 * agree) / pairs).toFixed(0)} %`);
     // The model was read: this checkout's provenance line is above the table.
     expect(table).toMatch(/The model was trained on/);
+    // --json carries the same readings.
+    const json = JSON.parse(await ql('eval-model', '--information', '--json', ...common)) as { collections: { collection: string; topicOrder: { pairs: number; agree: number } }[] };
+    expect(json.collections.map((c) => c.collection)).toEqual(['ADI']);
+    expect(json.collections[0]!.topicOrder.pairs).toBe(pairs);
+    expect(json.collections[0]!.topicOrder.agree).toBeCloseTo(agree / pairs, 12);
   }, 300_000);
 
   it('a missing collection or model, or a phrase rule with expansion, is one clear line and a non-zero exit', async () => {
@@ -264,6 +269,7 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
       ['eval-model', '--data', join(work, 'nowhere'), '--collections', 'adi'],
       ['eval-model', '--collections', 'msmarco'],
       ['eval-model', '--model-dir', join(work, 'no-model')],
+      ['eval-model', '--information', '--runs', join(work, 'information-runs')],
       ['search', '--index', join(work, 'cache', 'time'), join(work, 'phrase.tsv'), '--weights', 'phrase', '--expand', 'bo1'],
     ]) {
       const extra = args[0] === 'eval-model' ? ['--cache', join(work, 'cache'), '--device', 'cpu'] : [];

@@ -388,7 +388,13 @@ async function printInformationTable(opts: EvalModelCliOptions, dataDir: string,
       describeProvenance(loaded.model.config.models[modelName]?.provenance, Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]))),
     ];
     const text = await formatInformationTable(rows, header);
-    process.stdout.write(text);
+    if (opts.json) {
+      const { crossCollectionVariation, topicOrder, weightVariation } = await import('../../model/weight-information.js');
+      const readings = rows.map((r) => ({ collection: r.label, queries: r.queries.length, topicOrder: topicOrder(r.queries), variation: weightVariation(r.queries) }));
+      const all = { topicOrder: topicOrder(rows.flatMap((r) => r.queries)), acrossCollections: crossCollectionVariation(rows.map((r) => r.queries)) };
+      process.stdout.write(JSON.stringify({ header, collections: readings, all }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n');
+    } else process.stdout.write(text);
+    // --out is always the markdown table, as for the other tables.
     if (opts.out) writeOutputFile(opts.out, text);
   } finally {
     await loaded.model.dispose();
@@ -507,6 +513,10 @@ export function registerEvalModel(program: Command): void {
       }
       const test = opts.test === 'randomisation' ? 'randomization' : opts.test;
       if (test !== 't' && test !== 'randomization') throw new CliError(`unknown --test '${opts.test}': use t or randomization`);
+      if (opts.information) {
+        const other = opts.learned !== undefined ? '--learned' : opts.deepctIndex !== undefined ? '--deepct-index' : opts.runs !== undefined ? '--runs' : undefined;
+        if (other) throw new CliError(`--information ranks nothing and prints its own table: it does not go with ${other}`);
+      }
       if (opts.learned !== undefined) return printLearnedExpansionTable(opts, dataDir, collections, limit, test);
       if (opts.deepctIndex !== undefined) return printDeepctIndexTable(opts, dataDir, collections, limit, test);
       if (opts.model !== 'twbert' && opts.model !== 'deepct') throw new CliError(`unknown --model '${opts.model}' (expected twbert or deepct)`);
