@@ -361,7 +361,7 @@ async function printLearnedExpansionTable(opts: EvalModelCliOptions, dataDir: st
  * collections and queries; with --loco, each training collection weighed by its fold model.
  */
 async function printInformationTable(opts: EvalModelCliOptions, dataDir: string, collections: string[], limit: number | undefined): Promise<void> {
-  const { formatInformationTable, weighedQueries } = await import('./eval-weight-information.js');
+  const { formatInformationTable, readInformation, weighedQueries } = await import('./eval-weight-information.js');
   const { readQrelsFile } = await import('../../engine/eval/index.js');
   const specs = collectionSpecs(dataDir);
   const cacheDir = opts.cache ?? defaultCacheDir();
@@ -387,13 +387,10 @@ async function printInformationTable(opts: EvalModelCliOptions, dataDir: string,
       `Measured ${new Date().toISOString().slice(0, 10)}, model ${opts.model} (${loaded.dir})${opts.loco !== undefined ? `; training collections weighed by the fold models in ${opts.loco}/<collection>/` : ''}${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
       describeProvenance(loaded.model.config.models[modelName]?.provenance, Object.fromEntries(Object.values(specs).map((s) => [s.name, s.label]))),
     ];
-    const text = await formatInformationTable(rows, header);
-    if (opts.json) {
-      const { crossCollectionVariation, topicOrder, weightVariation } = await import('../../model/weight-information.js');
-      const readings = rows.map((r) => ({ collection: r.label, queries: r.queries.length, topicOrder: topicOrder(r.queries), variation: weightVariation(r.queries) }));
-      const all = { topicOrder: topicOrder(rows.flatMap((r) => r.queries)), acrossCollections: crossCollectionVariation(rows.map((r) => r.queries)) };
-      process.stdout.write(JSON.stringify({ header, collections: readings, all }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n');
-    } else process.stdout.write(text);
+    const readings = await readInformation(rows);
+    const text = formatInformationTable(readings, header);
+    if (opts.json) process.stdout.write(JSON.stringify({ header, ...readings }, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 1) + '\n');
+    else process.stdout.write(text);
     // --out is always the markdown table, as for the other tables.
     if (opts.out) writeOutputFile(opts.out, text);
   } finally {

@@ -9,7 +9,7 @@
 import type { Qrels } from '../../engine/eval/trec-files.js';
 import type { IndexReader } from '../../engine/index/reader.js';
 import type { WeightModel } from '../../model/runtime.js';
-import type { WeighedQuery } from '../../model/weight-information.js';
+import type { CrossCollectionVariation, TopicOrder, WeighedQuery, WeightVariation } from '../../model/weight-information.js';
 import type { QueryToRank } from '../../service/ranking.js';
 
 /** The collection's queries as the model weighs them, each uni-gram with its topicality and idf. */
@@ -53,9 +53,22 @@ export interface InformationRow {
   queries: WeighedQuery[];
 }
 
-/** The markdown table: one row per collection, then the words shared between collections. */
-export async function formatInformationTable(rows: readonly InformationRow[], header: readonly string[]): Promise<string> {
+/** Every reading of the table, each computed once: per collection, over all of them, and between them. */
+export interface InformationReadings {
+  collections: { collection: string; queries: number; topicOrder: TopicOrder; variation: WeightVariation }[];
+  all: { topicOrder: TopicOrder; acrossCollections: CrossCollectionVariation };
+}
+
+export async function readInformation(rows: readonly InformationRow[]): Promise<InformationReadings> {
   const { crossCollectionVariation, topicOrder, weightVariation } = await import('../../model/weight-information.js');
+  return {
+    collections: rows.map((r) => ({ collection: r.label, queries: r.queries.length, topicOrder: topicOrder(r.queries), variation: weightVariation(r.queries) })),
+    all: { topicOrder: topicOrder(rows.flatMap((r) => r.queries)), acrossCollections: crossCollectionVariation(rows.map((r) => r.queries)) },
+  };
+}
+
+/** The markdown table: one row per collection, then the words shared between collections. */
+export function formatInformationTable(readings: InformationReadings, header: readonly string[]): string {
   const pct = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(0)} %`);
   const num = (x: number) => (Number.isNaN(x) ? '–' : x.toFixed(3));
   const lines = [
@@ -63,14 +76,10 @@ export async function formatInformationTable(rows: readonly InformationRow[], he
     '| collection | queries | topic/generic pairs | model agrees | idf agrees | queries: top word over bottom word, model | idf | words in ≥ 2 queries | their median weight range | IQR of all word weights |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const row of rows) {
-    const t = topicOrder(row.queries);
-    const v = weightVariation(row.queries);
-    lines.push(`| ${row.label} | ${row.queries.length} | ${t.pairs} | ${pct(t.agree)} | ${pct(t.idfAgree)} | ${pct(t.queriesAgree)} (${t.queries}) | ${pct(t.queriesIdfAgree)} | ${v.repeatedWords} | ${num(v.medianRange)} | ${num(v.weightIqr)} |`);
+  for (const { collection, queries, topicOrder: t, variation: v } of readings.collections) {
+    lines.push(`| ${collection} | ${queries} | ${t.pairs} | ${pct(t.agree)} | ${pct(t.idfAgree)} | ${pct(t.queriesAgree)} (${t.queries}) | ${pct(t.queriesIdfAgree)} | ${v.repeatedWords} | ${num(v.medianRange)} | ${num(v.weightIqr)} |`);
   }
-  const all = rows.flatMap((r) => r.queries);
-  const t = topicOrder(all);
-  const cross = crossCollectionVariation(rows.map((r) => r.queries));
+  const { topicOrder: t, acrossCollections: cross } = readings.all;
   lines.push(
     '',
     `All collections: ${t.pairs} pairs, the model agrees on ${pct(t.agree)} (idf ${pct(t.idfAgree)}); the top word outweighs the bottom word on ${pct(t.queriesAgree)} of ${t.queries} queries (idf ${pct(t.queriesIdfAgree)}).`,

@@ -445,8 +445,8 @@ export function maxScoreSearch(
             essentialSum[o]! += score(tf, docLengths[doc]!);
           }
           if (j > first) {
-            if ((docs[first]! - base) >>> 5 < lowWord) lowWord = (docs[first]! - base) >>> 5;
-            if ((docs[j - 1]! - base) >>> 5 > highWord) highWord = (docs[j - 1]! - base) >>> 5;
+            lowWord = Math.min(lowWord, (docs[first]! - base) >>> 5);
+            highWord = Math.max(highWord, (docs[j - 1]! - base) >>> 5);
           }
           c.seekInBlock(j);
         }
