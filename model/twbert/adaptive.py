@@ -246,7 +246,12 @@ def main(argv=None):
     p.add_argument("--gate-summary", choices=["off", "on", "both"], default="off",
                    help="the grid without the gate's summary of the first pass and Bo1's words (model.gate_summary_features), with it only, or both")
     p.add_argument("--pseudo-dir", default=str(WORK / "pseudo-x"), help="export-training --stats of the PSEUDO sets (plain and -bo1)")
+    p.add_argument("--configuration", default=None,
+                   help="ship only: train the model on all seven with the configuration a rotation chose and recorded in "
+                        "this JSON file ({knobs, epochs, ...}; model/twbert/shipped-configuration.json), without re-running the rotation")
     a = p.parse_args(argv)
+    if a.configuration and a.stage != "ship":
+        raise SystemExit("adaptive: --configuration is for the ship stage only")
     if a.genericity != "off":
         with_it = [{**k, "genericity": True} for k in BASE_GRID]
         GRID = with_it if a.genericity == "on" else BASE_GRID + with_it
@@ -293,6 +298,12 @@ def main(argv=None):
     log(logf, f"adaptive: {', '.join(f'{n} {len(v)}' for n, v in plain.items())} queries ({time.time() - t:.0f} s), device {DEVICE}; "
               "plain Bo1 (Python re-ranking) " + " ".join(f"{n} {g:+.4f}" for n, g in bo1.items()))
 
+    if a.configuration:
+        # The rotation's choice, recorded when it ran (its runs folder is a build product, not kept): the same
+        # training as below, on all seven, so the shipped model is what the rotation would ship.
+        recorded = json.loads(Path(a.configuration).read_text())
+        ship(plain, expanded, uniform, bo1, targets, recorded["knobs"], int(recorded["epochs"]), a, logf)
+        return
     RUNS.mkdir(parents=True, exist_ok=True)
     results_path = RUNS / "histories.json"
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
@@ -335,14 +346,22 @@ def main(argv=None):
                         "description": f"{DESCRIPTION}; fold model: trained and selected without {k}"}, FOLDS / f"{k}.pt")
         log(logf, f"fold models in {FOLDS}")
     if a.stage == "ship":
-        model, _ = train(plain, expanded, TRAINING, knobs, epochs, a.seed, targets=targets)
-        model = model.cpu()
-        torch.save({"state": model.state_dict(), "head": model.head_config(), "knobs": knobs, "epochs": epochs,
-                    "encoder": a.encoder, "provenance": loco.provenance(TRAINING, TRAINING), "description": DESCRIPTION}, a.out)
-        model = model.to(DEVICE)
-        for n in REPORTING:
-            g = gains(model, {n: (plain[n], expanded[n], uniform[n])})
-            log(logf, f"reporting {n}: uniform {uniform[n]:.4f}, TW-BERT {g[n]:+.4f}, TW-BERT + Bo1 {g[n + '+bo1']:+.4f} (plain Bo1 {bo1[n]:+.4f})")
+        ship(plain, expanded, uniform, bo1, targets, knobs, epochs, a, logf)
+
+
+def ship(plain, expanded, uniform, bo1, targets, knobs, epochs, a, logf):
+    """The model on all seven training collections with the chosen configuration, saved to `a.out`; the reporting
+    sets' gains are logged (they select nothing)."""
+    t = time.time()
+    model, _ = train(plain, expanded, TRAINING, knobs, epochs, a.seed, targets=targets)
+    model = model.cpu()
+    torch.save({"state": model.state_dict(), "head": model.head_config(), "knobs": knobs, "epochs": epochs,
+                "encoder": a.encoder, "provenance": loco.provenance(TRAINING, TRAINING), "description": DESCRIPTION}, a.out)
+    log(logf, f"model on all seven: {knobs} x{epochs} -> {a.out} ({time.time() - t:.0f} s)")
+    model = model.to(DEVICE)
+    for n in REPORTING:
+        g = gains(model, {n: (plain[n], expanded[n], uniform[n])})
+        log(logf, f"reporting {n}: uniform {uniform[n]:.4f}, TW-BERT {g[n]:+.4f}, TW-BERT + Bo1 {g[n + '+bo1']:+.4f} (plain Bo1 {bo1[n]:+.4f})")
 
 
 if __name__ == "__main__":

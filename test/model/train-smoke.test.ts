@@ -273,6 +273,23 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
     expect(Object.keys(selection.outer).sort()).toEqual(collections.slice(0, 7).sort());
     for (const name of collections.slice(0, 7)) expect(existsSync(join(folds, `${name}.pt`))).toBe(true);
 
+    // The shipped model is rebuilt from the rotation's recorded choice (model/twbert/shipped-configuration.json)
+    // without the rotation's runs: the same configuration gives the same model, parameter for parameter.
+    const shipped = JSON.parse(readFileSync(join(runs, 'selection.json'), 'utf8')) as { shipped: { knobs: object; epochs: number } };
+    const recorded = join(work, 'configuration.json');
+    writeFileSync(recorded, JSON.stringify({ knobs: shipped.shipped.knobs, epochs: shipped.shipped.epochs }));
+    const rebuilt = join(work, 'twbert-adaptive-recorded.pt');
+    await python(['-m', 'model.twbert.adaptive', 'ship', '--configuration', recorded, '--encoder', join(work, 'pre.pt'), '--data-dir', dataDir,
+      '--runs-dir', join(work, 'no-runs'), '--epochs', '2', '--epoch-queries', '32', '--out', rebuilt, '--log', join(work, 'recorded.log')]);
+    expect(existsSync(join(work, 'no-runs', 'histories.json')), 'no rotation was run').toBe(false);
+    expect(readFileSync(join(work, 'recorded.log'), 'utf8')).toMatch(/model on all seven: .* x[012] ->/);
+    const compared = await python(['-c', 'import sys, torch\n' +
+      'a, b = (torch.load(p, map_location="cpu")["state"] for p in sys.argv[1:3])\n' +
+      'assert a.keys() == b.keys(), "different parameters"\n' +
+      'bad = [k for k in a if not torch.equal(a[k], b[k])]\n' +
+      'print(len(a), "tensors,", len(bad), "differ", bad[:3])', out, rebuilt]);
+    expect(compared.trim()).toMatch(/^\d+ tensors, 0 differ/);
+
     // ONNX export with a parity fixture of its own: the encoder inputs and statistics the runtime builds.
     const parityInputs = join(work, 'parity-inputs.jsonl');
     writeFileSync(parityInputs, await runChecked(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'model/encode-queries.ts')], { cwd: REPO_ROOT }));
