@@ -1,17 +1,22 @@
 """The whole model build, one command (run from the repository root):
 
-  /usr/bin/python3 -m model.twbert.train all        # data, pre-training, fine-tuning, DeepCT, export
+  /usr/bin/python3 -m model.twbert.train all        # data, pre-training, DeepCT, the shipped TW-BERT, export
 
-Stages (each can be run alone: data | pretrain | finetune | deepct | export):
+Stages (each can be run alone: data | pretrain | finetune | deepct | adaptive-data | ship | export | evaluate, and
+the leave-one-collection-out rotations loco-data | loco | adaptive):
   data      tokenizer.json, GloVe rows, pre-training sequences, the genericity table, engine indexes,
             pseudo-queries and the `querylens export-training` JSONL of every training and dev query set
   pretrain  MLM (all occurrences of a masked wordpiece) + MSE of every n-gram weight to 1
-  finetune  TW-BERT through the engine's BM25 (AMSE + ListMLE), early stopping on the dev sets: phase 1 learns
-            the phrase weight (biases), phase 2 the scale of the genericity prior, phase 3 per-word lexical offsets,
-            phase 4 the factor of Bo1 expansion words' weights (TW-BERT + Bo1, paper §5.3)
   deepct    DeepCT-Query baseline (regression to term recall), same data and early stopping
+  adaptive-data  engine indexes of the nine collections and `export-training --stats` of every query set, as
+            written and Bo1-expanded (model/.work/loco-x/)
+  ship      the shipped TW-BERT: the collection-aware model with adaptive Bo1 expansion (model/twbert/adaptive.py)
+            trained on the seven training collections with the configuration its leave-one-collection-out rotation
+            chose (model/twbert/shipped-configuration.json) -> model/.work/twbert-shipped.pt
   export    ONNX (opset 14) + config.json into model/artifacts, and the parity fixtures for test/model
   evaluate  dev-set MAP end to end through the engine (weigh -> search -> eval), model/.work/eval/summary.tsv
+  finetune  the previous shipped TW-BERT's recipe (not in `all`): the phrase weight, the genericity prior,
+            per-word offsets and one Bo1 factor, with early stopping on Cranfield and SciFact test
 
 Budgets are steps and epochs, never wall-clock minutes, so that a rebuild on a faster or a busier machine trains
 the same model: --pretrain-steps, --finetune-steps (phase 1); phases 2 and 3 and DeepCT run a fixed number of epochs.
@@ -143,12 +148,22 @@ def stage_adaptive():
         (out / "tokenizer.json").write_bytes((MODEL_DIR / "artifacts" / "tokenizer.json").read_bytes())
 
 
+SHIPPED = WORK / "twbert-shipped.pt"
+
+
+def stage_ship():
+    """The shipped TW-BERT: adaptive.py's model on all seven training collections with the configuration its rotation
+    chose (recorded in model/twbert/shipped-configuration.json, so the rotation's runs need not be kept)."""
+    py("model.twbert.adaptive", "ship", "--configuration", str(MODEL_DIR / "twbert" / "shipped-configuration.json"),
+       "--out", str(SHIPPED), "--runs-dir", str(WORK / "shipped-cache"), "--log", str(WORK / "shipped.log"))
+
+
 def stage_export():
     with open(WORK / "parity-inputs-twbert.jsonl", "w") as f:
         run(["npx", "--no-install", "tsx", "model/encode-queries.ts"], stdout=f)
     with open(WORK / "parity-inputs-deepct.jsonl", "w") as f:
         run(["npx", "--no-install", "tsx", "model/encode-queries.ts", "--unigrams-only"], stdout=f)
-    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(WORK / "twbert.pt"))
+    py("model.twbert.export", "--model", "twbert", "--checkpoint", str(SHIPPED))
     py("model.twbert.export", "--model", "deepct", "--checkpoint", str(WORK / "deepct.pt"))
 
 
@@ -169,7 +184,7 @@ def stage_evaluate():
         runs["bm25"] = queries
         for model in ["twbert", "deepct"]:
             weighted = out / f"{name}.{model}.indri"
-            run([*CLI, "weigh", queries, "--model", model, "--device", "cpu", "--out", str(weighted)])
+            run([*CLI, "weigh", queries, "--model", model, "--device", "cpu", "--index", str(WORK / "idx" / index), "--out", str(weighted)])
             runs[model] = str(weighted)
         # Bo1, and TW-BERT + Bo1 (paper §5.3: the model weighs the query and Bo1's words, phase 4's factor applied).
         extra = {"bo1": ["--expand", "bo1"], "twbert-bo1": ["--expand", "bo1", "--weights", "twbert", "--device", "cpu"]}
@@ -187,8 +202,8 @@ def stage_evaluate():
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("stage", choices=["all", "data", "loco-data", "loco", "adaptive-data", "adaptive", "pretrain", "finetune", "deepct",
-                                     "export", "evaluate"])
+    p.add_argument("stage", choices=["all", "data", "loco-data", "loco", "adaptive-data", "adaptive", "ship", "pretrain", "finetune",
+                                     "deepct", "export", "evaluate"])
     p.add_argument("--pretrain-steps", type=int, default=360, help="pre-training steps of 64 sequences (360 ≈ a quarter epoch)")
     p.add_argument("--pretrain-continue-steps", type=int, default=0,
                    help="second pre-training phase, resumed from the first (0: none)")
@@ -197,7 +212,7 @@ def main(argv=None):
                    help="which fine-tuning phases to run (1 phrase weight, 2 prior, 3 offsets, 4 expansion factor)")
     a = p.parse_args(argv)
     t0 = time.time()
-    stages = ["data", "pretrain", "finetune", "deepct", "export", "evaluate"] if a.stage == "all" else [a.stage]
+    stages = ["data", "pretrain", "deepct", "adaptive-data", "ship", "export", "evaluate"] if a.stage == "all" else [a.stage]
     for stage in stages:
         t = time.time()
         if stage == "data":
@@ -208,6 +223,8 @@ def main(argv=None):
             stage_loco()
         elif stage == "adaptive-data":
             stage_loco_data(WORK / "loco-x", WORK / "idx-f4")
+        elif stage == "ship":
+            stage_ship()
         elif stage == "adaptive":
             stage_adaptive()
         elif stage == "pretrain":

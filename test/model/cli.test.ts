@@ -4,8 +4,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAnalyzer } from '../../server/engine/analysis/index.js';
+import { ensureBuilt } from '../support/build.js';
 import { runProcess } from '../support/process.js';
 import { REPO_ROOT, syntheticCorpus } from './helpers.js';
 
@@ -18,10 +19,16 @@ function cli(args: string[]) {
 }
 
 describe('querylens weigh', () => {
+  // The shipped TW-BERT weighs a query by the statistics of the index it will run on.
+  let index: string;
+  beforeAll(async () => {
+    index = await syntheticIndex('weigh-index', 200, 4);
+  }, 120_000);
+
   it('prints an .indri line file of #weight queries with #1 bi-grams, qids kept', async () => {
     const queries = join(work, 'q.tsv');
     writeFileSync(queries, '7\tlaminar flow over a flat plate\n8\tthe of and\n');
-    const r = await cli(['weigh', queries, '--device', 'cpu']);
+    const r = await cli(['weigh', queries, '--device', 'cpu', '--index', index]);
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines[0]).toMatch(/^\/\/ weighted by twbert/);
@@ -32,7 +39,7 @@ describe('querylens weigh', () => {
   it('deepct weighs words only; a missing model folder is one explained line, exit code 2', async () => {
     const queries = join(work, 'q2.tsv');
     writeFileSync(queries, '1\theat transfer in boundary layers\n');
-    const ok = await cli(['weigh', queries, '--model', 'deepct', '--device', 'cpu']);
+    const ok = await cli(['weigh', queries, '--model', 'deepct', '--device', 'cpu', '--index', index]);
     expect(ok.status).toBe(0);
     expect(ok.stdout).not.toMatch(/#1\(/);
     const bad = await cli(['weigh', queries, '--model-dir', join(work, 'none')]);
@@ -40,10 +47,22 @@ describe('querylens weigh', () => {
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/No term-weighting model/);
   });
+
+  it('a collection-aware model without an index to read is one explained line, exit code 2', async () => {
+    const queries = join(work, 'q3.tsv');
+    writeFileSync(queries, '1\theat transfer in boundary layers\n');
+    // No --index, and no querylens.json in the working folder to name one.
+    // The built CLI: tsx is not resolvable from a folder outside the repository.
+    ensureBuilt();
+    const r = await runProcess(process.execPath, [join(REPO_ROOT, 'bin', 'querylens.js'), 'weigh', queries, '--device', 'cpu'], { cwd: work, timeoutMs: 120_000 });
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/the twbert model weighs a query by the statistics of the collection it runs on, so it needs an index/);
+  });
   it('--show draws uni-grams then bi-grams as bars whose lengths follow the weights (paper Figure 4)', async () => {
     const queries = join(work, 'show.tsv');
     writeFileSync(queries, '7\tlaminar flow over a flat plate\n8\tthe of and\n');
-    const [shown, json] = await Promise.all([cli(['weigh', queries, '--device', 'cpu', '--show']), cli(['weigh', queries, '--device', 'cpu', '--json'])]);
+    const [shown, json] = await Promise.all([cli(['weigh', queries, '--device', 'cpu', '--show', '--index', index]), cli(['weigh', queries, '--device', 'cpu', '--json', '--index', index])]);
     expect(shown.status, shown.stderr).toBe(0);
     const merged = JSON.parse(json.stdout)[0].merged as { kind: string; words: string[]; weight: number }[];
     const lines = shown.stdout.split('\n');

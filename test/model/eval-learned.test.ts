@@ -84,7 +84,7 @@ describe.skipIf(!hasCollection('adi') || !hasWordNet)('querylens eval-model --le
     let file = queries;
     if (steps.weigh) {
       file = join(work, `${name}.weighted.indri`);
-      await ql('weigh', queries, '--device', 'cpu', '--out', file);
+      await ql('weigh', queries, '--device', 'cpu', '--index', index, '--out', file);
     }
     const expanded = join(work, `${name}.expanded.indri`);
     writeFileSync(expanded, await ql('expand', '--method', 'learned', '--index', index, '--model-dir', adiFold, '--device', 'cpu', file));

@@ -91,14 +91,22 @@ describe.skipIf(!hasCollection('adi') || !hasCollection('time'))('querylens eval
     const lines = markdown.split('\n');
     const rows = lines.filter((l) => l.startsWith('| '));
     expect(rows[0]).toBe('| MAP change vs uniform BM25 | BM25 MAP | Phrase rule | BM25 + Bo1 | TW-BERT | TW-BERT + Bo1 |');
-    expect(rows[1]).toMatch(new RegExp(`^\\| ADI \\(${QUERIES} q, training\\) \\| \\d\\.\\d{4}( \\| [+−]\\d+\\.\\d%†?){4} \\|$`));
+    // The label says whether the shipped model trained or was selected on the collection (config.json provenance).
+    const role = (name: string) => {
+      const { trainedOn, selectedOn } = JSON.parse(readFileSync(join(REPO_ROOT, 'model', 'artifacts', 'config.json'), 'utf8')).models.twbert.provenance;
+      const roles = [trainedOn.includes(name) && 'trained on', selectedOn.includes(name) && 'selected on'].filter(Boolean);
+      return roles.length ? `; model ${roles.join(', ')}` : '';
+    };
+    const adiLabel = `ADI (${QUERIES} q, training${role('adi')})`;
+    expect(rows[1].startsWith(`| ${adiLabel} | `), rows[1]).toBe(true);
+    expect(rows[1].slice(adiLabel.length + 2)).toMatch(/^ \| \d\.\d{4}( \| [+−]\d+\.\d%†?){4} \|$/);
     expect(rows[2]).toMatch(/^\| TIME /);
     // The mean row is the mean of the two collections' changes.
     const change = (row: string, col: number) => Number(row.split(' | ')[col].replace('−', '-').replace(/[%†| ]/g, ''));
     expect(rows[3]).toMatch(/^\| \*\*mean of the 2 training collections\*\* \| — \|/);
     for (let col = 2; col <= 5; col++) expect(change(rows[3], col)).toBeCloseTo((change(rows[1], col) + change(rows[2], col)) / 2, 0);
     const adi = rows.findIndex((r, i) => i > 3 && r.startsWith('| ADI'));
-    expect(rows[adi]).toBe(`| ADI (${QUERIES} q, training) | MAP | nDCG@10 | vs BM25: W/L, MAP test | vs phrase rule: MAP change, W/L, test |`);
+    expect(rows[adi]).toBe(`| ${adiLabel} | MAP | nDCG@10 | vs BM25: W/L, MAP test | vs phrase rule: MAP change, W/L, test |`);
     expect(rows.slice(adi + 1, adi + 6).map((r) => r.split(' | ')[0].slice(2))).toEqual(['Uniform BM25', 'Phrase rule', 'BM25 + Bo1', 'TW-BERT', 'TW-BERT + Bo1']);
     expect(rows[adi + 3]).toMatch(/^\| BM25 \+ Bo1 \| \d\.\d{4} \([+−]\d+\.\d%\)†? \| \d\.\d{4} \([+−]\d+\.\d%\)†? \| \d+\/\d+, p[=<]\d\.\d{3} \| [+−]\d+\.\d%†?, \d+\/\d+, p[=<]\d\.\d{3} \|$/);
   });

@@ -103,9 +103,15 @@ describe('loading failures are typed states, never throws', () => {
       expect(r.ok ? 'ok' : r.error.kind, String(bad)).toBe('invalid-model');
       if (!r.ok) expect(r.error.message).toMatch(/expansionScale must be a number >= 0/);
     }
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, models: { twbert: { ...config.models.twbert, expansionScale: 0.25 } } }));
+    const scaled = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+    if (!scaled.ok) throw scaled.error;
+    expect(expansionScaleOf(scaled.model)).toBe(0.25);
+    await scaled.model.dispose();
+    // The shipped model weighs Bo1's words itself (adaptive expansion): no factor, so 1.
     const shipped = await loadWeightModel(ARTIFACTS_DIR, { model: 'twbert', device: 'cpu' });
     if (!shipped.ok) throw shipped.error;
-    expect(expansionScaleOf(shipped.model)).toBe(config.models.twbert.expansionScale);
+    expect(expansionScaleOf(shipped.model)).toBe(config.models.twbert.expansionScale ?? 1);
     await shipped.model.dispose();
     // A model without the factor (DeepCT, or a TW-BERT exported before phase 4) keeps its weights as they are.
     expect(expansionScaleOf({ name: 'deepct', config })).toBe(1);
@@ -123,9 +129,10 @@ describe('loading failures are typed states, never throws', () => {
       expect(r.ok ? 'ok' : r.error.kind, names.join()).toBe('invalid-model');
       if (!r.ok) expect(r.error.message).toContain(`reads the statistics ${JSON.stringify(names)}`);
     }
-    // Known names in any order pass the name check (this graph then lacks the input, which is said too).
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, models: { twbert: { ...config.models.twbert, statistics: { input: 'ngram_stats', names: ['fbGap', 'idf'] } } } }));
-    const r = await loadWeightModel(dir, { model: 'twbert', device: 'cpu' });
+    // Known names in any order pass the name check (DeepCT's graph then lacks the input, which is said too).
+    copyFileSync(join(ARTIFACTS_DIR, 'deepct.onnx'), join(dir, 'deepct.onnx'));
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...config, models: { deepct: { ...config.models.deepct, statistics: { input: 'ngram_stats', names: ['fbGap', 'idf'] } } } }));
+    const r = await loadWeightModel(dir, { model: 'deepct', device: 'cpu' });
     expect(r.ok ? 'ok' : r.error.message).toMatch(/has no input 'ngram_stats'/);
   });
 
@@ -158,35 +165,39 @@ describe('loading failures are typed states, never throws', () => {
     }
   });
 
-  it('the shipped TW-BERT ranks generic words below topic words, also words no training query used, and stays within ±0.25 of the phrase-level weight (MODEL_CARD)', async () => {
+  it('the shipped TW-BERT is the phrase rule moved by the collection: words near 1, pairs near a quarter, Bo1 words by their w\' and the gate (MODEL_CARD)', async () => {
     const r = await loadWeightModel(ARTIFACTS_DIR, { device: 'cpu' });
     if (!r.ok) throw r.error;
-    const [unseen, generic, taught] = await r.model.weigh([
-      // Aeronautics words: none is a whole word of >= 3 SciFact-train/CACM queries, so none has an offset of its own.
-      'aeroelastic flutter of heated wings at supersonic speeds',
-      // Generic words no training query taught either: only the genericity prior (phase 2) moves them.
-      'hypersonic flutter obtained, presented and discussed',
-      'expression of the virus plays a role in screening outcomes',
-    ]);
-    const uni = (w: typeof unseen) => w.ngrams.filter((g) => g.kind === 'unigram');
-    const bi = (w: typeof unseen) => w.ngrams.filter((g) => g.kind === 'bigram');
-    const weight = (w: typeof unseen, term: string) => uni(w).find((g) => g.terms[0] === term)!.weight;
-    // Topic words rare in every training domain sit near the phrase level, a little above it.
-    const level = uni(unseen).reduce((sum, g) => sum + g.weight, 0) / uni(unseen).length;
-    for (const g of uni(unseen)) expect(Math.abs(g.weight - level)).toBeLessThan(0.06);
-    // Phase 1's phrase weight: a bi-gram is worth about a quarter to a third of its words.
-    for (const g of bi(unseen)) {
-      expect(g.weight / level).toBeGreaterThan(0.15);
-      expect(g.weight / level).toBeLessThan(0.4);
+    try {
+      expect(r.model.readsStatistics).toBe(true);
+      const reader = buildMemoryIndex(syntheticCorpus(300, 8), { profile: 'terrier' });
+      const query = 'laminar flow over the turbulent boundary layer of a plate';
+      const base = queryStatistics(reader, query).ngrams.map((g) => g.stats);
+      const [w] = await r.model.weigh([query], [base]);
+      const uni = w.ngrams.filter((g) => g.kind === 'unigram');
+      const bi = w.ngrams.filter((g) => g.kind === 'bigram');
+      const level = uni.reduce((sum, g) => sum + g.weight, 0) / uni.length;
+      for (const g of uni) expect(Math.abs(g.weight - 1), g.surface).toBeLessThan(0.35);
+      for (const g of bi) {
+        expect(g.weight / level, g.surface).toBeGreaterThan(0.15);
+        expect(g.weight / level, g.surface).toBeLessThan(0.4);
+      }
+      // The weights are read from the statistics, not from the words: another collection's numbers move them.
+      const other = buildMemoryIndex(syntheticCorpus(300, 21).map((d, i) => ({ ...d, fields: { ...d.fields, text: i % 3 ? d.fields.text : `${d.fields.text} laminar laminar` } })), { profile: 'terrier' });
+      const [elsewhere] = await r.model.weigh([query], [queryStatistics(other, query).ngrams.map((g) => g.stats)]);
+      const moved = Math.max(...w.ngrams.map((g, i) => Math.abs(g.weight - elsewhere.ngrams[i].weight)));
+      expect(moved).toBeGreaterThan(1e-3);
+      // A word read as one of Bo1's: no weight without Bo1's w', some with it (the graph weighs Bo1's words itself).
+      const last = uni.length - 1;
+      const asBo1 = (bo1Weight: number) => base.map((s, k) => (k === last ? { ...s, expansion: 1, bo1Weight } : s));
+      const [none] = await r.model.weigh([query], [asBo1(0)]);
+      const [some] = await r.model.weigh([query], [asBo1(0.5)]);
+      expect(none.ngrams[last].weight).toBe(0);
+      expect(some.ngrams[last].weight).toBeGreaterThan(0);
+      expect(some.ngrams[last].weight).toBeLessThan(level);
+    } finally {
+      await r.model.dispose();
     }
-    for (const low of ['obtain', 'present', 'discuss']) {
-      for (const high of ['hyperson', 'flutter']) expect(weight(generic, high) - weight(generic, low)).toBeGreaterThan(0.05);
-    }
-    // Taught words move further (phase 3's offsets), still within the bound.
-    const moved = uni(taught).filter((g) => Math.abs(g.weight - level) > 0.1).map((g) => g.terms[0]);
-    expect(moved.sort()).toEqual(['express', 'outcom', 'plai', 'role', 'screen', 'viru'].sort());
-    for (const w of [unseen, generic, taught]) for (const g of uni(w)) expect(Math.abs(g.weight - level)).toBeLessThan(0.25 + 0.05);
-    await r.model.dispose();
   });
 
   it('weighs every n-gram of a 300-word query with the model (overlapping windows), none with a default weight', async () => {
@@ -199,14 +210,15 @@ describe('loading failures are typed states, never throws', () => {
       const stats = (q: string) => queryStatistics(reader, q).ngrams.map((g) => g.stats);
       const [w] = await loaded.model.weigh([long], [stats(long)]);
       expect(w.ngrams.length).toBeGreaterThan(300);
-      // Before windows, n-grams past 128 wordpieces got weight 1 (about twice a word's, eight times a pair's).
-      for (const g of w.ngrams) {
-        expect(Number.isFinite(g.weight), g.surface).toBe(true);
-        expect(g.weight, `${g.surface} at ${g.start}`).toBeLessThan(0.9);
-      }
-      // The last words are read in context too: their weights are the model's level for such words, not 1.
+      // Before windows, n-grams past 128 wordpieces got weight 1, four times a pair's: every pair keeps the pair level.
+      for (const g of w.ngrams) expect(Number.isFinite(g.weight), g.surface).toBe(true);
+      for (const g of w.ngrams.filter((x) => x.kind === 'bigram')) expect(g.weight, `${g.surface} at ${g.start}`).toBeLessThan(0.5);
+      // The last words are read in context too: each weighs as the same word does in the first window.
+      const head = new Map<string, number>();
+      for (const g of w.ngrams.filter((x) => x.kind === 'unigram' && x.start < 300)) head.set(g.terms[0], g.weight);
       const tail = w.ngrams.filter((g) => g.kind === 'unigram' && g.start > long.length - 200);
       expect(tail.length).toBeGreaterThan(10);
+      for (const g of tail) expect(Math.abs(g.weight - head.get(g.terms[0])!), `${g.surface} at ${g.start}`).toBeLessThan(0.1);
       // A query that fits the window weighs exactly as before (one window): same as the short query alone.
       const short = words.join(' ');
       const [alone] = await loaded.model.weigh([short], [stats(short)]);

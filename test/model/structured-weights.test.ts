@@ -163,7 +163,7 @@ describe.skipIf(!hasCollection('time'))('search --weights and weigh follow the o
   it('weigh writes a weighed Lucene query as Indri (the output is an .indri file), structure kept', async () => {
     const lucene = join(work, 'q.lucene');
     writeFileSync(lucene, '1\ttitle:heart "blood pressure"^2 -diet\n');
-    const r = await runProcess(process.execPath, [CLI, 'weigh', lucene, '--device', 'cpu'], { cwd: REPO_ROOT, timeoutMs: 120_000 });
+    const r = await runProcess(process.execPath, [CLI, 'weigh', lucene, '--device', 'cpu', '--index', index], { cwd: REPO_ROOT, timeoutMs: 120_000 });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.split('\n')[1]).toMatch(/^1\t#filrej\( diet #weight\( [\d.]+ heart\.title [\d.]+ #1\(blood pressure\) \) \)$/);
   }, 120_000);

@@ -4,13 +4,17 @@
  * Differential: the one-step search must equal the two steps a user could take by hand (`weigh`,
  * then `search` of the weighted file), and a model-weighted Bo1 query must hold Bo1's terms with the
  * model's weights for the query + expansion text (paper §5.3), the expansion words' times the model's
- * learned expansion factor (config.json expansionScale), not Bo1's own weights.
+ * learned expansion factor (config.json expansionScale, 1 for a model that weighs them itself), not Bo1's own weights.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseText } from '../../../grammar/index.js';
 import { createAnalyzer } from '../../../server/engine/analysis/index.js';
+import { expansionScaleOf, loadWeightModel } from '../../../server/model/runtime.js';
+import { openLocalBackend } from '../../../server/service/backend.js';
+import { bo1ModelInput, modelStatistics } from '../../../server/service/ranking.js';
 import { ensureBuilt } from '../../support/build.js';
 import { runChecked, runProcess } from '../../support/process.js';
 
@@ -58,7 +62,7 @@ describe('querylens search --weights', () => {
     ['twbert', 'plain-text topics (.tsv)', TSV],
   ])('--weights %s on %s equals `weigh` then `search` of the weighted file', async (model, _label, queries) => {
     const weighted = join(work, `weighted.${model}.indri`);
-    await ql('weigh', queries, '--model', model, '--device', 'cpu', '-o', weighted);
+    await ql('weigh', queries, '--model', model, '--device', 'cpu', '--index', index, '-o', weighted);
     const [twoSteps, oneStep, plain] = await Promise.all([
       ql('search', '--index', index, weighted, '-k', '100'),
       ql('search', '--index', index, queries, '-k', '100', '--weights', model, '--device', 'cpu'),
@@ -108,25 +112,35 @@ describe('querylens search --weights', () => {
       }
       checks.push({ qid, text, unigrams, expansionWords, expected });
     }
-    // The weights are the model's for "query + expansion words" (one batched `weigh`), not Bo1's; the
-    // expansion words' are multiplied by the factor phase 4 learned (model/MODEL_CARD.md), the query's are not.
-    const config = JSON.parse(readFileSync(join(ROOT, 'model', 'artifacts', 'config.json'), 'utf8')) as { models: { twbert: { expansionScale?: number } } };
-    const scale = config.models.twbert.expansionScale!;
-    expect(scale).toBeGreaterThan(0);
-    expect(scale).toBeLessThan(1);
-    const input = join(work, 'model-inputs.tsv');
-    writeFileSync(input, checks.map((c) => `${c.qid}\t${c.text} ${c.expansionWords.join(' ')}`).join('\n') + '\n');
-    const model = JSON.parse(await ql('weigh', input, '--json', '--device', 'cpu')) as { qid: string; merged: { kind: string; words: string[]; weight: number }[] }[];
-    for (const c of checks) {
-      const merged = model.find((m) => m.qid === c.qid)!.merged;
-      for (const [weight, word] of c.unigrams) {
-        const predicted = merged.find((g) => g.kind === 'unigram' && g.words[0] === word)!;
-        const expansion = c.expansionWords.includes(word);
-        expect(weight, word).toBe(Number((expansion ? predicted.weight * scale : predicted.weight).toPrecision(4)));
-        if (!expansion) continue;
-        const bo1Weight = c.expected.find((t) => t.term === analyzer.analyzeTerm(word)[0])!.weight;
-        expect(Math.abs(weight - bo1Weight), word).toBeGreaterThan(1e-3);
+    // The weights are the model's for "query + expansion words" (bo1ModelInput: one batched weigh, with the
+    // statistics of that input in this index when the model reads them), not Bo1's; the expansion words' are
+    // multiplied by the model's expansion factor (config.json expansionScale; 1 when the graph weighs Bo1's words
+    // itself, as the shipped adaptive model does), the query's are not.
+    const loaded = await loadWeightModel(join(ROOT, 'model', 'artifacts'), { model: 'twbert', device: 'cpu' });
+    if (!loaded.ok) throw loaded.error;
+    const backend = openLocalBackend(index);
+    try {
+      const scale = expansionScaleOf(loaded.model);
+      expect(scale).toBeGreaterThan(0);
+      expect(scale).toBeLessThanOrEqual(1);
+      const inputs = checks.map((c) => bo1ModelInput(backend, parseText(c.text).ast, c.text, { method: 'bo1' }, { scorer: 'bm25' }));
+      for (const [i, c] of checks.entries()) expect(inputs[i].text).toBe(`${c.text} ${c.expansionWords.join(' ')}`);
+      const statistics = loaded.model.readsStatistics ? inputs.map((input) => modelStatistics(backend, input)) : undefined;
+      const model = await loaded.model.weigh(inputs.map((input) => input.text), statistics);
+      for (const [i, c] of checks.entries()) {
+        for (const [weight, word] of c.unigrams) {
+          const term = analyzer.analyzeTerm(word)[0];
+          // Repeated words are one item whose weight is the sum of their occurrences'.
+          const predicted = model[i].ngrams.filter((g) => g.kind === 'unigram' && g.terms[0] === term).reduce((sum, g) => sum + g.weight, 0);
+          const expansion = c.expansionWords.includes(word);
+          expect(weight, word).toBe(Number((expansion ? predicted * scale : predicted).toPrecision(4)));
+          if (!expansion) continue;
+          const bo1Weight = c.expected.find((t) => t.term === term)!.weight;
+          expect(Math.abs(weight - bo1Weight), word).toBeGreaterThan(1e-3);
+        }
       }
+    } finally {
+      await loaded.model.dispose();
     }
     expect(expansionTermsSeen).toBeGreaterThanOrEqual(20);
   }, 180_000);
