@@ -111,6 +111,8 @@ export interface NgramWeight {
   end: number;
   /** The predicted weight (>= 0); every n-gram is read by the encoder, also in a long query (tokenize.ts encodeQueryWindows). */
   weight: number;
+  /** What a collection-aware model read for this n-gram in the index (weight-reasons.ts says it in words); absent otherwise. */
+  statistics?: NgramStatistics;
 }
 
 export interface NgramWeights {
@@ -530,6 +532,7 @@ function toNgramWeights(p: Prepared, weights: number[]): NgramWeights {
         start: first.start,
         end: last.end,
         weight: weights[i],
+        ...(p.statistics ? { statistics: p.statistics[i] } : {}),
       };
     }),
   };

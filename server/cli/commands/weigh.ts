@@ -119,7 +119,8 @@ export function registerWeigh(program: Command): void {
                 if (statistics && statistics.map((x) => x.terms.join(' ')).join('|') !== weights[i].ngrams.map((g) => g.terms.join(' ')).join('|')) {
                   throw new CliError(`${opts.index}: the index's analyser gives other words than the model's (${model.config.profile} profile); build the index with that profile`);
                 }
-                const ngrams = weights[i].ngrams.map((g, j) => (statistics ? { ...g, stats: statistics[j].stats } : g));
+                // The index's statistics go out as `stats` (what export-training writes), once.
+                const ngrams = weights[i].ngrams.map(({ statistics: _read, ...g }, j) => (statistics ? { ...g, stats: statistics[j].stats } : g));
                 return { qid: e.qid, query: texts[i], model: model.name, ngrams, merged: mergeNgrams(weights[i]) };
               }),
               null,

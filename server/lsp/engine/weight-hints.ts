@@ -18,6 +18,7 @@ import type { BatcherStats } from '../../model/batcher.js';
 import type { WeightModelStats } from '../../model/runtime.js';
 import { collectionOf } from './collection.js';
 import { batcherOf, weighableQuery, weighCached, weighedWordWeights } from './weights.js';
+import { describeWeightInputs } from '../../model/weight-reasons.js';
 
 /**
  * `querylens/modelStats` (request, client → server, no params): counters of the loaded
@@ -55,9 +56,14 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
     // A query the model failed on gets no hints; the others still do.
     if (result.status === 'rejected') return;
     const perWord = weighedWordWeights(query, result.value);
+    // A collection-aware model's inputs for each word, said in the tooltip (why the weight is what it is).
+    const reasons = query.words.map((w) => {
+      const gram = result.value.ngrams.find((g) => g.kind === 'unigram' && g.start >= w.start && g.end <= w.end);
+      return gram ? describeWeightInputs(gram, result.value.ngrams) : undefined;
+    });
     const parents = parentsOf(entry.result.ast.root);
     // Words whose hint goes to the same place (the words of one Lucene phrase) share one hint.
-    const byAnchor = new Map<number, { words: string[]; labels: string[] }>();
+    const byAnchor = new Map<number, { words: string[]; labels: string[]; reasons: string[] }>();
     query.words.forEach((w, i) => {
       const weight = perWord[i];
       if (weight === undefined) return;
@@ -67,9 +73,10 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
       if (literal !== undefined && literal.toFixed(2) === shown) return;
       const anchor = hintAnchor(w.node, parents, entry.dialect).range.end;
       let group = byAnchor.get(anchor);
-      if (!group) byAnchor.set(anchor, (group = { words: [], labels: [] }));
+      if (!group) byAnchor.set(anchor, (group = { words: [], labels: [], reasons: [] }));
       group.words.push(w.node.text);
       group.labels.push(`·${shown}`);
+      if (reasons[i]) group.reasons.push(`"${w.node.text}" ${shown}: ${reasons[i]}`);
     });
     for (const [anchor, group] of byAnchor) {
       const named = group.words.map((word) => `"${word}"`).join(', ');
@@ -77,9 +84,11 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
         position: rangeInFile(doc, entry, anchor, anchor).end,
         label: group.labels.join(' '),
         paddingLeft: true,
-        tooltip: query.plan.flat
-          ? `${modelLabel(loaded)} weight of ${named} (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`
-          : `${modelLabel(loaded)} weight of ${named} (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action puts the model's weights inside the query's structure.`,
+        tooltip:
+          (query.plan.flat
+            ? `${modelLabel(loaded)} weight of ${named} (uni-gram; bi-gram weights appear in the "Apply ${modelLabel(loaded)} weights" action).`
+            : `${modelLabel(loaded)} weight of ${named} (uni-gram), read in the query's own structure; the "Apply ${modelLabel(loaded)} weights" action puts the model's weights inside the query's structure.`) +
+          (group.reasons.length ? `\nWhat the model read in this index, with the query's words: ${group.reasons.join('; ')}.` : ''),
       });
     }
   });

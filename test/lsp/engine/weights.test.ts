@@ -10,6 +10,7 @@ import { CancellationTokenSource, LSPErrorCodes, type CodeAction, type InlayHint
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuery } from '../../../grammar/index.js';
 import { loadWeightModel, type WeightModel } from '../../../server/model/runtime.js';
+import { describeWeightInputs } from '../../../server/model/weight-reasons.js';
 import type { CompareResult } from '../../../server/lsp/engine/protocol.js';
 import { MODEL_STATS_REQUEST, type ModelStatsResult } from '../../../server/lsp/engine/weight-hints.js';
 import { applyEdits, freshUri, REPO, type TestClient } from '../harness.js';
@@ -94,6 +95,12 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
     expect(hints.map((h) => h.position.character)).toEqual([20, 26]);
     const [weights] = await direct.weigh(['boundary layer']);
     expect(hints.map((h) => h.label)).toEqual(weights!.ngrams.filter((g) => g.kind === 'unigram').map((g) => `·${g.weight.toFixed(2)}`));
+    // Why: the tooltip names what the collection-aware model read for the word in this index.
+    weights!.ngrams.filter((g) => g.kind === 'unigram').forEach((g, i) => {
+      const reason = describeWeightInputs(g, weights!.ngrams);
+      expect(reason, g.surface).toMatch(/^idf \d/);
+      expect(String(hints[i]!.tooltip)).toContain(`"${g.surface}" ${g.weight.toFixed(2)}: ${reason}`);
+    });
   });
 
   it('adds the weighted variant to querylens/compare', async () => {
