@@ -131,9 +131,15 @@ def gains(model, evaluate: dict) -> dict:
     return out
 
 
-def expansion_targets(plain: list, expanded: list) -> dict:
+# The graded gate target (knob `graded_gate`): the AP change Bo1 brings a training query, mapped linearly onto 0..1 and
+# saturating at ±GRADED_SPAN (fixed, not tuned): a query Bo1 helps a little asks for a little expansion.
+GRADED_SPAN = 0.1
+
+
+def expansion_targets(plain: list, expanded: list, graded: bool = False) -> dict:
     """id(expanded query) -> 1.0 where the untrained model (phrase rule + Bo1's weights) ranks the query better than
-    the phrase rule without expansion (AP), 0.0 where worse, 0.5 on a tie (the gate loss's targets, halved)."""
+    the phrase rule without expansion (AP), 0.0 where worse, 0.5 on a tie (the gate loss's targets, halved); `graded`:
+    0.5 + (AP with Bo1 − AP without) / (2 · GRADED_SPAN), clipped to 0..1."""
     untrained = {}
     by_qid = {q.qid: q for q in plain}
     model = None
@@ -147,13 +153,19 @@ def expansion_targets(plain: list, expanded: list) -> dict:
             untrained = predict_all(model, expanded)
         with_bo1 = loco.aps_of([q], lambda x: untrained[id(x)])[0]
         without = loco.aps_of([p], loco.phrase_weights)[0]
-        out[id(q)] = 1.0 if with_bo1 > without + 1e-9 else 0.0 if with_bo1 < without - 1e-9 else 0.5
+        if graded:
+            out[id(q)] = float(min(1.0, max(0.0, 0.5 + (with_bo1 - without) / (2 * GRADED_SPAN))))
+        else:
+            out[id(q)] = 1.0 if with_bo1 > without + 1e-9 else 0.0 if with_bo1 < without - 1e-9 else 0.5
     return out
 
 
 def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, seed: int, evaluate: dict | None = None,
           states: list | None = None, targets: dict | None = None):
-    """Trains on the collections `names`; history[e] = gains() after e epochs (e = 0: untrained), states[e] likewise."""
+    """Trains on the collections `names`; history[e] = gains() after e epochs (e = 0: untrained), states[e] likewise.
+    `targets`: the gate loss's per-query targets, {"sign": …, "graded": …} (the knob `graded_gate` picks one)."""
+    if targets is not None:
+        targets = targets["graded" if knobs.get("graded_gate") else "sign"]
     seed_all(seed)
     rng = random.Random(seed)
     model = new_model(plain[names[0]][0].rows[0].feats.shape[-1], knobs)
@@ -207,7 +219,7 @@ def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, se
 def run_key(names, knobs) -> str:
     # A knob at its neutral value (no gate loss, no genericity) is left out of the key, so runs made before it existed
     # stay valid.
-    knobs = {k: v for k, v in knobs.items() if not ((k == "gate_loss" and v == 0.0) or (k in ("genericity", "pseudo", "gate_summary") and not v))}
+    knobs = {k: v for k, v in knobs.items() if not ((k == "gate_loss" and v == 0.0) or (k in ("genericity", "pseudo", "gate_summary", "graded_gate") and not v))}
     return "+".join(sorted(names)) + "|" + json.dumps(knobs, sort_keys=True)
 
 
@@ -245,6 +257,8 @@ def main(argv=None):
                    help="the grid without the pseudo-queries (PSEUDO), with them only, or each setting both ways")
     p.add_argument("--gate-summary", choices=["off", "on", "both"], default="off",
                    help="the grid without the gate's summary of the first pass and Bo1's words (model.gate_summary_features), with it only, or both")
+    p.add_argument("--graded-gate", choices=["off", "on", "both"], default="off",
+                   help="the gate loss's target: Bo1 helped or hurt the query (off), how much (on: GRADED_SPAN), or each setting both ways")
     p.add_argument("--pseudo-dir", default=str(WORK / "pseudo-x"), help="export-training --stats of the PSEUDO sets (plain and -bo1)")
     p.add_argument("--configuration", default=None,
                    help="ship only: train the model on all seven with the configuration a rotation chose and recorded in "
@@ -261,6 +275,9 @@ def main(argv=None):
     if a.gate_summary != "off":
         with_it = [{**k, "gate_summary": True} for k in GRID]
         GRID = with_it if a.gate_summary == "on" else GRID + with_it
+    if a.graded_gate != "off":
+        with_it = [{**k, "graded_gate": True} for k in GRID]
+        GRID = with_it if a.graded_gate == "on" else GRID + with_it
     FULL_GRID = list(GRID)
     if a.grid_limit:
         GRID = GRID[: a.grid_limit]
@@ -290,9 +307,12 @@ def main(argv=None):
             expanded[n] = load_collection(n, encoder, "-bo1", data_dir=pseudo_dir)
     uniform = {n: map_of(plain[n], uniform_weights) for n in plain}
     targets = {}
+    graded = {}
     for n in TRAINING + [p for p in PSEUDO if p in plain]:
         targets.update(expansion_targets(plain[n], expanded[n]))
+        graded.update(expansion_targets(plain[n], expanded[n], graded=True))
     helped = [v for v in targets.values()]
+    targets = {"sign": targets, "graded": graded}
     log(logf, f"gate targets: Bo1 helps {sum(v == 1.0 for v in helped)}, hurts {sum(v == 0.0 for v in helped)}, ties {sum(v == 0.5 for v in helped)} of the training queries")
     bo1 = {n: map_of(expanded[n], bo1_weights) / uniform[n] - 1.0 for n in plain}
     log(logf, f"adaptive: {', '.join(f'{n} {len(v)}' for n, v in plain.items())} queries ({time.time() - t:.0f} s), device {DEVICE}; "

@@ -290,6 +290,12 @@ describe.skipIf(skipReason !== null)('training pipeline smoke test', () => {
       'print(len(a), "tensors,", len(bad), "differ", bad[:3])', out, rebuilt]);
     expect(compared.trim()).toMatch(/^\d+ tensors, 0 differ/);
 
+    // The graded gate target (the size of Bo1's effect on a training query) is a knob the rotation can run.
+    const gradedLog = join(work, 'graded.log');
+    await python(['-m', 'model.twbert.adaptive', 'rotate', '--graded-gate', 'on', '--grid-pick', '8', '--encoder', join(work, 'pre.pt'), '--data-dir', dataDir,
+      '--runs-dir', join(work, 'graded-runs'), '--epochs', '1', '--epoch-queries', '32', '--log', gradedLog]);
+    expect(readFileSync(gradedLog, 'utf8')).toMatch(/shipped configuration: .*'gate_loss': 1\.0.*'graded_gate': True/);
+
     // ONNX export with a parity fixture of its own: the encoder inputs and statistics the runtime builds.
     const parityInputs = join(work, 'parity-inputs.jsonl');
     writeFileSync(parityInputs, await runChecked(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'model/encode-queries.ts')], { cwd: REPO_ROOT }));
