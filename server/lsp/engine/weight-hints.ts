@@ -7,10 +7,10 @@
  * textDocument/inlayHint with every feature module's hints (features.ts `inlayHints`), these and
  * the implied query ids (qid-hints.ts). No model loaded: no weight hints.
  */
-import { type CancellationToken, type Connection, type InlayHint, type InlayHintParams } from 'vscode-languageserver';
+import { type CancellationToken, type Connection, type InlayHint, type InlayHintParams, type MarkupContent } from 'vscode-languageserver';
 import { walk, type QueryNode, type TermNode } from '../../../grammar/index.js';
 import { rangeInFile } from '../documents.js';
-import type { FeatureModule } from '../features.js';
+import type { FeatureModule, QueryPosition } from '../features.js';
 import type { EngineContext } from './context.js';
 import { runnable } from './ranking.js';
 import { modelLabel } from './weights-action.js';
@@ -127,11 +127,43 @@ function hintAnchor(term: TermNode, parents: ReadonlyMap<QueryNode, QueryNode>, 
   return node;
 }
 
+/**
+ * The hover's section for a word the model weighs: its weight and, for a collection-aware model, what the model
+ * read for it in this index (weight-reasons.ts), from the same cached weights as the hints. Null elsewhere, and
+ * when the model cannot weigh the query (the action says why).
+ */
+export async function weightHover(context: EngineContext, at: QueryPosition, token: CancellationToken): Promise<MarkupContent | null> {
+  const loaded = context.model();
+  if (!loaded || !runnable(at.entry)) return null;
+  const weighable = weighableQuery(at.entry.result.ast, at.entry.text);
+  if (!weighable.ok) return null;
+  const query = weighable.query;
+  const k = query.words.findIndex((w) => w.node.range.start <= at.offset && at.offset <= w.node.range.end);
+  if (k < 0) return null;
+  let weights;
+  try {
+    weights = await weighCached(loaded, query.plan.text, () => token.isCancellationRequested, collectionOf(context));
+  } catch {
+    return null;
+  }
+  const weight = weighedWordWeights(query, weights)[k];
+  if (weight === undefined) return null;
+  const w = query.words[k]!;
+  const gram = weights.ngrams.find((g) => g.kind === 'unigram' && g.start >= w.start && g.end <= w.end);
+  const reason = gram ? describeWeightInputs(gram, weights.ngrams) : undefined;
+  const label = modelLabel(loaded);
+  const value =
+    `**${label} weight ${weight.toFixed(2)}** of \`${w.node.text}\`` +
+    (reason ? ` — what the model read in this index: ${reason}.` : ` (this model reads no collection statistics: the weight comes from the query's words alone).`);
+  return { kind: 'markdown', value };
+}
+
 export function weightHintsModule(context: EngineContext): FeatureModule {
   return {
     id: 'engine/weight-hints',
     // The server answers textDocument/inlayHint with every module's hints (features.ts).
     inlayHints: (doc, range, token) => weightHints(context, { textDocument: { uri: doc.uri }, range }, token),
+    hover: (at, token) => weightHover(context, at, token),
     register(connection: Connection) {
       const stats = connection.onRequest(MODEL_STATS_REQUEST, (): ModelStatsResult | null => {
         const loaded = context.model();

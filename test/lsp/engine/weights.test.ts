@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CancellationTokenSource, LSPErrorCodes, type CodeAction, type InlayHint } from 'vscode-languageserver';
+import { CancellationTokenSource, LSPErrorCodes, type CodeAction, type Hover, type InlayHint, type MarkupContent } from 'vscode-languageserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseQuery } from '../../../grammar/index.js';
 import { loadWeightModel, type WeightModel } from '../../../server/model/runtime.js';
@@ -101,6 +101,23 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
       expect(reason, g.surface).toMatch(/^idf \d/);
       expect(String(hints[i]!.tooltip)).toContain(`"${g.surface}" ${g.weight.toFixed(2)}: ${reason}`);
     });
+  });
+
+  it("hovering a word shows its weight and what the model read for it in this index", async () => {
+    const uri = freshUri('indri');
+    const text = '1\t#combine( boundary layer )';
+    client.open(uri, 'indri', text);
+    await client.diagnosticsFor(uri);
+    const hover = await client.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: text.indexOf('layer') + 2 } });
+    const value = (hover!.contents as MarkupContent).value;
+    const [weights] = await direct.weigh(['boundary layer']);
+    const layer = weights!.ngrams.find((g) => g.kind === 'unigram' && g.surface === 'layer')!;
+    expect(value).toContain(`**TW-BERT weight ${layer.weight.toFixed(2)}** of \`layer\` — what the model read in this index: ${describeWeightInputs(layer, weights!.ngrams)}.`);
+    // The engine's statistics are still there, beside it.
+    expect(value).toMatch(/df/);
+    // Not on an operator.
+    const onOperator = await client.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: { line: 0, character: 4 } });
+    expect(onOperator ? (onOperator.contents as MarkupContent).value : '').not.toMatch(/TW-BERT weight/);
   });
 
   it('adds the weighted variant to querylens/compare', async () => {
