@@ -136,14 +136,14 @@ def gains(model, evaluate: dict) -> dict:
 GRADED_SPAN = 0.1
 
 
-def expansion_targets(plain: list, expanded: list, graded: bool = False) -> dict:
-    """id(expanded query) -> 1.0 where the untrained model (phrase rule + Bo1's weights) ranks the query better than
-    the phrase rule without expansion (AP), 0.0 where worse, 0.5 on a tie (the gate loss's targets, halved); `graded`:
-    0.5 + (AP with Bo1 − AP without) / (2 · GRADED_SPAN), clipped to 0..1."""
+def expansion_targets(plain: list, expanded: list) -> dict:
+    """The gate loss's targets (halved), both kinds from one pass: "sign": id(expanded query) -> 1.0 where the untrained
+    model (phrase rule + Bo1's weights) ranks the query better than the phrase rule without expansion (AP), 0.0 where
+    worse, 0.5 on a tie; "graded": 0.5 + (AP with Bo1 − AP without) / (2 · GRADED_SPAN), clipped to 0..1."""
     untrained = {}
     by_qid = {q.qid: q for q in plain}
     model = None
-    out = {}
+    sign, graded = {}, {}
     for q in expanded:
         p = by_qid.get(q.qid)
         if p is None or q.judged_relevant == 0:
@@ -153,11 +153,9 @@ def expansion_targets(plain: list, expanded: list, graded: bool = False) -> dict
             untrained = predict_all(model, expanded)
         with_bo1 = loco.aps_of([q], lambda x: untrained[id(x)])[0]
         without = loco.aps_of([p], loco.phrase_weights)[0]
-        if graded:
-            out[id(q)] = float(min(1.0, max(0.0, 0.5 + (with_bo1 - without) / (2 * GRADED_SPAN))))
-        else:
-            out[id(q)] = 1.0 if with_bo1 > without + 1e-9 else 0.0 if with_bo1 < without - 1e-9 else 0.5
-    return out
+        graded[id(q)] = float(min(1.0, max(0.0, 0.5 + (with_bo1 - without) / (2 * GRADED_SPAN))))
+        sign[id(q)] = 1.0 if with_bo1 > without + 1e-9 else 0.0 if with_bo1 < without - 1e-9 else 0.5
+    return {"sign": sign, "graded": graded}
 
 
 def train(plain: dict, expanded: dict, names: list, knobs: dict, epochs: int, seed: int, evaluate: dict | None = None,
@@ -306,13 +304,11 @@ def main(argv=None):
             plain[n] = load_collection(n, encoder, data_dir=pseudo_dir)
             expanded[n] = load_collection(n, encoder, "-bo1", data_dir=pseudo_dir)
     uniform = {n: map_of(plain[n], uniform_weights) for n in plain}
-    targets = {}
-    graded = {}
+    targets = {"sign": {}, "graded": {}}
     for n in TRAINING + [p for p in PSEUDO if p in plain]:
-        targets.update(expansion_targets(plain[n], expanded[n]))
-        graded.update(expansion_targets(plain[n], expanded[n], graded=True))
-    helped = [v for v in targets.values()]
-    targets = {"sign": targets, "graded": graded}
+        for kind, per_query in expansion_targets(plain[n], expanded[n]).items():
+            targets[kind].update(per_query)
+    helped = list(targets["sign"].values())
     log(logf, f"gate targets: Bo1 helps {sum(v == 1.0 for v in helped)}, hurts {sum(v == 0.0 for v in helped)}, ties {sum(v == 0.5 for v in helped)} of the training queries")
     bo1 = {n: map_of(expanded[n], bo1_weights) / uniform[n] - 1.0 for n in plain}
     log(logf, f"adaptive: {', '.join(f'{n} {len(v)}' for n, v in plain.items())} queries ({time.time() - t:.0f} s), device {DEVICE}; "

@@ -3,7 +3,7 @@
  * index the query runs on (collection-statistics.ts), with where the n-gram stands among the query's
  * n-grams of its kind. The model is a learned function of these and of the query's wordpieces, so this
  * names the inputs that make a weight differ from the phrase rule's; it does not split the weight among
- * them. Pure: the editor's weight hints print it in their tooltips and the word's hover (server/lsp/engine/weight-hints.ts).
+ * them. Pure: the editor's weight hints print it in their tooltips and the word's hover (server/lsp/engine/weights.ts weighedWordInputs).
  */
 import type { NgramStatistics } from './statistic-names.js';
 

@@ -17,8 +17,7 @@ import { modelLabel } from './weights-action.js';
 import type { BatcherStats } from '../../model/batcher.js';
 import type { WeightModelStats } from '../../model/runtime.js';
 import { collectionOf } from './collection.js';
-import { batcherOf, weighableQuery, weighCached, weighedWordWeights } from './weights.js';
-import { describeWeightInputs } from '../../model/weight-reasons.js';
+import { batcherOf, weighableQuery, weighCached, weighedWordInputs, weighedWordWeights } from './weights.js';
 
 /**
  * `querylens/modelStats` (request, client → server, no params): counters of the loaded
@@ -57,10 +56,7 @@ export async function weightHints(context: EngineContext, params: InlayHintParam
     if (result.status === 'rejected') return;
     const perWord = weighedWordWeights(query, result.value);
     // A collection-aware model's inputs for each word, said in the tooltip (why the weight is what it is).
-    const reasons = query.words.map((w) => {
-      const gram = result.value.ngrams.find((g) => g.kind === 'unigram' && g.start >= w.start && g.end <= w.end);
-      return gram ? describeWeightInputs(gram, result.value.ngrams) : undefined;
-    });
+    const reasons = weighedWordInputs(query, result.value);
     const parents = parentsOf(entry.result.ast.root);
     // Words whose hint goes to the same place (the words of one Lucene phrase) share one hint.
     const byAnchor = new Map<number, { words: string[]; labels: string[]; reasons: string[] }>();
@@ -149,8 +145,7 @@ export async function weightHover(context: EngineContext, at: QueryPosition, tok
   const weight = weighedWordWeights(query, weights)[k];
   if (weight === undefined) return null;
   const w = query.words[k]!;
-  const gram = weights.ngrams.find((g) => g.kind === 'unigram' && g.start >= w.start && g.end <= w.end);
-  const reason = gram ? describeWeightInputs(gram, weights.ngrams) : undefined;
+  const reason = weighedWordInputs(query, weights)[k];
   const label = modelLabel(loaded);
   const value =
     `**${label} weight ${weight.toFixed(2)}** of \`${w.node.text}\`` +

@@ -28,6 +28,7 @@ export type { CollectionSource } from '../../service/weigh.js';
 import type { EngineSession } from './session.js';
 import { planWeighing, weighInsideStructure, type WeighPlan, type WeighRefusal } from '../../model/structured-weights.js';
 import { applyWeights, buildWeightedQueryAst } from '../../model/weighted-query.js';
+import { describeWeightInputs } from '../../model/weight-reasons.js';
 
 export interface LoadedModel {
   model: WeightModel;
@@ -263,6 +264,17 @@ export function weighedWordWeights(query: WeighableQuery, weights: NgramWeights)
     if (!grams.length) return undefined;
     const sum = grams.reduce((s, g) => s + g.weight, 0);
     return query.plan.flat ? sum : sum / grams.length;
+  });
+}
+
+/**
+ * Per word of `query`, what a collection-aware model read for it in the index, in words (weight-reasons.ts;
+ * the word's first uni-gram); undefined for a model that reads no statistics.
+ */
+export function weighedWordInputs(query: WeighableQuery, weights: NgramWeights): (string | undefined)[] {
+  return query.words.map((w) => {
+    const gram = weights.ngrams.find((g) => g.kind === 'unigram' && g.start >= w.start && g.end <= w.end);
+    return gram ? describeWeightInputs(gram, weights.ngrams) : undefined;
   });
 }
 
