@@ -10,10 +10,11 @@
  * score are the window's non-essential lists: a document found only in them cannot enter, so
  * candidates come from the others. When every list is non-essential, the window is passed without
  * decoding a block. The essential lists are read in a tight loop into per-window arrays (each
- * candidate's exact contributions so far and its tf in each list). A candidate's bound is those
+ * candidate's contributions so far, looked up by tf and a one-byte code of the length, each the
+ * exact contribution or just above it; and its tf in each list). A candidate's bound is those
  * contributions plus the non-essential lists' block maxima at the document; the non-essential
  * lists are then read a list at a time, strongest first, over the candidates still standing, each
- * exact contribution replacing its list's block maximum, and a candidate is dropped as soon as its
+ * looked-up contribution replacing its list's block maximum, and a candidate is dropped as soon as its
  * bound falls below the k-th score. The survivors are scored in document order.
  *
  * Before the first window, the k best documents of the rarest lists by those lists' scores are
@@ -240,6 +241,75 @@ function blockBoundsOf(t: PrunableTerm): { blocks: Float64Array; max: number } {
   return hit;
 }
 
+/**
+ * In the essential lists' loop, the hot loop of a search, a posting's score is looked up by its tf
+ * (1..TABLE_TFS) and a one-byte code of its document's length instead of computed from the length:
+ * the codes of a large collection fit in the processor's cache where the lengths (four bytes a
+ * document) do not, and a sparse list reads one length per posting at random. A code stands for the
+ * shortest length it covers, so a looked-up score is the exact score or above it (scores fall with
+ * the length): the essential sums bound, they do not decide, a document's score (every document
+ * scored is scored again by the caller from its tfs).
+ */
+const TABLE_TFS = 8;
+/** Lengths below this have a code of their own; longer ones share geometric buckets. */
+const EXACT_LENGTHS = 128;
+/** Buckets per doubling of the length past EXACT_LENGTHS (each ≈ 4.4 % wide). */
+const BUCKETS_PER_DOUBLING = 16;
+/** The shortest length of each code (256 codes). */
+export const CODE_LENGTHS = (() => {
+  const lengths = new Float64Array(256);
+  for (let c = 0; c < 256; c++) lengths[c] = c < EXACT_LENGTHS ? c : Math.ceil(EXACT_LENGTHS * 2 ** ((c - EXACT_LENGTHS) / BUCKETS_PER_DOUBLING));
+  return lengths;
+})();
+
+/** The one-byte code of every document's length, made once per length table. */
+const lengthCodeTables = new WeakMap<Int32Array, Uint8Array>();
+function lengthCodesOf(docLengths: Int32Array): Uint8Array {
+  let codes = lengthCodeTables.get(docLengths);
+  if (!codes) {
+    codes = new Uint8Array(docLengths.length);
+    for (let d = 0; d < docLengths.length; d++) codes[d] = lengthCode(docLengths[d]!);
+    lengthCodeTables.set(docLengths, codes);
+  }
+  return codes;
+}
+
+/** The largest code whose shortest length is at most `dl`. */
+export function lengthCode(dl: number): number {
+  if (dl < EXACT_LENGTHS) return dl < 0 ? 0 : dl;
+  let lo = EXACT_LENGTHS;
+  let hi = 255;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >>> 1;
+    if (CODE_LENGTHS[mid]! <= dl) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * A term's contribution to the essential sums at a tf in a document: its score at the shortest
+ * length of the document's length code (the exact score where the code is the length, else above
+ * it); for a term never positive, whose score may rise with the length, the exact score.
+ */
+function essentialScoreOf(t: PrunableTerm, docLengths: Int32Array, lengthCodes: Uint8Array): (tf: number, doc: number) => number {
+  const score = t.score;
+  if (t.neverPositive) return (tf, doc) => score(tf, docLengths[doc]!);
+  return (tf, doc) => score(tf, CODE_LENGTHS[lengthCodes[doc]!]!);
+}
+
+/**
+ * A term's looked-up contributions, `table[(tf − 1)·256 + code]` for tf 1..tfs and codes below
+ * `codes`: `essentialScoreOf`'s value there. A term never positive has entries only for the codes
+ * that are lengths (its exact scores).
+ */
+function scoreTableOf(t: PrunableTerm): { table: Float64Array; tfs: number; codes: number } {
+  const codes = t.neverPositive ? EXACT_LENGTHS : 256;
+  const table = new Float64Array(TABLE_TFS * 256);
+  for (let tf = 1; tf <= TABLE_TFS; tf++) for (let c = 0; c < codes; c++) table[((tf - 1) << 8) | c] = t.score(tf, CODE_LENGTHS[c]!);
+  return { table, tfs: TABLE_TFS, codes };
+}
+
 /** Seeding reads the rarest lists while their postings add up to at most SEED_PER_K·k + SEED_EXTRA. */
 const SEED_PER_K = 2;
 const SEED_EXTRA = 1024;
@@ -289,6 +359,9 @@ export function maxScoreSearch(
   const boundsOf = terms.map(blockBoundsOf);
   const bounds = boundsOf.map((b) => b.blocks);
   const cursors = terms.map((t) => new PostingCursor(t.postings));
+  const lengthCodes = lengthCodesOf(docLengths);
+  const essentialScores = terms.map((t) => essentialScoreOf(t, docLengths, lengthCodes));
+  const scoreTables = terms.map(scoreTableOf);
   const lastDocs = terms.map((t) => t.postings.blockLastDoc);
   // The length part's largest value: at the shortest document any list holds.
   let lengthMax = 0;
@@ -346,7 +419,7 @@ export function maxScoreSearch(
   // order), and each one's essential contributions (zeroed as read back).
   const matched = new Int32Array((W + 31) >>> 5);
   const essentialSum = new Float64Array(W);
-  // The window's candidates in document order, and each one's exact contributions so far.
+  // The window's candidates in document order, and the bound of each one's contributions so far.
   const candidates = new Int32Array(W);
   const candidateSum = new Float64Array(W);
   // A list's tf at an offset, valid where `windowTfStamp` holds the window's number (0 elsewhere):
@@ -419,7 +492,8 @@ export function maxScoreSearch(
       for (let e = firstEssential; e < m; e++) {
         const i = order[e]!;
         const c = cursors[i]!;
-        const score = terms[i]!.score;
+        const essentialScore = essentialScores[i]!;
+        const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
         const tfHere = windowTf[i]!;
         const stampHere = windowTfStamp[i]!;
         c.skipTo(base);
@@ -442,7 +516,8 @@ export function maxScoreSearch(
             const tf = blockTfs[j]!;
             tfHere[o] = tf;
             stampHere[o] = windowNumber;
-            essentialSum[o]! += score(tf, docLengths[doc]!);
+            const code = lengthCodes[doc]!;
+            essentialSum[o]! += tf - 1 < tableTfs && tf >= 1 && code < tableCodes ? table[((tf - 1) << 8) | code]! : essentialScore(tf, doc);
           }
           if (j > first) {
             lowWord = Math.min(lowWord, (docs[first]! - base) >>> 5);
@@ -476,7 +551,7 @@ export function maxScoreSearch(
       if (windowKth !== undefined && firstEssential > 0) {
         // The non-essential lists are read a list at a time over the window's candidates, strongest
         // first (a tight loop on one cursor), dropping each candidate as soon as its bound falls
-        // below the k-th score as the window started: its exact contributions so far, plus the
+        // below the k-th score as the window started: its contributions so far, plus the
         // block maxima at the document of the lists not read yet. restAt[e][o] adds up those of
         // order[0..e-1].
         for (let e = 0; e < firstEssential; e++) {
@@ -505,7 +580,8 @@ export function maxScoreSearch(
           const i = order[e]!;
           if (terms[i]!.neverPositive) continue;
           const c = cursors[i]!;
-          const score = terms[i]!.score;
+          const essentialScore = essentialScores[i]!;
+          const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
           const rest = restAt[e]!;
           const tfHere = windowTf[i]!;
           const stampHere = windowTfStamp[i]!;
@@ -514,15 +590,17 @@ export function maxScoreSearch(
             const o = candidates[t]!;
             const doc = base + o;
             c.advance(doc);
-            let exact = candidateSum[t]!;
+            let sum = candidateSum[t]!;
             if (c.doc === doc) {
-              exact += score(c.tf, docLengths[doc]!);
-              tfHere[o] = c.tf;
+              const tf = c.tf;
+              const code = lengthCodes[doc]!;
+              sum += tf - 1 < tableTfs && tf >= 1 && code < tableCodes ? table[((tf - 1) << 8) | code]! : essentialScore(tf, doc);
+              tfHere[o] = tf;
               stampHere[o] = windowNumber;
             }
-            if (belowWith(exact + (e === 0 ? 0 : rest[o]!), lengthAt(doc), windowKth32)) continue;
+            if (belowWith(sum + (e === 0 ? 0 : rest[o]!), lengthAt(doc), windowKth32)) continue;
             candidates[kept] = o;
-            candidateSum[kept++] = exact;
+            candidateSum[kept++] = sum;
           }
           n = kept;
         }

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BLOCK_SIZE, ListBlockPostings, PostingCursor, END_OF_POSTINGS, type BlockPostings } from '../../../server/engine/index/postings-codec.js';
 import type { BlockView, PostingList } from '../../../server/engine/index/reader.js';
-import { maxScoreSearch, type PrunableTerm } from '../../../server/engine/scoring/pruning.js';
+import { CODE_LENGTHS, lengthCode, maxScoreSearch, type PrunableTerm } from '../../../server/engine/scoring/pruning.js';
 import { TopK } from '../../../server/engine/scoring/ranking.js';
 import { terrierBm25, terrierTfComponent } from '../../../server/engine/scoring/terrier-bm25.js';
 import { seededRandom } from '../../support/random.js';
@@ -70,10 +70,10 @@ interface Run {
  * postings hold their blocks' largest BM25 saturation (k1 1.2, b 0.75, the lists' average length)
  * and the terms say how their scores scale it, so the blocks are bounded by it where it is lower.
  */
-function runBoth(seed: number, numDocs: number, densities: number[], k: number, windowDocs?: number, saturation = false): { pruned: Run; exhaustive: { doc: number; score: number }[] } {
+function runBoth(seed: number, numDocs: number, densities: number[], k: number, windowDocs?: number, saturation = false, longestRegion = 200): { pruned: Run; exhaustive: { doc: number; score: number }[] } {
   const rnd = seededRandom(seed);
   // Lengths that vary by region (as when a collection is stored by source), so that block maxima differ.
-  const regionLength = Array.from({ length: Math.ceil(numDocs / 3000) }, () => 5 + Math.floor(rnd() * rnd() * 200));
+  const regionLength = Array.from({ length: Math.ceil(numDocs / 3000) }, () => 5 + Math.floor(rnd() * rnd() * longestRegion));
   const docLengths = Int32Array.from({ length: numDocs }, (_, d) => regionLength[Math.floor(d / 3000)]! + Math.floor(rnd() * 20));
   const avgdl = docLengths.reduce((a, b) => a + b, 0) / numDocs;
   const lists = densities.map((d) => randomList(rnd, numDocs, d, 6));
@@ -183,6 +183,42 @@ describe('block-max skipping in the essential lists', () => {
       { seed: 1313, numRuns: 60 },
     );
     expect(skipped).toBeGreaterThan(100);
+  });
+});
+
+describe('length codes (the essential sums look scores up by a one-byte code of the length)', () => {
+  it('a code stands for the shortest length it covers: exact below 128, never above the length, in length order', () => {
+    const wrong: string[] = [];
+    let previous = 0;
+    for (let dl = 0; dl <= 200_000; dl++) {
+      const code = lengthCode(dl);
+      const ok =
+        code >= previous &&
+        code <= 255 &&
+        (dl < 128
+          ? code === dl
+          : // The next code, where there is one, starts past the length: the bucket is the tightest one.
+            CODE_LENGTHS[code]! <= dl && (code === 255 || CODE_LENGTHS[code + 1]! > dl));
+      if (!ok && wrong.length < 5) wrong.push(`${dl} → ${code}`);
+      previous = code;
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('long documents (lengths in the thousands, most of them sharing a code): pruned equals exhaustive', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1_000_000 }),
+        fc.array(fc.constantFrom(0.6, 0.3, 0.1, 0.03, 0.005), { minLength: 1, maxLength: 5 }),
+        fc.constantFrom(1, 10, 200),
+        fc.boolean(),
+        (seed, densities, k, saturation) => {
+          const { pruned, exhaustive } = runBoth(seed, 20_000, densities, k, 1024, saturation, 8000);
+          expectSame(pruned.hits, exhaustive);
+        },
+      ),
+      { seed: 1717, numRuns: 30 },
+    );
   });
 });
 
