@@ -287,27 +287,41 @@ export function lengthCode(dl: number): number {
   return lo;
 }
 
-/**
- * A term's contribution to the essential sums at a tf in a document: its score at the shortest
- * length of the document's length code (the exact score where the code is the length, else above
- * it); for a term never positive, whose score may rise with the length, the exact score.
- */
-function essentialScoreOf(t: PrunableTerm, docLengths: Int32Array, lengthCodes: Uint8Array): (tf: number, doc: number) => number {
-  const score = t.score;
-  if (t.neverPositive) return (tf, doc) => score(tf, docLengths[doc]!);
-  return (tf, doc) => score(tf, CODE_LENGTHS[lengthCodes[doc]!]!);
+interface ScoreTable {
+  table: Float64Array;
+  /** Entries for tf 1..tfs (0: no table, every posting computed). */
+  tfs: number;
+  /** Entries for codes below this. */
+  codes: number;
 }
+
+const NO_TABLE: ScoreTable = { table: new Float64Array(0), tfs: 0, codes: 0 };
+/** Tables by score function (`PrunableTerm.boundKey`), the most recent kept: a common word's table is made once. */
+const cachedScoreTables = new Map<string, ScoreTable>();
+const SCORE_TABLES_KEPT = 256;
 
 /**
  * A term's looked-up contributions, `table[(tf − 1)·256 + code]` for tf 1..tfs and codes below
- * `codes`: `essentialScoreOf`'s value there. A term never positive has entries only for the codes
- * that are lengths (its exact scores).
+ * `codes`: the term's score at the code's shortest length (the exact score where the code is the
+ * length, else above it). A term never positive, whose score may rise with the length, has entries
+ * only for the codes that are lengths. Elsewhere the score is computed from the length, and so is
+ * every score of a list shorter than the table (a small collection's query would spend more on
+ * tables than on its postings).
  */
-function scoreTableOf(t: PrunableTerm): { table: Float64Array; tfs: number; codes: number } {
+function scoreTableOf(t: PrunableTerm): ScoreTable {
+  if (t.postings.df < TABLE_TFS * 256) return NO_TABLE;
+  const key = t.boundKey === undefined ? undefined : `${t.neverPositive ? '-' : '+'}${t.boundKey}`;
+  const hit = key === undefined ? undefined : cachedScoreTables.get(key);
+  if (hit) return hit;
   const codes = t.neverPositive ? EXACT_LENGTHS : 256;
   const table = new Float64Array(TABLE_TFS * 256);
   for (let tf = 1; tf <= TABLE_TFS; tf++) for (let c = 0; c < codes; c++) table[((tf - 1) << 8) | c] = t.score(tf, CODE_LENGTHS[c]!);
-  return { table, tfs: TABLE_TFS, codes };
+  const made = { table, tfs: TABLE_TFS, codes };
+  if (key !== undefined) {
+    if (cachedScoreTables.size >= SCORE_TABLES_KEPT) cachedScoreTables.delete(cachedScoreTables.keys().next().value!);
+    cachedScoreTables.set(key, made);
+  }
+  return made;
 }
 
 /** Seeding reads the rarest lists while their postings add up to at most SEED_PER_K·k + SEED_EXTRA. */
@@ -360,7 +374,7 @@ export function maxScoreSearch(
   const bounds = boundsOf.map((b) => b.blocks);
   const cursors = terms.map((t) => new PostingCursor(t.postings));
   const lengthCodes = lengthCodesOf(docLengths);
-  const essentialScores = terms.map((t) => essentialScoreOf(t, docLengths, lengthCodes));
+  const scores = terms.map((t) => t.score);
   const scoreTables = terms.map(scoreTableOf);
   const lastDocs = terms.map((t) => t.postings.blockLastDoc);
   // The length part's largest value: at the shortest document any list holds.
@@ -492,7 +506,7 @@ export function maxScoreSearch(
       for (let e = firstEssential; e < m; e++) {
         const i = order[e]!;
         const c = cursors[i]!;
-        const essentialScore = essentialScores[i]!;
+        const score = scores[i]!;
         const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
         const tfHere = windowTf[i]!;
         const stampHere = windowTfStamp[i]!;
@@ -516,8 +530,7 @@ export function maxScoreSearch(
             const tf = blockTfs[j]!;
             tfHere[o] = tf;
             stampHere[o] = windowNumber;
-            const code = lengthCodes[doc]!;
-            essentialSum[o]! += tf - 1 < tableTfs && tf >= 1 && code < tableCodes ? table[((tf - 1) << 8) | code]! : essentialScore(tf, doc);
+            essentialSum[o]! += tf - 1 < tableTfs && tf >= 1 && lengthCodes[doc]! < tableCodes ? table[((tf - 1) << 8) | lengthCodes[doc]!]! : score(tf, docLengths[doc]!);
           }
           if (j > first) {
             lowWord = Math.min(lowWord, (docs[first]! - base) >>> 5);
@@ -580,7 +593,7 @@ export function maxScoreSearch(
           const i = order[e]!;
           if (terms[i]!.neverPositive) continue;
           const c = cursors[i]!;
-          const essentialScore = essentialScores[i]!;
+          const score = scores[i]!;
           const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
           const rest = restAt[e]!;
           const tfHere = windowTf[i]!;
@@ -593,8 +606,7 @@ export function maxScoreSearch(
             let sum = candidateSum[t]!;
             if (c.doc === doc) {
               const tf = c.tf;
-              const code = lengthCodes[doc]!;
-              sum += tf - 1 < tableTfs && tf >= 1 && code < tableCodes ? table[((tf - 1) << 8) | code]! : essentialScore(tf, doc);
+              sum += tf - 1 < tableTfs && tf >= 1 && lengthCodes[doc]! < tableCodes ? table[((tf - 1) << 8) | lengthCodes[doc]!]! : score(tf, docLengths[doc]!);
               tfHere[o] = tf;
               stampHere[o] = windowNumber;
             }
