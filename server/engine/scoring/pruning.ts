@@ -199,6 +199,11 @@ export interface PruningStats {
 /** Documents per window: enough that reading a window is a tight loop, few enough that its arrays stay in cache. */
 const WINDOW_DOCS = 4096;
 
+/** What the caches of block bounds and score tables key a term's score function by (`PrunableTerm.boundKey`). */
+function scoreFunctionKey(t: PrunableTerm, boundKey: string): string {
+  return `${t.neverPositive ? '-' : '+'}${boundKey}`;
+}
+
 /** Block bounds by postings object and score function (`PrunableTerm.boundKey`): the postings objects live in the reader's bounded cache. */
 const cachedBlockBounds = new WeakMap<BlockPostings, Map<string, { blocks: Float64Array; max: number }>>();
 /** Score functions whose bounds are kept per postings object (a few parameter settings at a time). */
@@ -231,7 +236,7 @@ function blockBoundsOf(t: PrunableTerm): { blocks: Float64Array; max: number } {
   if (t.boundKey === undefined) return compute();
   let byKey = cachedBlockBounds.get(p);
   if (!byKey) cachedBlockBounds.set(p, (byKey = new Map()));
-  const key = `${t.neverPositive ? '-' : '+'}${t.boundKey}`;
+  const key = scoreFunctionKey(t, t.boundKey);
   let hit = byKey.get(key);
   if (!hit) {
     hit = compute();
@@ -310,7 +315,7 @@ const SCORE_TABLES_KEPT = 256;
  */
 function scoreTableOf(t: PrunableTerm): ScoreTable {
   if (t.postings.df < TABLE_TFS * 256) return NO_TABLE;
-  const key = t.boundKey === undefined ? undefined : `${t.neverPositive ? '-' : '+'}${t.boundKey}`;
+  const key = t.boundKey === undefined ? undefined : scoreFunctionKey(t, t.boundKey);
   const hit = key === undefined ? undefined : cachedScoreTables.get(key);
   if (hit) return hit;
   const codes = t.neverPositive ? EXACT_LENGTHS : 256;
@@ -374,7 +379,6 @@ export function maxScoreSearch(
   const bounds = boundsOf.map((b) => b.blocks);
   const cursors = terms.map((t) => new PostingCursor(t.postings));
   const lengthCodes = lengthCodesOf(docLengths);
-  const scores = terms.map((t) => t.score);
   const scoreTables = terms.map(scoreTableOf);
   const lastDocs = terms.map((t) => t.postings.blockLastDoc);
   // The length part's largest value: at the shortest document any list holds.
@@ -506,7 +510,7 @@ export function maxScoreSearch(
       for (let e = firstEssential; e < m; e++) {
         const i = order[e]!;
         const c = cursors[i]!;
-        const score = scores[i]!;
+        const score = terms[i]!.score;
         const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
         const tfHere = windowTf[i]!;
         const stampHere = windowTfStamp[i]!;
@@ -593,7 +597,7 @@ export function maxScoreSearch(
           const i = order[e]!;
           if (terms[i]!.neverPositive) continue;
           const c = cursors[i]!;
-          const score = scores[i]!;
+          const score = terms[i]!.score;
           const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
           const rest = restAt[e]!;
           const tfHere = windowTf[i]!;
