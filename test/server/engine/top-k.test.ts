@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareRanked, rankMatched, TopK } from '../../../server/engine/scoring/ranking.js';
+import { compareRanked, largestFirst, rankMatched, TopK } from '../../../server/engine/scoring/ranking.js';
 
 // Scores that tie: a few values, some differing only past float32's precision.
 const SCORES = [0, -0, 1, 1 + 1e-12, 2.5, 2.5 + 1e-10, 3, -1, -1 - 1e-12, 1e-30, -1e-30, 1e38, -1e38, Number.MAX_VALUE];
@@ -32,7 +32,7 @@ describe('TopK', () => {
 
   it('rankMatched (one packed number per document, a native sort) gives what TopK gives', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...SCORES), { minLength: 0, maxLength: 300 }), fc.integer({ min: 0, max: 320 }), fc.integer({ min: 0, max: 5000 }), (scores, k, seed) => {
+      fc.property(fc.array(fc.constantFrom(...SCORES), { minLength: 0, maxLength: 300, size: 'max' }), fc.integer({ min: 0, max: 320 }), fc.integer({ min: 0, max: 5000 }), (scores, k, seed) => {
         const numDocs = scores.length + 7;
         // Ranks: a permutation of 0..numDocs-1 that differs from document order.
         const byHash = Array.from({ length: numDocs }, (_, d) => d).sort((a, b) => ((a * 7919 + seed) % 1009) - ((b * 7919 + seed) % 1009) || a - b);
@@ -48,6 +48,28 @@ describe('TopK', () => {
         expect(ranked).toEqual(top.sorted(docno));
       }),
       { numRuns: 300, seed: 7 },
+    );
+  });
+
+  it('largestFirst gives the k largest values, largest first, as a full sort does', () => {
+    // Packed-like values (integers below 2^52): spread evenly; in a few tight clusters (buckets of
+    // several values to sort, or one too full, where the native sort takes over); with an outlier far
+    // from the rest; with repeats.
+    const spread = fc.integer({ min: 0, max: 2 ** 31 }).map((v) => v * 2 ** 20);
+    const clustered = fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 0, max: 4000 })).map(([c, v]) => c * 2 ** 40 + v * 2 ** 20);
+    const extremes = fc.constantFrom(0, 2 ** 52 - 1, 12345);
+    const arrays = fc.oneof(fc.array(spread, { maxLength: 400, size: 'max' }), fc.array(clustered, { maxLength: 400, size: 'max' }), fc.array(fc.oneof(spread, clustered, extremes), { maxLength: 400, size: 'max' }));
+    fc.assert(
+      fc.property(arrays, fc.integer({ min: 0, max: 450 }), (values, k) => {
+        const input = Float64Array.from(values);
+        const expected = Float64Array.from(values)
+          .sort()
+          .reverse()
+          .slice(0, Math.min(k, values.length));
+        const best = largestFirst(input, values.length, k);
+        expect(Array.from(best.subarray(0, expected.length))).toEqual(Array.from(expected));
+      }),
+      { numRuns: 400, seed: 11 },
     );
   });
 });
