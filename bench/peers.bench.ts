@@ -1,7 +1,8 @@
 /**
  * querylens against other engines on small collections, in one run on one machine: BM25 top
  * 1000 per query, each query run several times, the median of each query's times, then the
- * p50 and p95 over queries and the ratio to the fastest peer.
+ * p50 and p95 over queries, and each engine's p50 as a multiple of the fastest JavaScript peer's (the
+ * issue's target: querylens at most 0.5 of it) and of Xapian's (a C++ engine, for scale).
  *
  * Peers: wink-bm25-text-search and MiniSearch (in memory, JavaScript), and Xapian through
  * python3-xapian when it is installed (bench/xapian_bm25.py; skipped with the reason otherwise).
@@ -72,16 +73,29 @@ function time(run: (q: number) => number, queries: number): Row & { medians: num
   };
 }
 
+/**
+ * The first Python that imports xapian: PATH's python3, then the system one (Debian's
+ * python3-xapian installs for /usr/bin/python3, which a pyenv or venv python3 on PATH hides).
+ */
+function pythonWithXapian(): string | undefined {
+  for (const python of ['python3', '/usr/bin/python3']) {
+    try {
+      execFileSync(python, ['-c', 'import xapian'], { stdio: 'ignore' });
+      return python;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+
 function xapianRow(docsFile: string, queriesFile: string): Row | string {
   const script = fileURLToPath(new URL('./xapian_bm25.py', import.meta.url));
-  try {
-    execFileSync('python3', ['-c', 'import xapian'], { stdio: 'ignore' });
-  } catch {
-    return 'skipped: python3-xapian is not installed (apt-get install python3-xapian)';
-  }
-  const out = execFileSync('python3', [script, docsFile, queriesFile, String(K), String(repetitions)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const python = pythonWithXapian();
+  if (!python) return 'skipped: no python3 here imports xapian (apt-get install python3-xapian)';
+  const out = execFileSync(python, [script, docsFile, queriesFile, String(K), String(repetitions)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const r = JSON.parse(out.trim().split('\n').pop()!) as { p50: number; p95: number; hits: number };
-  return { engine: 'xapian (python3-xapian)', ...r };
+  return { engine: `xapian ${execFileSync(python, ['-c', 'import xapian; print(xapian.version_string())'], { encoding: 'utf8' }).trim()} (python)`, ...r };
 }
 
 const analyzer = createAnalyzer('terrier');
@@ -138,12 +152,18 @@ try {
     if (typeof xapian === 'string') console.log(`(${c.name}: xapian ${xapian})`);
     else rows.push(xapian);
 
-    const peers = rows.filter((r) => !r.engine.startsWith('querylens'));
-    const fastest = peers.reduce((a, b) => (b.p50 < a.p50 ? b : a));
-    console.log(`\n${c.name}: ${docs.length} docs, ${queryTexts.length} queries; fastest peer: ${fastest.engine}`);
-    console.log(`${'engine'.padEnd(28)} ${'p50'.padStart(8)} ${'p95'.padStart(8)} ${'hits/q'.padStart(8)} ${'p50 ÷ fastest peer'.padStart(20)}`);
+    // The engines rank the same analysed terms, so they must return as many hits per query.
+    const differing = rows.filter((r) => Math.abs(r.hits - rows[0]!.hits) > 1e-9).map((r) => r.engine);
+    if (differing.length > 0) console.log(`(${c.name}: WARNING: hits per query differ from querylens's for ${differing.join(', ')})`);
+    const jsPeers = rows.filter((r) => !r.engine.startsWith('querylens') && !r.engine.startsWith('xapian'));
+    const fastest = jsPeers.reduce((a, b) => (b.p50 < a.p50 ? b : a));
+    const xapianP50 = typeof xapian === 'string' ? undefined : xapian.p50;
+    console.log(`\n${c.name}: ${docs.length} docs, ${queryTexts.length} queries; fastest JavaScript peer: ${fastest.engine}`);
+    const header = `${'engine'.padEnd(28)} ${'p50'.padStart(8)} ${'p95'.padStart(8)} ${'hits/q'.padStart(8)} ${'p50 ÷ fastest JS peer'.padStart(22)}`;
+    console.log(xapianP50 === undefined ? header : `${header} ${'p50 ÷ xapian'.padStart(13)}`);
     for (const r of rows) {
-      console.log(`${r.engine.padEnd(28)} ${f(r.p50, 3).padStart(8)} ${f(r.p95, 3).padStart(8)} ${f(r.hits, 0).padStart(8)} ${f(r.p50 / fastest.p50).padStart(20)}`);
+      const line = `${r.engine.padEnd(28)} ${f(r.p50, 3).padStart(8)} ${f(r.p95, 3).padStart(8)} ${f(r.hits, 0).padStart(8)} ${f(r.p50 / fastest.p50).padStart(22)}`;
+      console.log(xapianP50 === undefined ? line : `${line} ${f(r.p50 / xapianP50).padStart(13)}`);
     }
   }
 } finally {

@@ -15,7 +15,7 @@ import xapian
 
 def main() -> None:
     docs_path, queries_path, k, repetitions = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    db = xapian.inmemory_open()
+    db = xapian.WritableDatabase("", xapian.DB_BACKEND_INMEMORY)
     with open(docs_path, encoding="utf-8") as f:
         for line in f:
             if not line.strip():
