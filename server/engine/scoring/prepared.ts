@@ -239,8 +239,7 @@ export class PreparedQuery {
 
   private searchTopK(k: number): SearchResult {
     let matchedDocs = 0;
-    const base = { warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned: false };
-    if (!this.root) return { hits: [], matchedDocs, ...base };
+    if (!this.root) return this.result([], matchedDocs, false);
     const n = this.rt.length;
     // The scorer's evaluation is called straight from the loop (one call per document), its score
     // clamped as `evaluate` clamps it.
@@ -260,9 +259,12 @@ export class PreparedQuery {
         if (top.wouldEnter(score)) top.offer(doc, score);
       };
       maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, prunable.lengthPart);
-      return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base, pruned: true };
+      return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, true);
     }
-    if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) return { ...this.addTermAtATime(this.prunable.terms, k), ...base };
+    if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) {
+      const { hits, matchedDocs } = this.addTermAtATime(this.prunable.terms, k);
+      return this.result(hits, matchedDocs, false);
+    }
     const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
     const lists = this.rt.map((r) => r.postings());
     const docs = lists.map((l) => l.docs);
@@ -306,7 +308,12 @@ export class PreparedQuery {
         consider(doc);
       }
     }
-    return { hits: top.sorted((doc) => this.reader.docno(doc)), matchedDocs, ...base };
+    return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, false);
+  }
+
+  /** A search's result, written out field by field: an object spread here took 7 % of a small collection's query. */
+  private result(hits: RankedDoc[], matchedDocs: number, pruned: boolean): SearchResult {
+    return { hits, matchedDocs, warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned };
   }
 
   /**
