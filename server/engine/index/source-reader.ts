@@ -53,6 +53,13 @@ export interface IndexSource {
   loadDocument(doc: number): StoredDocument;
 }
 
+/**
+ * Terms whose lexicon ids a reader remembers (forgotten all at once past this many): a query looks
+ * each word up three or four times (compiling, statistics, postings), and a look-up is a binary
+ * search over string keys and a block cache's touch, a fifth of compiling a short query.
+ */
+const TERM_IDS_KEPT = 1 << 16;
+
 /** Posting lists kept decoded: a bound so that a long session does not hold the whole index twice. */
 const POSTINGS_CACHE_SIZE = 512;
 const POSTINGS_CACHE_BYTES = 256 << 20;
@@ -74,6 +81,8 @@ export class SourceIndexReader implements IndexReader {
   readonly content: IndexContent;
   private readonly postingsCache = new ByteBoundedCache<PostingList>(POSTINGS_CACHE_SIZE, POSTINGS_CACHE_BYTES, postingListBytes);
   private lengths: Int32Array | undefined;
+  /** Lexicon ids by term, -1 for a term the index lacks (termId). */
+  private readonly termIds = new Map<string, number>();
   private readonly blocksCache = new ByteBoundedCache<BlockPostings>(BLOCK_POSTINGS_CACHE_SIZE, BLOCK_POSTINGS_CACHE_BYTES, blockPostingsBytes);
 
   constructor(private readonly source: IndexSource) {
@@ -124,20 +133,31 @@ export class SourceIndexReader implements IndexReader {
     return out;
   }
 
+  /** The term's lexicon id (remembered: TERM_IDS_KEPT), or undefined when the index lacks it. */
+  private termId(term: string): number | undefined {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.source.termId(term) ?? -1;
+      if (this.termIds.size >= TERM_IDS_KEPT) this.termIds.clear();
+      this.termIds.set(term, id);
+    }
+    return id < 0 ? undefined : id;
+  }
+
   termStats(term: string): TermStats | undefined {
-    const id = this.source.termId(term);
+    const id = this.termId(term);
     if (id === undefined) return undefined;
     return this.source.termStats(id);
   }
 
   postings(term: string): PostingList | undefined {
-    const id = this.source.termId(term);
+    const id = this.termId(term);
     if (id === undefined) return undefined;
     return this.postingsCache.get(id, () => this.source.loadPostings(id));
   }
 
   postingBlocks(term: string): BlockPostings | undefined {
-    const id = this.source.termId(term);
+    const id = this.termId(term);
     if (id === undefined) return undefined;
     return this.blocksCache.get(id, () => this.source.loadBlockPostings(id));
   }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ByteBoundedCache, cached } from '../../../server/engine/index/lru.js';
+import { buildMemoryIndex } from '../../../server/engine/index/memory.js';
 
 describe('least-recently-used caches', () => {
   it('evicts the oldest entries past the byte budget, and never keeps a value larger than it', () => {
@@ -41,5 +42,24 @@ describe('least-recently-used caches', () => {
     for (const k of [1, 2, 1, 3, 1, 2]) cached(m, 2, k, () => (loads++, String(k)));
     expect(loads).toBe(4);
     expect([...m.keys()]).toEqual([1, 2]);
+  });
+
+  it("a reader's remembered term ids give the lexicon's answers, past the bound where it forgets them all", () => {
+    const reader = buildMemoryIndex(
+      [
+        { docno: 'a', fields: { text: 'flutter wing flutter' } },
+        { docno: 'b', fields: { text: 'wing' } },
+      ],
+      { profile: 'lucene' },
+    );
+    const expected = { flutter: { df: 1, cf: 2 }, wing: { df: 2, cf: 2 } };
+    // More distinct absent words than the reader keeps (65,536), between looks at the present ones.
+    for (let round = 0; round < 3; round++) {
+      for (const [term, stats] of Object.entries(expected)) {
+        expect(reader.termStats(term)).toEqual(stats);
+        expect(Array.from(reader.postings(term)!.docs)).toEqual(term === 'wing' ? [0, 1] : [0]);
+      }
+      for (let i = 0; i < 40_000; i++) expect(reader.termStats(`absent${round}-${i}`)).toBeUndefined();
+    }
   });
 });
