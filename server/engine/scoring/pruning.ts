@@ -5,7 +5,9 @@
  * documents at a time, as Lucene's MaxScoreBulkScorer does (block-max MaxScore, Mallia et al.,
  * SIGIR 2019, with the partition made per window).
  *
- * For each window of WINDOW_DOCS documents, a list's bound over the window is the largest bound of
+ * For each window of documents (WINDOW_DOCS at first; a window where the essential lists held few
+ * postings makes the next one longer, up to WINDOW_GROWTH times, and a dense one shorter again), a
+ * list's bound over the window is the largest bound of
  * its blocks there. Ordered by these, the weakest lists whose bounds add up to less than the k-th
  * score are the window's non-essential lists: a document found only in them cannot enter, so
  * candidates come from the others. When every list is non-essential, the window is passed without
@@ -198,6 +200,14 @@ export interface PruningStats {
 
 /** Documents per window: enough that reading a window is a tight loop, few enough that its arrays stay in cache. */
 const WINDOW_DOCS = 4096;
+/**
+ * How many times longer than `windowDocs` a window may grow. A window whose essential lists held
+ * fewer postings than 1/64 of its documents doubles the next one, and one that held more than 1/8
+ * halves it (never below `windowDocs`): a sparse query pays the per-window work (the partition, the
+ * bounds, the next window's start) fewer times. 8.8 M passages, 300 queries, paired with fixed
+ * windows: top 10 total ×0.92–0.95, top 1000 ×0.95–0.98; up to 16 times or 2 times was slower.
+ */
+const WINDOW_GROWTH = 4;
 
 /** What the caches of block bounds and score tables key a term's score function by (`PrunableTerm.boundKey`). */
 function scoreFunctionKey(t: PrunableTerm, boundKey: string): string {
@@ -432,7 +442,8 @@ export function maxScoreSearch(
   // span (a small collection allocates little a query).
   let lastDoc = 0;
   for (const last of lastDocs) if (last.length > 0) lastDoc = Math.max(lastDoc, last[last.length - 1]!);
-  const W = Math.max(1, Math.min(windowDocs, lastDoc + 1));
+  const W = Math.max(1, Math.min(windowDocs * WINDOW_GROWTH, lastDoc + 1));
+  let windowLength = Math.min(W, windowDocs);
   // Offsets some essential list holds (a bit each, cleared as they are read back in document
   // order), and each one's essential contributions (zeroed as read back).
   const matched = new Int32Array((W + 31) >>> 5);
@@ -478,7 +489,8 @@ export function maxScoreSearch(
   let base = END_OF_POSTINGS;
   for (const c of cursors) base = Math.min(base, c.doc);
   while (base < END_OF_POSTINGS) {
-    const end = base + W - 1;
+    const end = base + windowLength - 1;
+    let essentialRead = 0;
     const threshold = top.threshold();
     // The window's partition. Until k documents are kept every list is essential.
     for (let i = 0; i < m; i++) {
@@ -536,6 +548,7 @@ export function maxScoreSearch(
             stampHere[o] = windowNumber;
             essentialSum[o]! += tf - 1 < tableTfs && tf >= 1 && lengthCodes[doc]! < tableCodes ? table[((tf - 1) << 8) | lengthCodes[doc]!]! : score(tf, docLengths[doc]!);
           }
+          essentialRead += j - first;
           if (j > first) {
             lowWord = Math.min(lowWord, (docs[first]! - base) >>> 5);
             highWord = Math.max(highWord, (docs[j - 1]! - base) >>> 5);
@@ -669,6 +682,8 @@ export function maxScoreSearch(
       if (c.block === b && c.doc > from) from = c.doc;
       if (from < next) next = from;
     }
+    if (essentialRead < windowLength >>> 6) windowLength = Math.min(W, windowLength * 2);
+    else if (essentialRead > windowLength >>> 3) windowLength = Math.max(Math.min(W, windowDocs), windowLength >>> 1);
     base = next;
   }
   return stats;
