@@ -74,28 +74,28 @@ function time(run: (q: number) => number, queries: number): Row & { medians: num
 }
 
 /**
- * The first Python that imports xapian: PATH's python3, then the system one (Debian's
- * python3-xapian installs for /usr/bin/python3, which a pyenv or venv python3 on PATH hides).
+ * The first Python that imports xapian, with Xapian's version: PATH's python3, then the system one
+ * (Debian's python3-xapian installs for /usr/bin/python3, which a pyenv or venv python3 on PATH hides).
+ * Looked for once per run.
  */
-function pythonWithXapian(): string | undefined {
+const xapianPython = ((): { python: string; version: string } | undefined => {
   for (const python of ['python3', '/usr/bin/python3']) {
     try {
-      execFileSync(python, ['-c', 'import xapian'], { stdio: 'ignore' });
-      return python;
+      const version = execFileSync(python, ['-c', 'import xapian; print(xapian.version_string())'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+      return { python, version };
     } catch {
       // not this one
     }
   }
   return undefined;
-}
+})();
 
 function xapianRow(docsFile: string, queriesFile: string): Row | string {
   const script = fileURLToPath(new URL('./xapian_bm25.py', import.meta.url));
-  const python = pythonWithXapian();
-  if (!python) return 'skipped: no python3 here imports xapian (apt-get install python3-xapian)';
-  const out = execFileSync(python, [script, docsFile, queriesFile, String(K), String(repetitions)], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (!xapianPython) return 'skipped: no python3 here imports xapian (apt-get install python3-xapian)';
+  const out = execFileSync(xapianPython.python, [script, docsFile, queriesFile, String(K), String(repetitions)], { encoding: 'utf8', maxBuffer: 1 << 26 });
   const r = JSON.parse(out.trim().split('\n').pop()!) as { p50: number; p95: number; hits: number };
-  return { engine: `xapian ${execFileSync(python, ['-c', 'import xapian; print(xapian.version_string())'], { encoding: 'utf8' }).trim()} (python)`, ...r };
+  return { engine: `xapian ${xapianPython.version} (python)`, ...r };
 }
 
 const analyzer = createAnalyzer('terrier');
