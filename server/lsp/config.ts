@@ -77,8 +77,6 @@ export interface QuerylensConfig {
   device?: Device;
   formatting?: FormattingConfig;
   learnedExpansion?: LearnedExpansionConfig;
-  /** Threads each pruned search of an on-disk index may use (SearchOptions.threads; default 1). */
-  searchThreads?: number;
   /**
    * A search cluster to rank on instead of the local index (server/backends/remote/config.ts; checked
    * there, when the configuration is resolved). Credentials come from the environment only.
@@ -104,7 +102,6 @@ export interface ResolvedConfig {
   device: Device;
   formatting: Required<FormattingConfig>;
   learnedExpansion: Required<LearnedExpansionConfig>;
-  searchThreads: number;
   /** The cluster the session ranks on; null: the local index (the default). */
   backend: ResolvedBackend | null;
   /** Folder relative paths were resolved against (null without a workspace). */
@@ -126,7 +123,6 @@ export const DEFAULTS = {
   device: 'auto' as Device,
   formatting: { width: 80 } as Required<FormattingConfig>,
   learnedExpansion: { hints: false } as Required<LearnedExpansionConfig>,
-  searchThreads: 1,
 };
 
 type FieldCheck = 'string' | 'number' | 'positiveInt' | 'boolean' | 'object' | readonly string[];
@@ -141,7 +137,6 @@ const TOP_LEVEL: Record<string, FieldCheck | Record<string, FieldCheck>> = {
   expansion: { method: ['none', 'bo1'], fbDocs: 'positiveInt', fbTerms: 'positiveInt' },
   formatting: { width: 'positiveInt' },
   learnedExpansion: { hints: 'boolean' },
-  searchThreads: 'positiveInt',
   // Its keys are the cluster backend's (checked by validateClusterConfig in resolveConfig).
   backend: 'object',
 };
@@ -284,7 +279,6 @@ export function resolveConfig(config: QuerylensConfig, root: string | null, back
     device: config.device ?? DEFAULTS.device,
     formatting: { ...DEFAULTS.formatting, ...config.formatting },
     learnedExpansion: { ...DEFAULTS.learnedExpansion, ...config.learnedExpansion },
-    searchThreads: config.searchThreads ?? DEFAULTS.searchThreads,
     backend: resolveBackend(config.backend, root, backendFile),
     root,
   };

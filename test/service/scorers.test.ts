@@ -57,13 +57,6 @@ describe('scorer registry', () => {
     expect(searchOptionsOf(resolveConfig({ scorer: { name: 'bm25', 'w.title': 2 } }, null))).toEqual({ scorer: 'bm25', k1: 1.2, b: 0.75 });
   });
 
-  it('searchThreads reaches the search options only when above 1, and must be a positive integer', () => {
-    expect(searchOptionsOf(resolveConfig({ scorer: { name: 'bm25' }, searchThreads: 2 }, null))).toEqual({ scorer: 'bm25', k1: 1.2, b: 0.75, threads: 2 });
-    expect(searchOptionsOf(resolveConfig({ scorer: { name: 'bm25' }, searchThreads: 1 }, null))).toEqual({ scorer: 'bm25', k1: 1.2, b: 0.75 });
-    expect(validateConfig({ searchThreads: 2 }, 'querylens.json')).toEqual({ config: { searchThreads: 2 }, problems: [] });
-    expect(validateConfig({ searchThreads: 0 }, 'querylens.json').problems.map((p) => p.message)).toEqual(['"searchThreads" must be a positive integer']);
-  });
-
   it("the VS Code setting querylens.scorer.name offers the registry's scorers", () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'client/package.json'), 'utf8'));
     expect(manifest.contributes.configuration.properties['querylens.scorer.name'].enum).toEqual([...SCORER_NAMES, null]);

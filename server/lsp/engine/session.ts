@@ -25,8 +25,6 @@ export function searchOptionsOf(config: ResolvedConfig): SearchOptions {
     ...(scorerReads(s.name, 'b') ? { b: s.b } : {}),
     ...(scorerReads(s.name, 'mu') ? { mu: s.mu } : {}),
     ...(scorerDefinition(s.name).readsFieldParams ? { fieldParams: fieldParamsOf(s) } : {}),
-    // Split only when asked: the options are also cache keys, and one thread is the default.
-    ...(config.searchThreads > 1 ? { threads: config.searchThreads } : {}),
   };
 }
 
