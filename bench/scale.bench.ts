@@ -245,12 +245,9 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
     .split('\n')
     .filter((l) => l.includes('\t'))
     .map((l) => l.slice(l.indexOf('\t') + 1).split(' '));
-  const rows: { name: string; scorer: ScorerName; k: number; query: (w: string[]) => string; limit: number; threads?: number }[] = [
+  const rows: { name: string; scorer: ScorerName; k: number; query: (w: string[]) => string; limit: number }[] = [
     { name: 'bm25 top 1000', scorer: 'bm25', k: 1000, query: (w) => `#combine(${w.join(' ')})`, limit: perRow },
     { name: 'bm25 top 10', scorer: 'bm25', k: 10, query: (w) => `#combine(${w.join(' ')})`, limit: perRow },
-    // The same searches split over two threads (SearchOptions.threads): a worker with its own reader of the index.
-    { name: 'bm25 top 1000 (2 threads)', scorer: 'bm25', k: 1000, query: (w) => `#combine(${w.join(' ')})`, limit: perRow, threads: 2 },
-    { name: 'bm25 top 10 (2 threads)', scorer: 'bm25', k: 10, query: (w) => `#combine(${w.join(' ')})`, limit: perRow, threads: 2 },
     { name: 'ql top 1000', scorer: 'ql', k: 1000, query: (w) => `#combine(${w.join(' ')})`, limit: perRow },
     { name: 'bm25 #1(a b) top 1000', scorer: 'bm25', k: 1000, query: (w) => `#1(${w[0]} ${w[1]})`, limit: perRow },
     { name: 'bm25 #uw8(a b c) top 1000', scorer: 'bm25', k: 1000, query: (w) => `#uw8(${w.slice(0, 3).join(' ')})`, limit: perRow },
@@ -259,9 +256,8 @@ function childServe(out: string, queriesFile: string, perRow: number, rowFilter:
   const latencies: Latency[] = [];
   for (const row of rows.filter((r) => rowFilter === undefined || r.name.includes(rowFilter))) {
     const asts = texts.slice(0, row.limit).map((w) => parseIndri(row.query(w)).ast);
-    const options = { scorer: row.scorer, k: row.k, threads: row.threads };
-    for (const ast of asts.slice(0, 20)) search(reader, ast, options);
-    latencies.push(timeEach(row.name, asts, (ast) => search(reader, ast, options)));
+    for (const ast of asts.slice(0, 20)) search(reader, ast, { scorer: row.scorer, k: row.k });
+    latencies.push(timeEach(row.name, asts, (ast) => search(reader, ast, { scorer: row.scorer, k: row.k })));
     // Each row as it ends (on stderr, which the bench passes through): a long run that has to be
     // stopped still leaves its first rows.
     const l = latencies.at(-1)!;

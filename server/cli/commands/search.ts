@@ -38,7 +38,6 @@ interface SearchCliOptions extends SourceCliOptions, ScorerCliOptions {
   device: string;
   queriesOut?: string;
   backendConfig?: string;
-  threads?: string;
 }
 
 export type WeightsChoice = 'none' | 'phrase' | WeightModelName;
@@ -91,7 +90,6 @@ export function registerSearch(program: Command): void {
   addScorerOptions(cmd)
     .option('-k <n>', 'documents per query', '1000')
     .option('--run-id <name>', 'run tag, the last column', 'querylens')
-    .option('--threads <n>', 'threads each pruned search of an on-disk index may use (default 1): its documents are split over them and the top k merged, with the same hits')
     .option('--expand <method>', 'pseudo-relevance feedback before the final ranking: bo1 or rm3')
     .option('--fb-docs <n>', 'feedback documents (default 3 for bo1, 10 for rm3)')
     .option('--fb-terms <n>', 'expansion terms (default 10)')
@@ -114,7 +112,6 @@ export function registerSearch(program: Command): void {
         '--queries-out': opts.queriesOut,
         '--model-dir': opts.modelDir,
         '--weights': opts.weights === 'none' ? undefined : opts.weights,
-        '--threads': opts.threads,
       });
 
       if (!isScorerName(opts.scorer)) throw new CliError(`unknown --scorer '${opts.scorer}' (expected ${SCORER_NAMES.join(', ')})`);
@@ -135,8 +132,7 @@ export function registerSearch(program: Command): void {
     const expand = opts.expand
       ? { method: opts.expand as 'bo1' | 'rm3', fbDocs: countOption('--fb-docs', opts.fbDocs, false), fbTerms: countOption('--fb-terms', opts.fbTerms, true) }
       : undefined;
-    const threads = countOption('--threads', opts.threads, false);
-    const options = { ...toSearchOptions(opts), ...(threads !== undefined ? { threads } : {}) };
+    const options = toSearchOptions(opts);
     await checkParameters(options);
     const source = loadSource(file, opts);
     const backend = await openBackendForCli(opts.index);

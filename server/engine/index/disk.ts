@@ -783,7 +783,6 @@ function openIndexOnce(dir: string, root: string): IndexReader {
     const { source, check } = decodeSource(meta, paged, dir, rebuild, content);
     const reader = new SourceIndexReader(source);
     openFiles.set(reader, { files: paged, check, rebuild });
-    locations.set(reader, { dir: root, buildId: meta.buildId });
     // The descriptors live as long as the reader (IndexReader has no close): closed when it is collected.
     closeWhenCollected.register(reader, opened);
     return reader;
@@ -797,24 +796,6 @@ function openIndexOnce(dir: string, root: string): IndexReader {
 }
 
 type PagedFileName = 'postings.bin' | 'direct.bin' | 'store.bin' | 'lexicon.bin' | 'docs.bin';
-
-/** The folder and build each open reader read, for indexLocation. */
-const locations = new WeakMap<IndexReader, IndexLocation>();
-
-/** Where an on-disk index was opened from: its folder and the build id of the files read. */
-export interface IndexLocation {
-  dir: string;
-  buildId: string;
-}
-
-/**
- * The folder and build of a reader openIndex returned (undefined for an index built in memory):
- * another thread opens the same build with it (a split search's partitions, parallel-search.ts)
- * and checks the build id, so the two never read different builds.
- */
-export function indexLocation(reader: IndexReader): IndexLocation | undefined {
-  return locations.get(reader);
-}
 
 /** The paged files of each open reader, for verifyIndex. */
 const openFiles = new WeakMap<IndexReader, { files: Record<PagedFileName, PagedFile>; check: () => void; rebuild: string }>();

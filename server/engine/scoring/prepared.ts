@@ -14,9 +14,7 @@ import { DIRICHLET_DEFAULT_MU, finiteScore } from './dirichlet.js';
 import { explainNode, type ExplainNode } from './explain.js';
 import { checkPositionsAvailable, checkScorerFitsIndex, withIndexParameters } from './impact.js';
 import { PlanMatcher, planHas, type TfOf } from './plan-match.js';
-import { maxScoreSearch, type DocRange, type PrunableQuery, type PrunableQueryTerm, type PrunableTerm, type PruningTop } from './pruning.js';
-import { partitionRanges, runSplit, SharedThreshold, usableThreads } from './parallel-search.js';
-import { indexLocation } from '../index/disk.js';
+import { maxScoreSearch, type PrunableQuery, type PrunableQueryTerm, type PrunableTerm } from './pruning.js';
 import { compareRanked, rankMatched, TopK, type RankedDoc } from './ranking.js';
 import { TERRIER_BM25_DEFAULTS } from './terrier-bm25.js';
 import type { ConceptInfo, Evaluation, QueryConcept, QueryScorer, ScoringParameters, WindowStats } from './scorer-definition.js';
@@ -53,12 +51,6 @@ export interface SearchOptions {
    * same top k, but its `matchedDocs` counts only the documents scored.
    */
   exhaustive?: boolean;
-  /**
-   * Threads a pruned search over an on-disk index may use (default 1): its documents are cut into
-   * as many ranges, pruned at once and merged (parallel-search.ts); the hits are the same. At most
-   * the processor's threads are used; a query that is not pruned runs on one.
-   */
-  threads?: number;
 }
 
 export interface ResolvedParameters extends ScoringParameters {
@@ -80,8 +72,6 @@ export interface SearchResult {
   matchedDocs: number;
   /** True when dynamic pruning skipped documents that could not enter the top k. */
   pruned: boolean;
-  /** Threads whose partitions made the result (SearchOptions.threads); 1 when not split. */
-  threads: number;
 }
 
 /** Resolves defaults and validates parameters; throws RangeError with a clear message. */
@@ -147,9 +137,6 @@ export class PreparedQuery {
   /** The query under its scorer: evaluation, pruning and "why not" (scorer-definition.ts). */
   private readonly scorer: QueryScorer;
   private readonly pruning: 'auto' | 'always' | 'never';
-  /** The options the query was compiled with (a split search hands them to its workers). */
-  private readonly options: SearchOptions;
-  private readonly threads: number;
   /** The query as dynamic pruning evaluates it, or null (scoring/pruning.ts); undefined until a search asks. */
   private prunable: PrunableQuery | null | undefined;
 
@@ -161,9 +148,6 @@ export class PreparedQuery {
     const named = options.scorer ?? DEFAULT_SCORER;
     this.parameters = resolveParameters(withIndexParameters(reader, options, isScorerName(named) && scorerDefinition(named).ranksTfImpacts));
     this.pruning = options.exhaustive === undefined ? 'auto' : options.exhaustive ? 'never' : 'always';
-    if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw new RangeError(`threads must be a positive integer (got ${options.threads})`);
-    this.options = options;
-    this.threads = options.threads ?? 1;
     const p = this.parameters;
     const definition = scorerDefinition(p.scorer);
     checkScorerFitsIndex(reader, p.scorer, definition);
@@ -265,31 +249,17 @@ export class PreparedQuery {
     const terms = prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(prunable.terms, k)) ? this.prunedTerms(prunable.terms) : null;
     if (prunable && terms) {
       const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
-      const threads = this.threads > 1 ? usableThreads(this.threads) : 1;
-      const location = threads > 1 && k > 0 ? indexLocation(this.reader) : undefined;
-      if (!location) {
-        matchedDocs = this.prunedInto(top, terms, prunable);
-        return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, true);
-      }
-      const job = { ast: this.ast, options: { ...this.options, exhaustive: false, threads: 1 }, k };
-      const outcomes = runSplit(location, job, partitionRanges(this.numDocs, threads), (range, view) => {
-        matchedDocs += this.prunedInto(top, terms, prunable, range, view(top));
-      });
-      let threadsUsed = 1;
-      for (const o of outcomes) {
-        if (o.reply) {
-          threadsUsed++;
-          const { docs, scores } = o.reply;
-          for (let i = 0; i < docs.length; i++) if (top.wouldEnter(scores[i]!)) top.offer(docs[i]!, scores[i]!);
-          matchedDocs += o.reply.matchedDocs;
-        } else {
-          // Searched here instead: the same hits, later.
-          const alone = new TopK(k, (doc) => this.reader.docnoRank(doc));
-          matchedDocs += this.prunedInto(alone, terms, prunable, o.range, alone);
-          for (const hit of alone.sorted(() => '')) if (top.wouldEnter(hit.score)) top.offer(hit.doc, hit.score);
-        }
-      }
-      return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, true, threadsUsed);
+      const current = new Float64Array(n);
+      const tfOf: TfOf = (c) => current[c]!;
+      const consider = (doc: number) => {
+        const e = scorer.evaluate(doc, tfOf, false);
+        if (!e.matched) return;
+        matchedDocs++;
+        const score = finite(e.score);
+        if (top.wouldEnter(score)) top.offer(doc, score);
+      };
+      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, prunable.lengthPart);
+      return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, true);
     }
     if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) {
       const { hits, matchedDocs } = this.addTermAtATime(this.prunable.terms, k);
@@ -341,48 +311,9 @@ export class PreparedQuery {
     return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, false);
   }
 
-  /**
-   * Prunes the documents of `range` (all by default) into `top`, reading the k-th score from `view`
-   * (a split search's shared one); returns the documents scored.
-   */
-  private prunedInto(top: TopK, terms: PrunableTerm[], prunable: PrunableQuery, range?: DocRange, view: PruningTop = top): number {
-    const scorer = this.scorer;
-    const current = new Float64Array(this.rt.length);
-    const tfOf: TfOf = (c) => current[c]!;
-    let matchedDocs = 0;
-    const consider = (doc: number) => {
-      const e = scorer.evaluate(doc, tfOf, false);
-      if (!e.matched) return;
-      matchedDocs++;
-      const score = finite(e.score);
-      if (top.wouldEnter(score)) top.offer(doc, score);
-    };
-    maxScoreSearch(terms, current, view, this.reader.docLengthTable(), consider, undefined, prunable.lengthPart, range);
-    return matchedDocs;
-  }
-
-  /**
-   * One partition of a split search (search-worker.ts): the top k of the documents in `range`, pruned
-   * against the partitions' shared k-th scores, in no particular order. Throws when the query is not
-   * one pruning evaluates (the main thread only splits those).
-   */
-  searchPartition(k: number, range: DocRange, thresholds: SharedArrayBuffer, slot: number): { docs: Int32Array; scores: Float64Array; matchedDocs: number } {
-    return this.released(() => {
-      if (!this.root) throw new Error('the query matches nothing');
-      if (this.prunable === undefined) this.prunable = this.scorer.prunable();
-      const prunable = this.prunable;
-      const terms = prunable ? this.prunedTerms(prunable.terms) : null;
-      if (!prunable || !terms) throw new Error('the query is not one dynamic pruning evaluates');
-      const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
-      const matchedDocs = this.prunedInto(top, terms, prunable, range, new SharedThreshold(top, thresholds, slot));
-      const hits = top.sorted(() => '');
-      return { docs: Int32Array.from(hits, (h) => h.doc), scores: Float64Array.from(hits, (h) => h.score), matchedDocs };
-    });
-  }
-
   /** A search's result, written out field by field: an object spread here took 7 % of a small collection's query. */
-  private result(hits: RankedDoc[], matchedDocs: number, pruned: boolean, threads = 1): SearchResult {
-    return { hits, matchedDocs, warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned, threads };
+  private result(hits: RankedDoc[], matchedDocs: number, pruned: boolean): SearchResult {
+    return { hits, matchedDocs, warnings: this.warnings, concepts: this.concepts, parameters: this.parameters, pruned };
   }
 
   /**

@@ -49,6 +49,7 @@
 import { END_OF_POSTINGS, PostingCursor, SATURATION_UNITS, type BlockPostings } from '../index/postings-codec.js';
 import type { Plan, PlanItem } from './compile.js';
 import type { ConceptSpec } from './concepts.js';
+import type { TopK } from './ranking.js';
 
 /** One term of the sum. */
 export interface PrunableTerm {
@@ -338,21 +339,6 @@ function scoreTableOf(t: PrunableTerm): ScoreTable {
   return made;
 }
 
-/**
- * What pruning reads of the top k: its size and its k-th score. A search split over threads
- * (parallel-search.ts) hands a view whose k-th score is the best of every partition's own.
- */
-export interface PruningTop {
-  readonly k: number;
-  threshold(): number | undefined;
-}
-
-/** The documents a search covers: from ≤ doc < to. */
-export interface DocRange {
-  from: number;
-  to: number;
-}
-
 /** Seeding reads the rarest lists while their postings add up to at most SEED_PER_K·k + SEED_EXTRA. */
 const SEED_PER_K = 2;
 const SEED_EXTRA = 1024;
@@ -365,7 +351,7 @@ const SEED_EXTRA = 1024;
  * and while it is not positive a list bounded by 0 (a negative Terrier idf) cannot be passed over.
  * Only k are taken, because scoring one reads every other list at that document.
  */
-function seedDocuments(terms: readonly PrunableTerm[], k: number, docLengths: Int32Array, range: DocRange): Int32Array {
+function seedDocuments(terms: readonly PrunableTerm[], k: number, docLengths: Int32Array): Int32Array {
   const byDf = terms.map((_, i) => i).sort((a, b) => terms[a]!.postings.df - terms[b]!.postings.df);
   const budget = SEED_PER_K * k + SEED_EXTRA;
   let total = 0;
@@ -376,8 +362,7 @@ function seedDocuments(terms: readonly PrunableTerm[], k: number, docLengths: In
   for (let j = 0; j < taken; j++) {
     const t = terms[byDf[j]!]!;
     const c = new PostingCursor(t.postings);
-    if (range.from > 0) c.advance(range.from);
-    for (; c.doc < range.to; c.next()) partial.set(c.doc, (partial.get(c.doc) ?? 0) + t.score(c.tf, docLengths[c.doc]!));
+    for (; c.doc !== END_OF_POSTINGS; c.next()) partial.set(c.doc, (partial.get(c.doc) ?? 0) + t.score(c.tf, docLengths[c.doc]!));
   }
   const best = [...partial].sort((a, b) => b[1] - a[1]).slice(0, k);
   return Int32Array.from(best, ([doc]) => doc).sort();
@@ -386,18 +371,16 @@ function seedDocuments(terms: readonly PrunableTerm[], k: number, docLengths: In
 /**
  * Scores the documents that could enter `top` and offers them. `tfs[concept]` is set to each
  * term's tf in the document (0 when absent) before `consider(doc)` is called; `consider` must
- * score and offer. `windowDocs` is the window's size (tests vary it). With `range`, only the
- * documents in it are looked at (one partition of a split search).
+ * score and offer. `windowDocs` is the window's size (tests vary it).
  */
 export function maxScoreSearch(
   terms: PrunableTerm[],
   tfs: Float64Array,
-  top: PruningTop,
+  top: TopK,
   docLengths: Int32Array,
   consider: (doc: number) => void,
   windowDocs = WINDOW_DOCS,
   lengthPart?: (dl: number) => number,
-  range: DocRange = { from: 0, to: END_OF_POSTINGS },
 ): PruningStats {
   const m = terms.length;
   const stats: PruningStats = { considered: 0, skippedRanges: 0, windowsRead: 0 };
@@ -480,7 +463,7 @@ export function maxScoreSearch(
   const restAt = Array.from({ length: m + 1 }, (_, e) => new Float64Array(e === 0 ? 0 : W));
   let windowNumber = 0;
 
-  const seeds = seedDocuments(terms, top.k, docLengths, range);
+  const seeds = seedDocuments(terms, top.k, docLengths);
   if (seeds.length > 0) {
     // Scored first, each with every list's tf, through cursors of their own.
     const seedCursors = terms.map((t) => new PostingCursor(t.postings));
@@ -504,14 +487,9 @@ export function maxScoreSearch(
   for (let e = 0; e < m; e++) globalPrefix[e + 1] = globalPrefix[e]! + boundsOf[globalOrder[e]!]!.max;
 
   let base = END_OF_POSTINGS;
-  for (const c of cursors) {
-    // A lower bound of the list's first document in the range (its block is decoded when read).
-    if (range.from > 0) c.skipTo(range.from);
-    base = Math.min(base, c.doc);
-  }
-  const limit = range.to;
-  while (base < limit) {
-    const end = Math.min(base + windowLength, limit) - 1;
+  for (const c of cursors) base = Math.min(base, c.doc);
+  while (base < END_OF_POSTINGS) {
+    const end = base + windowLength - 1;
     let essentialRead = 0;
     const threshold = top.threshold();
     // The window's partition. Until k documents are kept every list is essential.

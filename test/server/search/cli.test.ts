@@ -46,10 +46,6 @@ describe.skipIf(!hasCollection('cranfield'))('querylens search / explain', () =>
     const quiet = await ql('search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '-k', '20', '--run-id', 'cranfield.bm25', '--quiet');
     expect(quiet.stdout).toBe(r.stdout);
     expect(quiet.stderr).toBe('');
-    // Each pruned search split over two threads: the same run, to the last digit.
-    const split = await ql('search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '-k', '20', '--run-id', 'cranfield.bm25', '--quiet', '--threads', '2');
-    expect(split.code, split.stderr).toBe(0);
-    expect(split.stdout).toBe(r.stdout);
   });
 
   it('--expand bo1 gives the golden Bo1 run', async () => {
@@ -119,7 +115,6 @@ describe.skipIf(!hasCollection('cranfield'))('querylens search / explain', () =>
       ['search', '--index', join(dir, 'nope'), `${DATA_DIR}/cranfield/queries.tsv`],
       ['search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '--b', '3'],
       ['search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '--scorer', 'tfidf'],
-      ['search', '--index', index, `${DATA_DIR}/cranfield/queries.tsv`, '--threads', '0'],
       ['search', '--index', dir, `${DATA_DIR}/cranfield/queries.tsv`],
       ['explain', '--index', index, '--query', 'wing', '--doc', 'no-such-doc'],
     ]) {
