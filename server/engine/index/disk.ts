@@ -1071,6 +1071,9 @@ function decodeSource(
           blockMinDocLength: blocks.blockMinDocLength,
           blockSaturation: blocks.blockSaturation,
           decodeBlock: (b, view) => decoding('postings.bin', termLabel(t), () => blocks.decodeBlock(b, view)),
+          decodeDocs: (b, view) => decoding('postings.bin', termLabel(t), () => blocks.decodeDocs(b, view)),
+          // Reads bytes decodeDocs checked: nothing to report there.
+          tfAt: (b, index) => blocks.tfAt(b, index),
         };
       }),
     loadDocVector: (doc: number) =>

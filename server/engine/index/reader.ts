@@ -62,6 +62,14 @@ export interface BlockPostings {
   readonly blockSaturation?: BlockSaturation;
   /** Decodes block b and says in `view` where its postings are. */
   decodeBlock(b: number, view: BlockView): void;
+  /**
+   * Optional, for postings that keep their decoded blocks: decodes only block b's documents (a
+   * cursor probing for one document reads one tf at most: `tfAt`), saying in `view` where they are;
+   * `view.tfs` then points where the block's tfs will be once `decodeBlock` has run.
+   */
+  decodeDocs?(b: number, view: BlockView): void;
+  /** After `decodeDocs(b)`: the tf of posting `index` of block b (0-based in the block), read from the encoding. */
+  tfAt?(b: number, index: number): number;
 }
 
 /**

@@ -22,14 +22,22 @@ import {
 } from '../../../server/engine/index/postings-codec.js';
 import type { PostingList } from '../../../server/engine/index/reader.js';
 
-const mixedGaps = fc.array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 1 << 26 })), { minLength: 1, maxLength: 3 * BLOCK_SIZE + 5 });
+// size 'max': fast-check's default size keeps arrays near ten values, inside one block. The gaps
+// are cut where the next would take a document to 2^31 − 1 (END_OF_POSTINGS) or past it.
+const mixedGaps = fc
+  .array(fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 1 << 26 })), { minLength: 1, maxLength: 3 * BLOCK_SIZE + 5, size: 'max' })
+  .map((gaps) => {
+    let sum = 0;
+    const kept = gaps.filter((g) => (sum + g < 2 ** 31 - 1 ? ((sum += g), true) : false));
+    return kept.length > 0 ? kept : [1];
+  });
 /**
  * Gaps of one bit width at most (0 to 30 bits: both unpacking paths, up to 24 bits and past, each
  * with values starting at every bit of a byte), as many as keep the last document below 2^31.
  */
 const gapsUpToAWidth = fc
   .integer({ min: 0, max: 30 })
-  .chain((width) => fc.array(fc.integer({ min: 1, max: 2 ** width }), { minLength: 1, maxLength: Math.min(3 * BLOCK_SIZE + 5, Math.floor(2 ** 31 / 2 ** width) - 1) }));
+  .chain((width) => fc.array(fc.integer({ min: 1, max: 2 ** width }), { minLength: 1, maxLength: Math.min(3 * BLOCK_SIZE + 5, Math.floor(2 ** 31 / 2 ** width) - 1), size: 'max' }));
 
 const postingListOf = (gapsArbitrary: fc.Arbitrary<number[]>) =>
   fc
@@ -118,6 +126,68 @@ describe('postings records', () => {
       );
     });
   }
+
+  it('a probe decodes a block\'s documents only: its tf, read from the encoding, and the tfs decoded later are the list\'s (tfs of every bit width up to 31, fixed seed)', () => {
+    const impactList = fc
+      .record({
+        gaps: fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 4 * BLOCK_SIZE + 9, size: 'max' }),
+        width: fc.integer({ min: 0, max: 31 }),
+        salt: fc.integer({ min: 0, max: 1 << 20 }),
+        probes: fc.array(fc.nat(), { minLength: 1, maxLength: 60, size: 'max' }),
+      })
+      .map(({ gaps, width, salt, probes }) => {
+        const df = gaps.length;
+        const docs = new Int32Array(df);
+        let doc = -1;
+        gaps.forEach((g, i) => (docs[i] = doc += g));
+        // tfs of up to `width` bits (an impact index's tf slot holds any positive 32-bit value), the largest among them.
+        const most = Math.min(2 ** width, 2 ** 31 - 1);
+        const tfs = Int32Array.from({ length: df }, (_, i) => (i % 50 === 3 ? most : 1 + (((i * 2654435761 + salt) >>> 0) % most)));
+        return { list: { docs, tfs, posStart: new Int32Array(df), positions: new Int32Array(0) } satisfies PostingList, probes };
+      });
+    fc.assert(
+      fc.property(impactList, ({ list, probes }) => {
+        const df = list.docs.length;
+        const maxDoc = list.docs[df - 1]!;
+        const docLengths = { length: maxDoc + 1 } as unknown as ArrayLike<number>;
+        const out = new ByteWriter(16);
+        const sizes = encodeTermPostings(out, list, new Proxy(docLengths, { get: (t, k) => (k === 'length' ? (t as { length: number }).length : 10) }), 10, false);
+        const encoded = new EncodedBlockPostings(out.view(), 0, sizes.docBytes, df, 10);
+        // Probes in ascending order, each landing on a posting or between two.
+        const targets = probes.map((p) => p % (maxDoc + 2)).sort((a, b) => a - b);
+        const c = new PostingCursor(encoded);
+        let i = 0;
+        for (const target of targets) {
+          c.advance(target);
+          while (i < df && list.docs[i]! < target) i++;
+          if (i === df) {
+            expect([c.doc, c.tf]).toEqual([END_OF_POSTINGS, 0]);
+            continue;
+          }
+          expect([c.doc, c.tf]).toEqual([list.docs[i], list.tfs[i]]);
+        }
+        // A block probed, then read whole (as pruning's essential lists read it): its tfs decoded in place.
+        const whole = new PostingCursor(encoded);
+        for (let b = 0; b < encoded.numBlocks; b++) {
+          whole.skipTo(b === 0 ? 0 : encoded.blockLastDoc[b - 1]! + 1);
+          whole.decode();
+          const from = whole.blockIndex;
+          const tfs = whole.blockTfs;
+          const docs = whole.blockDocs;
+          for (let j = from; j < whole.blockEnd; j++) {
+            const k = b * BLOCK_SIZE + (j - from);
+            expect([docs[j], tfs[j]]).toEqual([list.docs[k], list.tfs[k]]);
+          }
+          whole.seekInBlock(whole.blockEnd);
+        }
+        // Every posting, by next(), after the probes decoded some blocks' documents only.
+        const all = new PostingCursor(encoded);
+        for (let k = 0; k < df; k++, all.next()) expect([all.doc, all.tf]).toEqual([list.docs[k], list.tfs[k]]);
+        expect([all.doc, all.tf]).toEqual([END_OF_POSTINGS, 0]);
+      }),
+      { seed: 2411, numRuns: 200 },
+    );
+  });
 
   it('a damaged record is a decoding error, never other postings', () => {
     const list: PostingList = { docs: Int32Array.of(3, 9), tfs: Int32Array.of(1, 2), posStart: Int32Array.of(0, 1), positions: Int32Array.of(4, 0, 7) };
