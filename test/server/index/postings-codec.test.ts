@@ -189,6 +189,28 @@ describe('postings records', () => {
     );
   });
 
+  it('a long list is kept in chunks of 64 blocks: probes, whole blocks and a full pass across chunk boundaries read the list', () => {
+    const df = 3 * 64 * BLOCK_SIZE + 77;
+    const docs = Int32Array.from({ length: df }, (_, i) => i * 3 + (i % 2));
+    const tfs = Int32Array.from({ length: df }, (_, i) => 1 + ((i * 2654435761) >>> 0) % 1000);
+    const out = new ByteWriter(16);
+    const lengths = new Proxy({ length: docs[df - 1]! + 1 }, { get: (t, k) => (k === 'length' ? t.length : 10) }) as unknown as ArrayLike<number>;
+    const sizes = encodeTermPostings(out, { docs, tfs, posStart: new Int32Array(df), positions: new Int32Array(0) }, lengths, 10, false);
+    const encoded = new EncodedBlockPostings(out.view(), 0, sizes.docBytes, df, 10);
+    // Probes on both sides of each chunk boundary, then every 97th posting.
+    const probe = new PostingCursor(encoded);
+    const targets = [...[1, 2, 3].flatMap((c) => [c * 64 * BLOCK_SIZE - 1, c * 64 * BLOCK_SIZE]), ...Array.from({ length: Math.floor(df / 97) }, (_, i) => i * 97)]
+      .filter((i) => i < df)
+      .sort((a, b) => a - b);
+    for (const i of targets) {
+      probe.advance(docs[i]!);
+      expect([probe.doc, probe.tf]).toEqual([docs[i], tfs[i]]);
+    }
+    const all = new PostingCursor(encoded);
+    for (let i = 0; i < df; i++, all.next()) if (all.doc !== docs[i] || all.tf !== tfs[i]) throw new Error(`posting ${i}: ${all.doc} ${all.tf}`);
+    expect(all.doc).toBe(END_OF_POSTINGS);
+  });
+
   it('a damaged record is a decoding error, never other postings', () => {
     const list: PostingList = { docs: Int32Array.of(3, 9), tfs: Int32Array.of(1, 2), posStart: Int32Array.of(0, 1), positions: Int32Array.of(4, 0, 7) };
     const out = new ByteWriter(16);
