@@ -282,6 +282,8 @@ export class EncodedBlockPostings implements BlockPostings {
     const units = new Uint16Array(numBlocks);
     this.blockSaturation = { k1: SATURATION_K1, b: SATURATION_B, avgdl, units };
     this.blockStart = new Int32Array(numBlocks + 1);
+    this.decoded = new Uint8Array(numBlocks);
+    this.tfStart = new Int32Array(numBlocks);
     const r = new ByteReader(bytes, start, end);
     const lengths = new Int32Array(numBlocks);
     let last = -1;
@@ -311,7 +313,6 @@ export class EncodedBlockPostings implements BlockPostings {
    */
   decodeBlock(b: number, view: BlockView): void {
     const n = b === this.numBlocks - 1 ? this.df - b * BLOCK_SIZE : BLOCK_SIZE;
-    if (!this.decoded) this.startDecoding();
     if (this.df > MAX_KEPT_POSTINGS) {
       this.decodeInto(b, n, view.scratchDocs, view.scratchTfs, 0);
       view.docs = view.scratchDocs;
@@ -324,14 +325,11 @@ export class EncodedBlockPostings implements BlockPostings {
     const at = (b & (CHUNK_BLOCKS - 1)) * BLOCK_SIZE;
     const docs = this.docChunks[c] ?? this.newChunk(this.docChunks, c);
     const tfs = this.tfChunks[c] ?? this.newChunk(this.tfChunks, c);
-    const state = this.decoded![b]!;
-    if (state === 0) {
-      this.decodeInto(b, n, docs, tfs, at);
-      this.decoded![b] = BOTH_DECODED;
-    } else if (state === DOCS_DECODED) {
-      readPacked(this.bytes, this.tfStart![b]!, this.blockStart[b + 1]!, n, tfs, at);
-      for (let i = at; i < at + n; i++) tfs[i]! += 1;
-      this.decoded![b] = BOTH_DECODED;
+    const state = this.decoded[b]!;
+    if (state !== BOTH_DECODED) {
+      if (state === 0) this.decodeDocsInto(b, n, docs, at);
+      this.decodeTfsInto(b, n, tfs, at);
+      this.decoded[b] = BOTH_DECODED;
     }
     view.docs = docs;
     view.tfs = tfs;
@@ -347,14 +345,13 @@ export class EncodedBlockPostings implements BlockPostings {
    */
   decodeDocs(b: number, view: BlockView): void {
     if (this.df > MAX_KEPT_POSTINGS) return this.decodeBlock(b, view);
-    if (!this.decoded) this.startDecoding();
     const n = b === this.numBlocks - 1 ? this.df - b * BLOCK_SIZE : BLOCK_SIZE;
     const c = b >>> CHUNK_BLOCKS_LOG2;
     const at = (b & (CHUNK_BLOCKS - 1)) * BLOCK_SIZE;
     const docs = this.docChunks[c] ?? this.newChunk(this.docChunks, c);
-    if (this.decoded![b] === 0) {
+    if (this.decoded[b] === 0) {
       this.decodeDocsInto(b, n, docs, at);
-      this.decoded![b] = DOCS_DECODED;
+      this.decoded[b] = DOCS_DECODED;
     }
     view.docs = docs;
     // Not read until decodeBlock has decoded the tfs (PostingCursor reads tfAt until then).
@@ -365,8 +362,8 @@ export class EncodedBlockPostings implements BlockPostings {
 
   /** The tf of posting `index` of block b, whose documents are decoded (so its tfs' width byte was checked). */
   tfAt(b: number, index: number): number {
-    if (this.decoded![b] === BOTH_DECODED) return this.tfChunks[b >>> CHUNK_BLOCKS_LOG2]![(b & (CHUNK_BLOCKS - 1)) * BLOCK_SIZE + index]!;
-    const pos = this.tfStart![b]!;
+    if (this.decoded[b] === BOTH_DECODED) return this.tfChunks[b >>> CHUNK_BLOCKS_LOG2]![(b & (CHUNK_BLOCKS - 1)) * BLOCK_SIZE + index]!;
+    const pos = this.tfStart[b]!;
     const width = this.bytes[pos]!;
     if (width === 0) return 1;
     // The value's bits (little-endian, as readPacked reads them), from the at most 5 bytes that hold it.
@@ -380,11 +377,6 @@ export class EncodedBlockPostings implements BlockPostings {
     return (Math.floor(value / 2 ** shift) % 2 ** width) + 1;
   }
 
-  private startDecoding(): void {
-    this.decoded = new Uint8Array(this.numBlocks);
-    this.tfStart = new Int32Array(this.numBlocks);
-  }
-
   /**
    * A chunk of CHUNK_BLOCKS blocks' decoded documents or tfs, made when a block of it is first decoded:
    * a query that reads a few blocks of a long list allocates (and zeroes) those chunks, not the list
@@ -395,9 +387,9 @@ export class EncodedBlockPostings implements BlockPostings {
   }
 
   /** Per block: 0, DOCS_DECODED or BOTH_DECODED (kept lists; a list too long to keep stays 0). */
-  private decoded: Uint8Array | undefined;
+  private readonly decoded: Uint8Array;
   /** Where each block's tfs start (set when its documents are decoded). */
-  private tfStart: Int32Array | undefined;
+  private readonly tfStart: Int32Array;
   /** Kept decoded blocks, CHUNK_BLOCKS to an array. */
   private readonly docChunks: Int32Array[] = [];
   private readonly tfChunks: Int32Array[] = [];
@@ -417,24 +409,20 @@ export class EncodedBlockPostings implements BlockPostings {
     const width = this.bytes[p]!;
     if (width > 31) throw new DecodeError(`bad bit width ${width}`);
     if (p + 1 + ((n * width + 7) >> 3) !== blockEnd) throw new DecodeError(`block ${b} has ${blockEnd - p - 1 - ((n * width + 7) >> 3)} unexpected bytes`);
-    if (this.tfStart) this.tfStart[b] = p;
+    this.tfStart[b] = p;
     return p;
+  }
+
+  /** Decodes block b's n tfs into tfs from `at` (its documents decoded, so where they start is known and checked). */
+  private decodeTfsInto(b: number, n: number, tfs: Int32Array, at: number): void {
+    readPacked(this.bytes, this.tfStart[b]!, this.blockStart[b + 1]!, n, tfs, at);
+    for (let i = at; i < at + n; i++) tfs[i]! += 1;
   }
 
   /** Decodes block b's n postings into docs and tfs from `at`. */
   private decodeInto(b: number, n: number, docs: Int32Array, tfs: Int32Array, at: number): void {
-    const blockEnd = this.blockStart[b + 1]!;
-    let p = readPacked(this.bytes, this.blockStart[b]!, blockEnd, n, docs, at);
-    if (this.tfStart) this.tfStart[b] = p;
-    p = readPacked(this.bytes, p, blockEnd, n, tfs, at);
-    if (p !== blockEnd) throw new DecodeError(`block ${b} has ${blockEnd - p} unexpected bytes`);
-    let doc = b === 0 ? -1 : this.blockLastDoc[b - 1]!;
-    for (let i = at; i < at + n; i++) {
-      doc += docs[i]! + 1;
-      docs[i] = doc;
-      tfs[i]! += 1;
-    }
-    if (doc !== this.blockLastDoc[b]) throw new DecodeError(`block ${b} ends at document ${doc}, its skip entry says ${this.blockLastDoc[b]}`);
+    this.decodeDocsInto(b, n, docs, at);
+    this.decodeTfsInto(b, n, tfs, at);
   }
 
   /** Where the positions part starts (the docs part's end). */
