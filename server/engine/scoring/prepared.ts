@@ -247,29 +247,12 @@ export class PreparedQuery {
     if (this.pruning !== 'never' && this.prunable === undefined) this.prunable = this.scorer.prunable();
     const prunable = this.prunable;
     const terms = prunable && this.pruning !== 'never' && (this.pruning === 'always' || this.worthPruning(prunable.terms, k)) ? this.prunedTerms(prunable.terms) : null;
-    if (prunable && terms) {
-      const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
-      const current = new Float64Array(n);
-      const tfOf: TfOf = (c) => current[c]!;
-      const consider = (doc: number) => {
-        const e = scorer.evaluate(doc, tfOf, false);
-        if (!e.matched) return;
-        matchedDocs++;
-        const score = finite(e.score);
-        if (top.wouldEnter(score)) top.offer(doc, score);
-      };
-      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, prunable.lengthPart);
-      return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, true);
-    }
-    if (this.pruning === 'auto' && this.prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) {
-      const { hits, matchedDocs } = this.addTermAtATime(this.prunable.terms, k);
+    if (!terms && this.pruning === 'auto' && prunable?.plainSum && this.numDocs <= TERM_AT_A_TIME_MAX_DOCS) {
+      const { hits, matchedDocs } = this.addTermAtATime(prunable.terms, k);
       return this.result(hits, matchedDocs, false);
     }
+    // Both document-at-a-time loops set `current` to each concept's tf at a document, then `consider` it.
     const top = new TopK(k, (doc) => this.reader.docnoRank(doc));
-    const lists = this.rt.map((r) => r.postings());
-    const docs = lists.map((l) => l.docs);
-    const tfs = lists.map((l) => l.tfs);
-    const cursor = new Int32Array(n);
     const current = new Float64Array(n);
     const tfOf: TfOf = (c) => current[c]!;
     const consider = (doc: number) => {
@@ -279,6 +262,14 @@ export class PreparedQuery {
       const score = finite(e.score);
       if (top.wouldEnter(score)) top.offer(doc, score);
     };
+    if (prunable && terms) {
+      maxScoreSearch(terms, current, top, this.reader.docLengthTable(), consider, undefined, prunable.lengthPart);
+      return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, true);
+    }
+    const lists = this.rt.map((r) => r.postings());
+    const docs = lists.map((l) => l.docs);
+    const tfs = lists.map((l) => l.tfs);
+    const cursor = new Int32Array(n);
     if (this.hasMatchAll) {
       for (let doc = 0; doc < this.numDocs; doc++) {
         for (let c = 0; c < n; c++) {
