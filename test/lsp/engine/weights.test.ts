@@ -185,9 +185,11 @@ describe.skipIf(!haveModel)('TW-BERT weights (model/artifacts)', () => {
     );
     const after = await stats();
     const runs = after.model!.runs - before.model!.runs;
-    // Requests that arrive together share a batch (2 ms window); on a loaded machine a few batches, never one run per request.
+    // Requests that arrive together share a batch (2 ms window). How many batches a burst makes depends on how fast the
+    // server gets through it: a few when idle, 5 of 12 once in the full suite on two loaded cores. So this asserts only
+    // that requests were shared; test/model/batcher.test.ts pins the batching itself with no clock in the way.
     expect(runs).toBeGreaterThanOrEqual(1);
-    expect(runs).toBeLessThanOrEqual(queries.length / 3);
+    expect(runs).toBeLessThan(queries.length);
     const weights = await direct.weigh(queries);
     actions.forEach((list, i) => {
       const unigrams = weights[i]!.ngrams.filter((g) => g.kind === 'unigram').map((g) => `${g.surface} ${g.weight.toFixed(2)}`);
