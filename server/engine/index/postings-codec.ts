@@ -312,7 +312,7 @@ export class EncodedBlockPostings implements BlockPostings {
    * read it in place; a list too long to keep is decoded into the view's scratch arrays.
    */
   decodeBlock(b: number, view: BlockView): void {
-    const n = b === this.numBlocks - 1 ? this.df - b * BLOCK_SIZE : BLOCK_SIZE;
+    const n = this.blockLength(b);
     if (this.df > MAX_KEPT_POSTINGS) {
       this.decodeInto(b, n, view.scratchDocs, view.scratchTfs, 0);
       view.docs = view.scratchDocs;
@@ -345,7 +345,7 @@ export class EncodedBlockPostings implements BlockPostings {
    */
   decodeDocs(b: number, view: BlockView): void {
     if (this.df > MAX_KEPT_POSTINGS) return this.decodeBlock(b, view);
-    const n = b === this.numBlocks - 1 ? this.df - b * BLOCK_SIZE : BLOCK_SIZE;
+    const n = this.blockLength(b);
     const c = b >>> CHUNK_BLOCKS_LOG2;
     const at = (b & (CHUNK_BLOCKS - 1)) * BLOCK_SIZE;
     const docs = this.docChunks[c] ?? this.newChunk(this.docChunks, c);
@@ -394,8 +394,13 @@ export class EncodedBlockPostings implements BlockPostings {
   private readonly docChunks: Int32Array[] = [];
   private readonly tfChunks: Int32Array[] = [];
 
-  /** Decodes block b's n documents into docs from `at`; returns where its tfs start. */
-  private decodeDocsInto(b: number, n: number, docs: Int32Array, at: number): number {
+  /** Postings in block b (the last block holds the rest). */
+  private blockLength(b: number): number {
+    return b === this.numBlocks - 1 ? this.df - b * BLOCK_SIZE : BLOCK_SIZE;
+  }
+
+  /** Decodes block b's n documents into docs from `at`, and notes where its tfs start (tfStart). */
+  private decodeDocsInto(b: number, n: number, docs: Int32Array, at: number): void {
     const blockEnd = this.blockStart[b + 1]!;
     const p = readPacked(this.bytes, this.blockStart[b]!, blockEnd, n, docs, at);
     let doc = b === 0 ? -1 : this.blockLastDoc[b - 1]!;
@@ -410,7 +415,6 @@ export class EncodedBlockPostings implements BlockPostings {
     if (width > 31) throw new DecodeError(`bad bit width ${width}`);
     if (p + 1 + ((n * width + 7) >> 3) !== blockEnd) throw new DecodeError(`block ${b} has ${blockEnd - p - 1 - ((n * width + 7) >> 3)} unexpected bytes`);
     this.tfStart[b] = p;
-    return p;
   }
 
   /** Decodes block b's n tfs into tfs from `at` (its documents decoded, so where they start is known and checked). */
