@@ -270,17 +270,19 @@ export class PreparedQuery {
     const docs = lists.map((l) => l.docs);
     const tfs = lists.map((l) => l.tfs);
     const cursor = new Int32Array(n);
-    if (this.hasMatchAll) {
-      for (let doc = 0; doc < this.numDocs; doc++) {
-        for (let c = 0; c < n; c++) {
-          const i = cursor[c]!;
-          if (i < docs[c]!.length && docs[c]![i] === doc) {
-            current[c] = tfs[c]![i]!;
-            cursor[c] = i + 1;
-          } else current[c] = 0;
-        }
-        consider(doc);
+    /** Each concept's tf in `doc` (0 where absent), moving the cursors that hold it past it; then `consider`. */
+    const visit = (doc: number) => {
+      for (let c = 0; c < n; c++) {
+        const i = cursor[c]!;
+        if (i < docs[c]!.length && docs[c]![i] === doc) {
+          current[c] = tfs[c]![i]!;
+          cursor[c] = i + 1;
+        } else current[c] = 0;
       }
+      consider(doc);
+    };
+    if (this.hasMatchAll) {
+      for (let doc = 0; doc < this.numDocs; doc++) visit(doc);
     } else {
       for (;;) {
         let doc = 2147483647;
@@ -289,14 +291,7 @@ export class PreparedQuery {
           if (i < docs[c]!.length && docs[c]![i]! < doc) doc = docs[c]![i]!;
         }
         if (doc === 2147483647) break;
-        for (let c = 0; c < n; c++) {
-          const i = cursor[c]!;
-          if (i < docs[c]!.length && docs[c]![i] === doc) {
-            current[c] = tfs[c]![i]!;
-            cursor[c] = i + 1;
-          } else current[c] = 0;
-        }
-        consider(doc);
+        visit(doc);
       }
     }
     return this.result(top.sorted((doc) => this.reader.docno(doc)), matchedDocs, false);
