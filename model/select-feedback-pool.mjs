@@ -44,11 +44,18 @@ const folds = await loadFoldModels(opts.folds, training, 'twbert', 'cpu');
 const all = opts['model-dir'] ? (await loadModelForCli('twbert', opts['model-dir'], 'cpu')).model : null;
 const log = (s) => console.error(s);
 
+/** A collection's index, qrels and queries, read once for all its runs. */
+const inputs = new Map();
+async function inputsOf(spec) {
+  if (!inputs.has(spec.name)) {
+    inputs.set(spec.name, { reader: await cachedIndex(spec, defaultCacheDir(), log), qrels: readQrelsFile(spec.qrels), queries: await queriesToRank(spec.queries, undefined) });
+  }
+  return inputs.get(spec.name);
+}
+
 /** MAP and per-query AP (judged queries; a query without a result counts 0) of one system on one collection. */
 async function rank(spec, model, pool) {
-  const reader = await cachedIndex(spec, defaultCacheDir(), log);
-  const qrels = readQrelsFile(spec.qrels);
-  const queries = await queriesToRank(spec.queries, undefined);
+  const { reader, qrels, queries } = await inputsOf(spec);
   const ranked = await rankQueriesForCli(new LocalIndexBackend(reader, spec.label), queries, {
     search: { scorer: 'bm25', k1: 1.2, b: 0.75, k3: 8, k: 1000 },
     expand: pool ? { method: 'bo1', fbDocs: pool.docs, fbTerms: pool.terms } : undefined,
@@ -68,7 +75,7 @@ for (const spec of training) {
   runs[spec.name][`bo1 ${formatFeedbackPool(DEFAULT_FEEDBACK_POOL)}`] = await rank(spec, null, DEFAULT_FEEDBACK_POOL);
   for (const pool of pools) {
     const p = formatFeedbackPool(pool);
-    runs[spec.name][`bo1 ${p}`] = await rank(spec, null, pool);
+    runs[spec.name][`bo1 ${p}`] ??= await rank(spec, null, pool);
     runs[spec.name][`model ${p}`] = await rank(spec, folds[spec.name], pool);
     log(`${spec.label} at ${p}: TW-BERT + Bo1 ${(100 * gain(spec.name, `model ${p}`)).toFixed(2)} %, plain Bo1 ${(100 * gain(spec.name, `bo1 ${p}`)).toFixed(2)} %`);
   }

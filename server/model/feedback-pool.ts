@@ -7,6 +7,7 @@
  * 2026-11-28 and not kept (model/MODEL_CARD.md): the shipped model reads 3/10 unless the user asks for
  * another pool (`search --fb-docs/--fb-terms`).
  */
+import { DEFAULT_FEEDBACK_DOCS } from '../engine/expansion/feedback.js';
 
 /** Documents read and expansion words offered. */
 export interface FeedbackPool {
@@ -14,27 +15,20 @@ export interface FeedbackPool {
   terms: number;
 }
 
-/** Terrier's Bo1 defaults, what plain Bo1 and TW-BERT + Bo1 read unless told otherwise. */
-export const DEFAULT_FEEDBACK_POOL: FeedbackPool = { docs: 3, terms: 10 };
+/** Terrier's Bo1 defaults (the engine's), what plain Bo1 and TW-BERT + Bo1 read unless told otherwise. */
+export const DEFAULT_FEEDBACK_POOL: FeedbackPool = { docs: DEFAULT_FEEDBACK_DOCS.bo1, terms: 10 };
 
-/** `5/20` → { docs: 5, terms: 20 }; null for anything else. */
+/** `5/20` → { docs: 5, terms: 20 }: whole numbers from 1 to 1000; null for anything else. */
 export function parseFeedbackPool(text: string): FeedbackPool | null {
-  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  const m = /^\s*(\d{1,4})\s*\/\s*(\d{1,4})\s*$/.exec(text);
   if (!m) return null;
   const pool = { docs: Number(m[1]), terms: Number(m[2]) };
-  return isFeedbackPool(pool) ? pool : null;
+  const ok = (n: number) => n >= 1 && n <= 1000;
+  return ok(pool.docs) && ok(pool.terms) ? pool : null;
 }
 
 export function formatFeedbackPool(pool: FeedbackPool): string {
   return `${pool.docs}/${pool.terms}`;
-}
-
-/** Positive integers of a sane size. */
-function isFeedbackPool(value: unknown): value is FeedbackPool {
-  if (typeof value !== 'object' || value === null) return false;
-  const { docs, terms } = value as Record<string, unknown>;
-  const ok = (n: unknown, max: number) => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= max;
-  return ok(docs, 1000) && ok(terms, 1000);
 }
 
 export interface PoolChoice {
