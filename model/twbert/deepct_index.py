@@ -228,9 +228,39 @@ def term_weights(model: DeepCTIndex, corp: Corpus, batch: int = 128) -> list[np.
     return weights
 
 
-def impacts(weights: list[np.ndarray]) -> list[np.ndarray]:
-    """tf′ = round(100 · w), 0 for a dropped term (as the runtime: Math.round, half up)."""
-    return [np.maximum(np.floor(SCALE * w + 0.5), 0.0) for w in weights]
+# How a term's weight w becomes its integer tf′ (server/model/deepct-index-encode.ts integerImpacts). "impact" is the
+# paper's: tf′ = round(100 w), terms at 0 dropped, the document's counts replaced. The count-keeping forms scale the
+# count instead: tf′ = round(scale · tf · (1 + tfAlpha · max(w, 0))), no term dropped; the head-only rotation chooses
+# the form per fold with the epochs and k1/b. The three (scale, tfAlpha) pairs were fixed before any of them was
+# measured: alpha 100 matches the paper's resolution, 10 and 1 give the count more room; scale 10 keeps the tenths of
+# the last (BM25 is the same under a common scale of tf′ with k1 scaled alike, so scale only sets the rounding).
+FORMS = {
+    "impact": {"scale": SCALE},
+    "tf-a100": {"scale": 1, "tfAlpha": 100},
+    "tf-a10": {"scale": 1, "tfAlpha": 10},
+    "tf-a1": {"scale": 10, "tfAlpha": 1},
+}
+
+
+def impacts(weights: list[np.ndarray], counts: list[np.ndarray] | None = None, form: str = "impact") -> list[np.ndarray]:
+    """tf′ of every document's terms in `form` (FORMS), as the runtime computes it (Math.round: half up); 0 = dropped."""
+    f = FORMS[form]
+    if "tfAlpha" not in f:
+        return [np.maximum(np.floor(f["scale"] * w + 0.5), 0.0) for w in weights]
+    if counts is None:
+        raise ValueError(f"the {form} form needs the documents' term counts")
+    return [np.floor(f["scale"] * tf * (1 + f["tfAlpha"] * np.maximum(w, 0.0)) + 0.5) for w, tf in zip(weights, counts)]
+
+
+def config_key(form: str, k1b: str) -> str:
+    """A rotation configuration's key: "k1,b" for the paper's form (as runs before the forms existed), "form|k1,b" else."""
+    return k1b if form == "impact" else f"{form}|{k1b}"
+
+
+def parse_config_key(key: str) -> tuple[str, float, float]:
+    form, _, k1b = key.rpartition("|")
+    k1, b = (float(x) for x in k1b.split(","))
+    return form or "impact", k1, b
 
 
 # ------------------------------------------------------------------------------------------------ evaluation
@@ -412,12 +442,15 @@ def export_onnx(model: DeepCTIndex, out: Path) -> None:
                                     "token_weights": {0: "batch", 1: "tokens"}}, do_constant_folding=True)
 
 
-def write_config(out_dir: Path, k1: float, b: float, epochs: int, trained_on: list[str], selected_on: list[str], note: str) -> None:
+def write_config(out_dir: Path, k1: float, b: float, epochs: int, trained_on: list[str], selected_on: list[str], note: str,
+                 form: str = "impact") -> None:
+    f = FORMS[form]
+    rule = "tf' = round(100 w)" if "tfAlpha" not in f else f"tf' = round({f['scale']} tf (1 + {f['tfAlpha']} max(w, 0)))"
     config = {
-        "file": ONNX_NAME, "tokenizer": "tokenizer.json", "maxTokens": 128, "profile": "terrier", "scale": SCALE,
+        "file": ONNX_NAME, "tokenizer": "tokenizer.json", "maxTokens": 128, "profile": "terrier", **f,
         "inputs": {"ids": "input_ids", "attentionMask": "attention_mask"}, "output": "token_weights",
         "bm25": {"k1": k1, "b": b}, "epochs": epochs,
-        "description": "DeepCT-Index: per-term query term recall regression, tf' = round(100 w) (querylens)",
+        "description": f"DeepCT-Index: per-term query term recall regression, {rule} (querylens)",
         "provenance": {"trainedOn": trained_on, "selectedOn": selected_on, "corporaRead": ["cacm", "scifact"], "note": note},
     }
     (out_dir / CONFIG_NAME).write_text(json.dumps(config, indent=2) + "\n")
@@ -658,14 +691,21 @@ def rotate_head(args) -> None:
     for left in args.collections:
         out = runs / f"{left}.json"
         if out.exists():
+            ran = {parse_config_key(k)[0] for grid in json.loads(out.read_text())["epochs"].values() for k in grid}
+            if ran != set(args.forms):
+                raise SystemExit(f"rotate-head: {out} holds the forms {sorted(ran)}, not --forms {','.join(args.forms)}: "
+                                 "remove it (or the folder) to run the fold again")
             continue
         rk = ranker(left)
         result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
-        log(f"fold {left} (head only): uniform BM25 MAP {result['uniform']:.4f}")
+        log(f"fold {left} (head only): uniform BM25 MAP {result['uniform']:.4f}; tf' forms {', '.join(args.forms)}")
         frozen_features(query_set(left)["corpus"], init)
+        counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
 
         def on_epoch(e, head):
-            result["epochs"][str(e)] = rk.grid(impacts(head_weights(head, query_set(left)["corpus"], init)))
+            w = head_weights(head, query_set(left)["corpus"], init)
+            result["epochs"][str(e)] = {config_key(form, k1b): m for form in args.forms
+                                        for k1b, m in rk.grid(impacts(w, counts, form)).items()}
             best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
             log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
             (HOME / "heads" / left).mkdir(parents=True, exist_ok=True)
@@ -691,15 +731,15 @@ def folds_head(args) -> None:
     import shutil
     sel = json.loads((HOME / "selection-head.json").read_text())
     for c, t in sel["folds"].items():
-        k1, b = (float(x) for x in t["k1b"].split(","))
+        form, k1, b = parse_config_key(t["k1b"])
         head = Head()
         head.load_state_dict(torch.load(HOME / "heads" / c / f"epoch{t['epochs']}.pt", map_location="cpu"))
         out = HOME / "fold-models-head" / c
         export_onnx(head_model(head, Path(args.init)), out / ONNX_NAME)
         shutil.copy(ARTIFACTS / "tokenizer.json", out / "tokenizer.json")
         others = [o for o in TRAINING if o != c]
-        write_config(out, k1, b, t["epochs"], others, others, f"head-only fold model: {c} left out of training and selection")
-        log(f"head-only fold model {c} -> {out}")
+        write_config(out, k1, b, t["epochs"], others, others, f"head-only fold model: {c} left out of training and selection", form)
+        log(f"head-only fold model {c} -> {out} ({form}, k1 {k1}, b {b}, {t['epochs']} epochs)")
 
 
 def ship_head(args) -> None:
@@ -709,15 +749,15 @@ def ship_head(args) -> None:
         raise SystemExit("ship-head: the head-only rotation is not complete: run `rotate-head` first (or --allow-partial)")
     ran = sorted(sel["folds"]) if sel["folds"] else []
     epochs = sel["ship"]["epochs"]
-    k1, b = (float(x) for x in sel["ship"]["k1b"].split(","))
+    form, k1, b = parse_config_key(sel["ship"]["k1b"])
     head = train_head(TRAINING, epochs, Path(args.init))
     model = head_model(head, Path(args.init))
     out = Path(args.out_dir)
     export_onnx(model, out / ONNX_NAME)
     write_config(out, k1, b, epochs, TRAINING, ran, "head-only recipe (pre-trained encoder frozen), trained on all seven training collections with the epochs and BM25 k1/b chosen by its leave-one-collection-out rotation over "
-                 + ("all seven folds" if sel["complete"] else f"the folds that ran ({', '.join(ran)})"))
+                 + ("all seven folds" if sel["complete"] else f"the folds that ran ({', '.join(ran)})"), form)
     write_fixture(model, FIXTURE)
-    log(f"shipped (head only): {out / ONNX_NAME}, k1 {k1}, b {b}, {epochs} epochs")
+    log(f"shipped (head only): {out / ONNX_NAME}, {form}, k1 {k1}, b {b}, {epochs} epochs")
 
 
 def features(args) -> None:
@@ -743,7 +783,11 @@ def smoke(args) -> None:
     head = train_head([name], 1, Path(args.init))
     grid_head = ranker(name).grid(impacts(head_weights(head, query_set(name)["corpus"], Path(args.init))))
     export_onnx(head_model(head, Path(args.init)), out / "head" / ONNX_NAME)
-    print(json.dumps({"uniform": ranker(name).uniform(), "grid": grid, "gridHead": grid_head}))
+    # Every tf′ form of a fixed weight and count vector, which the runtime's integerImpacts must reproduce.
+    w, tf = np.array([0.355, 0.004, -0.3, 0.0049, 0.125, 0.5, 0.0]), np.array([2.0, 1.0, 1.0, 1.0, 3.0, 7.0, 4.0])
+    forms = {name: {"form": f, "weights": w.tolist(), "counts": tf.tolist(), "impacts": impacts([w], [tf], name)[0].tolist()}
+             for name, f in FORMS.items()}
+    print(json.dumps({"uniform": ranker(name).uniform(), "grid": grid, "gridHead": grid_head, "forms": forms}))
 
 
 def main(argv=None):
@@ -754,9 +798,15 @@ def main(argv=None):
     p.add_argument("--collections", default=",".join(TRAINING), help="the folds to run (rotate)")
     p.add_argument("--out-dir", default=str(ARTIFACTS))
     p.add_argument("--max-windows", type=int, default=None, help="train on the first N windows only (smoke runs)")
+    p.add_argument("--forms", default=",".join(FORMS),
+                   help="rotate-head: the tf' forms the rotation chooses among (FORMS; `impact` alone is the paper's)")
     p.add_argument("--allow-partial", action="store_true", help="ship-head: ship from the folds that ran, saying so in the provenance")
     a = p.parse_args(argv)
     a.collections = [c for c in a.collections.split(",") if c]
+    a.forms = [f for f in a.forms.split(",") if f]
+    unknown = [f for f in a.forms if f not in FORMS]
+    if unknown or not a.forms:
+        p.error(f"--forms: unknown {', '.join(unknown) or '(none given)'}; the forms are {', '.join(FORMS)}")
     setup_threads()
     HOME.mkdir(parents=True, exist_ok=True)
     {"rotate": rotate, "select": select, "folds": export_folds, "ship-train": ship_train, "ship": ship, "pack": pack, "smoke": smoke, "fixture": tiny_fixture,

@@ -98,8 +98,7 @@ export async function encodeDocumentWindows(tokenizer: HfTokenizer, analyzer: Do
 
 /**
  * Each term's weight in the document (the largest of its occurrences' outputs) from the windows' token scores
- * (`scores[w][i]`: window w's output at token i), and the integer impacts DeepCT writes: tf′ = round(100 · w),
- * terms whose tf′ is 0 (or below) dropped, as the paper's indexing scripts drop them.
+ * (`scores[w][i]`: window w's output at token i).
  */
 export function termWeights(encoding: DocumentEncoding, scores: readonly ArrayLike<number>[]): Float64Array {
   const weights = new Float64Array(encoding.terms.length).fill(-Infinity);
@@ -114,13 +113,38 @@ export function termWeights(encoding: DocumentEncoding, scores: readonly ArrayLi
   return weights;
 }
 
+/** Each term's frequency in the document: every occurrence is read in exactly one window. */
+export function termCounts(encoding: DocumentEncoding): Uint32Array {
+  const counts = new Uint32Array(encoding.terms.length);
+  for (const w of encoding.windows) for (const t of w.termIndex) counts[t]!++;
+  return counts;
+}
+
 export const IMPACT_SCALE = 100;
 
-/** tf′ = round(scale · w) per term; terms at 0 or below are left out. */
-export function integerImpacts(terms: readonly string[], weights: ArrayLike<number>, scale = IMPACT_SCALE): { terms: string[]; impacts: number[] } {
+/**
+ * How weights become integer tf′. Without `tfAlpha`, the paper's form: tf′ = round(scale · w), and terms whose tf′ is
+ * 0 (or below) are dropped, as the paper's indexing scripts drop them. With `tfAlpha` (a form the rotation may choose,
+ * model/MODEL_CARD.md), the document's own counts are kept and the weight scales them: tf′ = round(scale · tf · (1 +
+ * tfAlpha · max(w, 0))), no term dropped. Rounding is half up (Math.round), as training computes it.
+ */
+export interface ImpactForm {
+  scale: number;
+  tfAlpha?: number;
+}
+
+export function integerImpacts(
+  terms: readonly string[],
+  weights: ArrayLike<number>,
+  form: ImpactForm = { scale: IMPACT_SCALE },
+  counts?: ArrayLike<number>,
+): { terms: string[]; impacts: number[] } {
+  const { scale, tfAlpha } = form;
+  if (tfAlpha !== undefined && !counts) throw new Error('integerImpacts: a form with tfAlpha needs the document\'s term counts');
   const out: { terms: string[]; impacts: number[] } = { terms: [], impacts: [] };
   terms.forEach((term, i) => {
-    const tf = Math.round(scale * weights[i]!);
+    const w = weights[i]!;
+    const tf = tfAlpha === undefined ? Math.round(scale * w) : Math.round(scale * counts![i]! * (1 + tfAlpha * Math.max(w, 0)));
     if (tf > 0) {
       out.terms.push(term);
       out.impacts.push(tf);

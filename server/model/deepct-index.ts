@@ -1,8 +1,9 @@
 /**
  * DeepCT-Index at run time (issue 16 item 7; Dai & Callan 2019/2020): the document model (`deepct-index.onnx`,
  * trained by model/twbert/deepct_index.py, described by `deepct-index.json`) reads every document of a corpus in the
- * encoder's windows (deepct-index-encode.ts, the encoding training read), each term gets tf′ = round(100 · w) with
- * w the largest of its occurrences' weights, terms at tf′ = 0 are dropped, and the vectors go through the engine's
+ * encoder's windows (deepct-index-encode.ts, the encoding training read), each term gets an integer tf′ from w, the
+ * largest of its occurrences' weights (the paper's tf′ = round(100 · w), terms at 0 dropped; or a form that keeps the
+ * document's counts, tf′ = round(scale · tf · (1 + tfAlpha · w)), when the model's config names one), and the vectors go through the engine's
  * impact ingest (Anserini JSON vectors) into an index whose postings hold tf′. The terms are the engine's analysed
  * terms (profile terrier), so queries are analysed as for any index; the index records (meta.bin `tfImpacts`) that
  * its impacts are term frequencies and the BM25 k1 and b the rotation chose, so `--scorer bm25` may rank it (the
@@ -18,7 +19,7 @@ import { analysedBatches } from '../engine/index/batch-source.js';
 import { buildIndex, type BuildIndexOptions, type BuildProgress, type BuildSummary } from '../engine/index/disk.js';
 import type { IndexContent } from '../engine/index/content.js';
 import { readCorpus } from '../engine/ingest/index.js';
-import { documentText, encodeDocumentWindows, integerImpacts, termWeights, type DocumentEncoding } from './deepct-index-encode.js';
+import { documentText, encodeDocumentWindows, integerImpacts, termCounts, termWeights, type DocumentEncoding } from './deepct-index-encode.js';
 import { openOnnxSession, WeightModelError, type DeviceRequest, type ModelProvenance } from './runtime.js';
 import { loadTokenizer, type HfTokenizer } from './tokenize.js';
 
@@ -29,8 +30,9 @@ export interface DeepctIndexConfig {
   tokenizer: string;
   maxTokens: number;
   profile: 'terrier';
-  /** tf′ = round(scale · w). */
+  /** tf′ = round(scale · w), terms at 0 dropped; with tfAlpha, tf′ = round(scale · tf · (1 + tfAlpha · max(w, 0))). */
   scale: number;
+  tfAlpha?: number;
   inputs: { ids: string; attentionMask: string };
   output: string;
   /** The BM25 parameters chosen for the index (leave-one-collection-out). */
@@ -88,11 +90,15 @@ export class DeepctIndexModel {
     return out;
   }
 
-  /** The document's integer impacts: tf′ = round(scale · w) per term, terms at 0 dropped. */
+  /** The document's integer impacts in the config's form (deepct-index-encode.ts integerImpacts). */
   async impacts(text: string): Promise<{ terms: string[]; impacts: number[] }> {
     const encoding = await this.encode(text);
-    const scores = await this.tokenWeights(encoding.windows);
-    return integerImpacts(encoding.terms, termWeights(encoding, scores), this.config.scale);
+    return this.impactsOf(encoding, await this.tokenWeights(encoding.windows));
+  }
+
+  impactsOf(encoding: DocumentEncoding, scores: readonly ArrayLike<number>[]): { terms: string[]; impacts: number[] } {
+    const form = { scale: this.config.scale, tfAlpha: this.config.tfAlpha };
+    return integerImpacts(encoding.terms, termWeights(encoding, scores), form, form.tfAlpha === undefined ? undefined : termCounts(encoding));
   }
 
   async dispose(): Promise<void> {
@@ -150,6 +156,7 @@ function configProblem(c: DeepctIndexConfig): string | null {
   if (!(Number.isInteger(c.maxTokens) && c.maxTokens >= 3)) return `maxTokens must be an integer of at least 3, got ${JSON.stringify(c.maxTokens)}`;
   if (c.profile !== 'terrier') return `the model was trained on the ${JSON.stringify(c.profile)} analyser; this querylens indexes DeepCT terms with terrier`;
   if (!(c.scale > 0)) return `scale must be positive, got ${JSON.stringify(c.scale)}`;
+  if (c.tfAlpha !== undefined && !(typeof c.tfAlpha === 'number' && Number.isFinite(c.tfAlpha) && c.tfAlpha >= 0)) return `tfAlpha, when given, must be a number ≥ 0, got ${JSON.stringify(c.tfAlpha)}`;
   if (!c.inputs || typeof c.inputs.ids !== 'string' || typeof c.inputs.attentionMask !== 'string' || typeof c.output !== 'string') return 'inputs.ids, inputs.attentionMask and output must name the graph\'s tensors';
   if (!c.bm25 || !(c.bm25.k1 >= 0) || !(c.bm25.b >= 0 && c.bm25.b <= 1)) return `bm25 must give k1 ≥ 0 and b in [0, 1], got ${JSON.stringify(c.bm25)}`;
   return null;
@@ -192,8 +199,7 @@ export async function buildDeepctIndex(model: DeepctIndexModel, corpus: string[]
     for await (const doc of readCorpus(corpus, { skipBad: options.skipBad, onRead: (n) => (bytesRead += n) })) {
       const text = documentText(doc.fields);
       const encoding = await model.encode(text);
-      const scores = await model.tokenWeights(encoding.windows);
-      const { terms, impacts } = integerImpacts(encoding.terms, termWeights(encoding, scores), model.config.scale);
+      const { terms, impacts } = model.impactsOf(encoding, await model.tokenWeights(encoding.windows));
       termsWeighed += encoding.terms.length;
       termsDropped += encoding.terms.length - terms.length;
       const vector: Record<string, number> = {};

@@ -1,6 +1,7 @@
 /**
  * DeepCT-Index (issue 16 item 7): the document encoding (every word occurrence read once, in windows of the
- * encoder's length), tf′ = round(100 · max weight) with zeros dropped, ONNX = PyTorch on the document model, the
+ * encoder's length), tf′ = round(100 · max weight) with zeros dropped or a form that keeps the counts (equal to
+ * training's, in the smoke test), ONNX = PyTorch on the document model, the
  * index built through the impact ingest holding exactly the model's tf′, BM25 over tf′ equal to BM25 over the
  * same counts written as text (differential), the scorer checks, and `querylens index --deepct` end to end.
  * The model here is a tiny, randomly initialised fixture (model/twbert/deepct_index.py `fixture`), not a trained one.
@@ -16,7 +17,7 @@ import { buildIndex, openIndex } from '../../server/engine/index/disk.js';
 import type { IndexReader } from '../../server/engine/index/reader.js';
 import { search } from '../../server/engine/search.js';
 import { LocalIndexBackend } from '../../server/service/backend.js';
-import { documentText, encodeDocumentWindows, integerImpacts, termWeights } from '../../server/model/deepct-index-encode.js';
+import { documentText, encodeDocumentWindows, integerImpacts, termCounts, termWeights } from '../../server/model/deepct-index-encode.js';
 import { buildDeepctIndex, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
 import { loadTokenizer } from '../../server/model/tokenize.js';
 import { DATA_DIR } from '../support/data.js';
@@ -82,6 +83,13 @@ describe('document encoding', () => {
     const w = termWeights(encoding, [Float32Array.from([9, 0.2, 0.004, 0.355, 9]), Float32Array.from([9, -0.3, 0.0049, 9])]);
     expect([...w].map((x) => Math.round(x * 1e4) / 1e4)).toEqual([0.355, 0.004, -0.3, 0.0049]);
     expect(integerImpacts(encoding.terms, Float64Array.from([0.355, 0.004, -0.3, 0.005]))).toEqual({ terms: ['a', 'd'], impacts: [36, 1] });
+    // A form that keeps the counts: tf′ = round(scale · tf · (1 + tfAlpha · max(w, 0))), no term dropped.
+    const counts = termCounts(encoding);
+    expect([...counts]).toEqual([2, 1, 1, 1]);
+    const weights = Float64Array.from([0.355, 0.004, -0.3, 0.005]);
+    expect(integerImpacts(encoding.terms, weights, { scale: 1, tfAlpha: 10 }, counts)).toEqual({ terms: ['a', 'b', 'c', 'd'], impacts: [9, 1, 1, 1] });
+    expect(integerImpacts(encoding.terms, weights, { scale: 10, tfAlpha: 1 }, counts)).toEqual({ terms: ['a', 'b', 'c', 'd'], impacts: [27, 10, 10, 10] });
+    expect(() => integerImpacts(encoding.terms, weights, { scale: 1, tfAlpha: 10 })).toThrow(/needs the document's term counts/);
   });
 });
 
@@ -111,6 +119,10 @@ describe('the document model', () => {
     const invalid = await loadDeepctIndexModel(bad);
     expect(invalid.ok).toBe(false);
     if (!invalid.ok) expect(invalid.error.message).toMatch(/bm25 must give k1 ≥ 0 and b in \[0, 1\]/);
+    writeFileSync(join(bad, 'deepct-index.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(FIXTURE, 'deepct-index.json'), 'utf8')), tfAlpha: -1 }));
+    const negative = await loadDeepctIndexModel(bad);
+    expect(negative.ok).toBe(false);
+    if (!negative.ok) expect(negative.error.message).toMatch(/tfAlpha, when given, must be a number ≥ 0, got -1/);
   });
 });
 
@@ -141,6 +153,36 @@ describe('DeepCT-Index build', () => {
     }
     // The fixture's random head puts some terms at or below 0: they are dropped, not given a default weight.
     expect(dropped).toBeGreaterThan(0);
+  });
+
+  it('in a form that keeps the counts, every analysed term is indexed at round(scale · tf · (1 + tfAlpha · max(w, 0)))', async () => {
+    const dir = join(work, 'model-tf');
+    mkdirSync(dir);
+    for (const f of ['deepct-index.onnx', 'tokenizer.json']) copyFileSync(join(modelDir, f), join(dir, f));
+    writeFileSync(join(dir, 'deepct-index.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(modelDir, 'deepct-index.json'), 'utf8')), scale: 1, tfAlpha: 10 }));
+    const loaded = await loadDeepctIndexModel(dir, { device: 'cpu', threads: 1 });
+    if (!loaded.ok) throw loaded.error;
+    try {
+      const few = docs.slice(0, 12);
+      const corpus = join(work, 'corpus-tf.jsonl');
+      writeFileSync(corpus, few.map((d) => JSON.stringify({ _id: d.docno, title: d.fields.title, text: d.fields.text })).join('\n') + '\n');
+      const summary = await buildDeepctIndex(loaded.model, [corpus], join(work, 'idx-tf'));
+      expect(summary.termsDropped).toBe(0);
+      const tfReader = openIndex(join(work, 'idx-tf'));
+      for (let d = 0; d < few.length; d++) {
+        const text = documentText(few[d]!.fields);
+        const encoding = await loaded.model.encode(text);
+        const w = termWeights(encoding, await loaded.model.tokenWeights(encoding.windows));
+        const tf = new Map<string, number>();
+        for (const t of analyzer.analyze(text)) tf.set(t.term, (tf.get(t.term) ?? 0) + 1);
+        const expected = Object.fromEntries(encoding.terms.map((t, i) => [t, Math.round(tf.get(t)! * (1 + 10 * Math.max(w[i]!, 0)))]));
+        const vec = tfReader.docVector(d);
+        expect(Object.fromEntries(vec.terms.map((t, i) => [t, vec.tfs[i]]))).toEqual(expected);
+        expect(vec.terms.length).toBe(tf.size);
+      }
+    } finally {
+      await loaded.model.dispose();
+    }
   });
 
   it('ranks with bm25 (queries analysed like the documents), refuses ql, and still ranks with impact', () => {
@@ -294,7 +336,20 @@ describe.skipIf(torchMissing !== null)('DeepCT-Index training smoke test', () =>
       cwd: REPO_ROOT,
       env: { ...process.env, DEEPCT_INDEX_HOME: home, OPENBLAS_NUM_THREADS: '1', TWBERT_THREADS: '1' },
     });
-    const result = JSON.parse(printed.trim().split("\n").pop()!) as { uniform: number; grid: Record<string, number>; gridHead: Record<string, number> };
+    const result = JSON.parse(printed.trim().split("\n").pop()!) as {
+      uniform: number;
+      grid: Record<string, number>;
+      gridHead: Record<string, number>;
+      forms: Record<string, { form: { scale: number; tfAlpha?: number }; weights: number[]; counts: number[]; impacts: number[] }>;
+    };
+    // Training's tf′ equals the runtime's in every form the rotation may choose (the paper's and the count-keeping ones).
+    expect(Object.keys(result.forms)).toContain('impact');
+    expect(Object.values(result.forms).some((f) => f.form.tfAlpha !== undefined)).toBe(true);
+    for (const [name, f] of Object.entries(result.forms)) {
+      const terms = f.weights.map((_w, i) => `t${i}`);
+      const runtime = integerImpacts(terms, f.weights, f.form, f.counts);
+      expect(runtime, name).toEqual({ terms: terms.filter((_t, i) => f.impacts[i]! > 0), impacts: f.impacts.filter((v) => v > 0) });
+    }
     expect(result.uniform).toBeGreaterThan(0);
     expect(Object.keys(result.grid)).toHaveLength(20);
     expect(Object.keys(result.gridHead)).toHaveLength(20);
