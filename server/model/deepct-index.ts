@@ -106,6 +106,13 @@ export class DeepctIndexModel {
   }
 }
 
+/** The config's tf′ rule, as the build and eval-model print it. */
+export function describeImpactForm(config: Pick<DeepctIndexConfig, 'scale' | 'tfAlpha'>): string {
+  return config.tfAlpha === undefined
+    ? `tf' = round(${config.scale} w), terms at 0 dropped`
+    : `tf' = round(${config.scale === 1 ? '' : `${config.scale} `}tf (1 + ${config.tfAlpha} max(w, 0))), counts kept`;
+}
+
 export type LoadDeepctIndexResult = { ok: true; model: DeepctIndexModel } | { ok: false; error: WeightModelError };
 
 /** Loads `dir`/deepct-index.json, its ONNX file and tokenizer; every failure is a typed error that says what to do. */

@@ -18,7 +18,7 @@ import type { IndexReader } from '../../server/engine/index/reader.js';
 import { search } from '../../server/engine/search.js';
 import { LocalIndexBackend } from '../../server/service/backend.js';
 import { documentText, encodeDocumentWindows, integerImpacts, termCounts, termWeights } from '../../server/model/deepct-index-encode.js';
-import { buildDeepctIndex, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
+import { buildDeepctIndex, describeImpactForm, loadDeepctIndexModel, type DeepctIndexModel } from '../../server/model/deepct-index.js';
 import { loadTokenizer } from '../../server/model/tokenize.js';
 import { DATA_DIR } from '../support/data.js';
 import { runChecked, runProcess } from '../support/process.js';
@@ -162,6 +162,7 @@ describe('DeepCT-Index build', () => {
     writeFileSync(join(dir, 'deepct-index.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(modelDir, 'deepct-index.json'), 'utf8')), scale: 1, tfAlpha: 10 }));
     const loaded = await loadDeepctIndexModel(dir, { device: 'cpu', threads: 1 });
     if (!loaded.ok) throw loaded.error;
+    expect(describeImpactForm(loaded.model.config)).toBe("tf' = round(tf (1 + 10 max(w, 0))), counts kept");
     try {
       const few = docs.slice(0, 12);
       const corpus = join(work, 'corpus-tf.jsonl');
@@ -249,7 +250,7 @@ describe('querylens index --deepct', () => {
       cli(['index', corpus, '-o', join(work, 'cli-none'), '--deepct', '--model-dir', join(work, 'nowhere')]),
     ]);
     expect(ok.status, ok.stderr).toBe(0);
-    expect(ok.stdout).toMatch(/indexed 20 docs with DeepCT-Index \(cpu\).*search it with --scorer bm25 \(its k1 1\.2 and b 0\.75 are this index's defaults\)/);
+    expect(ok.stdout).toMatch(/indexed 20 docs with DeepCT-Index \(cpu\).*tf' = round\(100 w\), terms at 0 dropped \(\d+ of \d+ document terms dropped\).*search it with --scorer bm25 \(its k1 1\.2 and b 0\.75 are this index's defaults\)/);
     expect(missing.status).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(missing.stderr).toMatch(/No DeepCT-Index document model/);
@@ -295,6 +296,7 @@ describe('eval-model --deepct-index', () => {
       expect(row!.uses).toEqual([]);
       expect(row!.systems.map((s) => s.label)).toEqual(['Uniform BM25', 'Phrase rule', 'DeepCT-Index']);
       expect(row!.bm25).toEqual({ k1: 6, b: 0.9 });
+      expect(row!.form).toBe("tf' = round(100 w), terms at 0 dropped");
       const deepct = row!.systems[2]!;
       expect(deepct.vsBm25!.map!.wins + deepct.vsBm25!.map!.losses + deepct.vsBm25!.map!.ties).toBe(row!.queries);
       expect(row!.systems[0]!.means.map).toBeGreaterThan(0);

@@ -99,6 +99,8 @@ export interface DeepctCollectionResult {
   testDescription: string;
   seconds: Record<string, number>;
   bm25: { k1: number; b: number };
+  /** The model's tf′ rule (describeImpactForm). */
+  form: string;
 }
 
 /** Per collection: uniform BM25, the phrase rule and DeepCT-Index, as eval-model's CollectionResult rows. */
@@ -108,6 +110,7 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
   const { parseRun, readQrelsFile } = await import('../../engine/eval/index.js');
   const { contentOf } = await import('../../engine/index/content.js');
   const { createPhraseRule } = await import('../../model/phrase-rule.js');
+  const { describeImpactForm } = await import('../../model/deepct-index.js');
   const results: DeepctCollectionResult[] = [];
   for (const name of options.collections) {
     const spec = options.specs[name]!;
@@ -132,7 +135,7 @@ export async function evaluateDeepctIndex(options: DeepctIndexEvalOptions): Prom
       runs.push(run);
     }
     const { systems, queries: judged, testDescription } = await compareSystems(runs, DEEPCT_INDEX_SYSTEMS, readQrelsFile(spec.qrels), options.measures, options.test);
-    results.push({ collection: spec, uses: options.usesOf(spec, model.config.provenance), fold: fold !== undefined, queries: judged, systems, testDescription, seconds, bm25: { k1: params.k1, b: params.b } });
+    results.push({ collection: spec, uses: options.usesOf(spec, model.config.provenance), fold: fold !== undefined, queries: judged, systems, testDescription, seconds, bm25: { k1: params.k1, b: params.b }, form: describeImpactForm(model.config) });
     options.log(`${spec.label}: DeepCT-Index ranked ${queries.length} queries`);
   }
   return results;

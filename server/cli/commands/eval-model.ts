@@ -437,8 +437,8 @@ async function printDeepctIndexTable(opts: EvalModelCliOptions, dataDir: string,
       `Measured ${new Date().toISOString().slice(0, 10)} on ${hostname()} (${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}), DeepCT-Index document model on ${shipped.device}; ${((performance.now() - started) / 1000).toFixed(0)} s in all${limit !== undefined ? `; only the first ${limit} queries of each collection` : ''}.`,
       `Training collections marked "left out": indexed by the fold model in ${opts.deepctIndex}/<collection>/, trained and selected without it (checked from its deepct-index.json); the reporting sets by ${modelDir}.`,
       describeProvenance(shipped.config.provenance, labels).replace('The model', 'The shipped document model'),
-      "DeepCT-Index: tf' = round(100 w) per document term (terms at 0 dropped), ranked by Terrier BM25 (k3 8) at the k1/b its model chose, top 1000: " +
-        results.map((r) => `${r.collection.label} k1 ${r.bm25.k1}, b ${r.bm25.b}`).join('; ') +
+      "DeepCT-Index: each document term's tf' in its model's form, ranked by Terrier BM25 (k3 8) at the k1/b its model chose, top 1000: " +
+        results.map((r) => `${r.collection.label} ${r.form}, k1 ${r.bm25.k1}, b ${r.bm25.b}`).join('; ') +
         '. Uniform BM25 (k1 1.2, b 0.75) and the phrase rule on the ordinary index.',
     ];
     // The same rows as eval-model's (a DeepCT-Index system id beside its baselines').

@@ -32,7 +32,7 @@ export function registerIndex(program: Command): void {
     .option('--memory <MB>', 'memory for documents buffered before they are inverted into a sorted run on disk and merged at the end (default 512)')
     .option('--no-progress', 'no progress bar (it is only drawn when stderr is a terminal anyway)')
     .option('--no-store', "keep no document text (as Anserini without -storeRaw): rankings are the same, results have no titles or snippets; the term vectors expansion reads are then kept apart, so the index is not smaller")
-    .option('--deepct', "DeepCT-Index: the document model weighs every term of every document (tf' = round(100 w), terms at 0 dropped) into an impact index ranked with --scorer bm25 at the k1/b the model chose (recorded in the index)")
+    .option('--deepct', "DeepCT-Index: the document model weighs every term of every document into an impact index ranked with --scorer bm25 at the k1/b the model chose (recorded in the index); tf' in the model's form: round(100 w) with terms at 0 dropped, or round(scale tf (1 + tfAlpha w)) keeping the counts")
     .option('--model-dir <dir>', 'with --deepct: folder with deepct-index.json, its .onnx file and tokenizer.json (default: model/artifacts)')
     .option('--device <device>', 'with --deepct: model device: auto (CUDA if available, else CPU), cpu or cuda', 'auto')
     .option('--vectors-out <file>', 'with --deepct: also keep the Anserini JSON vectors the index is built from')
@@ -102,7 +102,7 @@ async function indexDeepct(corpus: string[], opts: IndexOptions, command: Comman
   if (!['auto', 'cpu', 'cuda'].includes(opts.device)) throw new CliError(`unknown --device '${opts.device}': use auto, cpu or cuda`);
   const memoryMB = opts.memory === undefined ? undefined : Number(opts.memory);
   if (memoryMB !== undefined && !(Number.isInteger(memoryMB) && memoryMB >= 1)) throw new CliError(`--memory '${opts.memory}' is not a whole number of megabytes (at least 1)`);
-  const { loadDeepctIndexModel, buildDeepctIndex } = await import('../../model/deepct-index.js');
+  const { loadDeepctIndexModel, buildDeepctIndex, describeImpactForm } = await import('../../model/deepct-index.js');
   const { defaultModelDir } = await import('../../model/runtime.js');
   const { IngestError } = await import('../../engine/ingest/types.js');
   const { IndexError } = await import('../../engine/index/disk.js');
@@ -142,7 +142,7 @@ async function indexDeepct(corpus: string[], opts: IndexOptions, command: Comman
   }
   console.log(
     `indexed ${summary.docs.toLocaleString('en-US')} docs with DeepCT-Index (${model.device}): ${summary.terms.toLocaleString('en-US')} terms, ` +
-      `${summary.termsDropped.toLocaleString('en-US')} of ${summary.termsWeighed.toLocaleString('en-US')} document terms dropped at tf' = 0, in ${summary.seconds.toFixed(1)} s; ` +
+      `${describeImpactForm(model.config)} (${summary.termsDropped.toLocaleString('en-US')} of ${summary.termsWeighed.toLocaleString('en-US')} document terms dropped), in ${summary.seconds.toFixed(1)} s; ` +
       `${formatBytes(summary.bytesOnDisk)} on disk at ${summary.outDir}; search it with --scorer bm25 (its k1 ${summary.bm25.k1} and b ${summary.bm25.b} are this index's defaults)`,
   );
 }
