@@ -456,6 +456,12 @@ def write_config(out_dir: Path, k1: float, b: float, epochs: int, trained_on: li
     (out_dir / CONFIG_NAME).write_text(json.dumps(config, indent=2) + "\n")
 
 
+def fixture_path(out_dir: Path) -> Path:
+    """Where a shipped model's parity fixture goes: the test fixtures for model/artifacts (what the tests check), beside
+    the model for any other folder (an experiment's model never overwrites the fixtures in the tree)."""
+    return FIXTURE if out_dir.resolve() == ARTIFACTS.resolve() else out_dir / "parity.json"
+
+
 def write_fixture(model: DeepCTIndex, path: Path, lengths=(126, 40, 7)) -> None:
     """PyTorch's token weights for fixed windows, which test/model/deepct-index.test.ts checks the ONNX runtime against."""
     model = model.cpu().eval()
@@ -508,7 +514,7 @@ def ship(args) -> None:
     out = Path(args.out_dir)
     export_onnx(model, out / ONNX_NAME)
     write_config(out, k1, b, epochs, TRAINING, TRAINING, "trained on all seven training collections with the epochs and BM25 k1/b the leave-one-collection-out rotation chose")
-    write_fixture(model, FIXTURE)
+    write_fixture(model, fixture_path(out))
     log(f"shipped: {out / ONNX_NAME}, k1 {k1}, b {b}, {epochs} epochs")
 
 
@@ -756,7 +762,7 @@ def ship_head(args) -> None:
     export_onnx(model, out / ONNX_NAME)
     write_config(out, k1, b, epochs, TRAINING, ran, "head-only recipe (pre-trained encoder frozen), trained on all seven training collections with the epochs and BM25 k1/b chosen by its leave-one-collection-out rotation over "
                  + ("all seven folds" if sel["complete"] else f"the folds that ran ({', '.join(ran)})"), form)
-    write_fixture(model, FIXTURE)
+    write_fixture(model, fixture_path(out))
     log(f"shipped (head only): {out / ONNX_NAME}, {form}, k1 {k1}, b {b}, {epochs} epochs")
 
 
