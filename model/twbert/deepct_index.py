@@ -252,6 +252,22 @@ def impacts(weights: list[np.ndarray], counts: list[np.ndarray] | None = None, f
     return [np.floor(f["scale"] * tf * (1 + f["tfAlpha"] * np.maximum(w, 0.0)) + 0.5) for w, tf in zip(weights, counts)]
 
 
+def form_grid(rk: "Ranker", weights: list[np.ndarray], counts: list[np.ndarray], forms: list[str]) -> dict[str, float]:
+    """MAP at every (form, k1, b): the rotation's configurations for one epoch of one fold."""
+    return {config_key(form, k1b): m for form in forms for k1b, m in rk.grid(impacts(weights, counts, form)).items()}
+
+
+def fold_exists(out: Path, forms: list[str]) -> bool:
+    """A fold already run (an interrupted rotation resumes), refused when it ran over other forms than asked."""
+    if not out.exists():
+        return False
+    ran = {parse_config_key(k)[0] for grid in json.loads(out.read_text())["epochs"].values() for k in grid}
+    if ran != set(forms):
+        raise SystemExit(f"deepct_index: {out} holds the forms {sorted(ran)}, not --forms {','.join(forms)}: "
+                         "remove it (or the folder) to run the fold again")
+    return True
+
+
 def config_key(form: str, k1b: str) -> str:
     """A rotation configuration's key: "k1,b" for the paper's form (as runs before the forms existed), "form|k1,b" else."""
     return k1b if form == "impact" else f"{form}|{k1b}"
@@ -379,14 +395,15 @@ def rotate(args) -> None:
     folds = HOME / "folds"
     for left in args.collections:
         out = runs / f"{left}.json"
-        if out.exists():
+        if fold_exists(out, args.forms):
             continue
         rk = ranker(left)
         result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
-        log(f"fold {left}: uniform BM25 MAP {result['uniform']:.4f}")
+        log(f"fold {left}: uniform BM25 MAP {result['uniform']:.4f}; tf' forms {', '.join(args.forms)}")
+        counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
 
         def on_epoch(e, model):
-            result["epochs"][str(e)] = rk.grid(impacts(term_weights(model, rk.corp)))
+            result["epochs"][str(e)] = form_grid(rk, term_weights(model, rk.corp), counts, args.forms)
             best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
             log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
             save_checkpoint(model, folds / left / f"epoch{e}.npz", epoch=e, left=left)
@@ -478,44 +495,44 @@ def export_folds(args) -> None:
     """Each held-out collection's fold model, at the epochs chosen for it, as a model folder eval-model reads."""
     sel = json.loads((HOME / "selection.json").read_text())
     for c, t in sel["folds"].items():
-        k1, b = (float(x) for x in t["k1b"].split(","))
+        form, k1, b = parse_config_key(t["k1b"])
         model, _ = load_checkpoint(HOME / "folds" / c / f"epoch{t['epochs']}.npz", Path(args.init))
         out = HOME / "fold-models" / c
         export_onnx(model, out / ONNX_NAME)
         import shutil
         shutil.copy(ARTIFACTS / "tokenizer.json", out / "tokenizer.json")
         others = [o for o in TRAINING if o != c]
-        write_config(out, k1, b, t["epochs"], others, others, f"fold model: {c} left out of training and selection")
+        write_config(out, k1, b, t["epochs"], others, others, f"fold model: {c} left out of training and selection", form)
         log(f"fold model {c} -> {out}")
 
 
-def ship_config(args) -> tuple[int, float, float]:
+def ship_config(args) -> tuple[int, str, float, float]:
     sel = select(args)
     if not sel["complete"]:
         raise SystemExit("ship: the rotation is not complete (model/.work/deepct-index/runs/): run `rotate` first")
-    k1, b = (float(x) for x in sel["ship"]["k1b"].split(","))
-    return sel["ship"]["epochs"], k1, b
+    form, k1, b = parse_config_key(sel["ship"]["k1b"])
+    return sel["ship"]["epochs"], form, k1, b
 
 
 def ship_train(args) -> None:
     """The shipped model: all seven training collections, the epochs the rotation chose (HOME/deepct-index.npz)."""
-    epochs, _k1, _b = ship_config(args)
+    epochs, _form, _k1, _b = ship_config(args)
     model = train(TRAINING, epochs, Path(args.init), max_windows=args.max_windows)
     save_checkpoint(model, HOME / "deepct-index.npz", epochs=epochs, trainedOn=TRAINING)
 
 
 def ship(args) -> None:
     """Exports the shipped model (training it first unless HOME/deepct-index.npz holds it) with its BM25 k1/b."""
-    epochs, k1, b = ship_config(args)
+    epochs, form, k1, b = ship_config(args)
     path = HOME / "deepct-index.npz"
     if not path.exists() or load_checkpoint(path, Path(args.init))[1].get("epochs") != epochs:
         ship_train(args)
     model, _ = load_checkpoint(path, Path(args.init))
     out = Path(args.out_dir)
     export_onnx(model, out / ONNX_NAME)
-    write_config(out, k1, b, epochs, TRAINING, TRAINING, "trained on all seven training collections with the epochs and BM25 k1/b the leave-one-collection-out rotation chose")
+    write_config(out, k1, b, epochs, TRAINING, TRAINING, "trained on all seven training collections with the epochs, tf' form and BM25 k1/b the leave-one-collection-out rotation chose", form)
     write_fixture(model, fixture_path(out))
-    log(f"shipped: {out / ONNX_NAME}, k1 {k1}, b {b}, {epochs} epochs")
+    log(f"shipped: {out / ONNX_NAME}, {form}, k1 {k1}, b {b}, {epochs} epochs")
 
 
 def pack(args) -> None:
@@ -696,11 +713,7 @@ def rotate_head(args) -> None:
     init = Path(args.init)
     for left in args.collections:
         out = runs / f"{left}.json"
-        if out.exists():
-            ran = {parse_config_key(k)[0] for grid in json.loads(out.read_text())["epochs"].values() for k in grid}
-            if ran != set(args.forms):
-                raise SystemExit(f"rotate-head: {out} holds the forms {sorted(ran)}, not --forms {','.join(args.forms)}: "
-                                 "remove it (or the folder) to run the fold again")
+        if fold_exists(out, args.forms):
             continue
         rk = ranker(left)
         result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
@@ -709,9 +722,7 @@ def rotate_head(args) -> None:
         counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
 
         def on_epoch(e, head):
-            w = head_weights(head, query_set(left)["corpus"], init)
-            result["epochs"][str(e)] = {config_key(form, k1b): m for form in args.forms
-                                        for k1b, m in rk.grid(impacts(w, counts, form)).items()}
+            result["epochs"][str(e)] = form_grid(rk, head_weights(head, query_set(left)["corpus"], init), counts, args.forms)
             best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
             log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
             (HOME / "heads" / left).mkdir(parents=True, exist_ok=True)
@@ -787,7 +798,9 @@ def smoke(args) -> None:
     write_fixture(model, out / "parity.json", lengths=(60, 9))
     # The head-only recipe: features, one epoch of the head, the grid, and its model as exported.
     head = train_head([name], 1, Path(args.init))
-    grid_head = ranker(name).grid(impacts(head_weights(head, query_set(name)["corpus"], Path(args.init))))
+    rk = ranker(name)
+    counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
+    grid_head = form_grid(rk, head_weights(head, query_set(name)["corpus"], Path(args.init)), counts, list(FORMS))
     export_onnx(head_model(head, Path(args.init)), out / "head" / ONNX_NAME)
     # Every tf′ form of a fixed weight and count vector, which the runtime's integerImpacts must reproduce.
     w, tf = np.array([0.355, 0.004, -0.3, 0.0049, 0.125, 0.5, 0.0]), np.array([2.0, 1.0, 1.0, 1.0, 3.0, 7.0, 4.0])
@@ -805,7 +818,7 @@ def main(argv=None):
     p.add_argument("--out-dir", default=str(ARTIFACTS))
     p.add_argument("--max-windows", type=int, default=None, help="train on the first N windows only (smoke runs)")
     p.add_argument("--forms", default=",".join(FORMS),
-                   help="rotate-head: the tf' forms the rotation chooses among (FORMS; `impact` alone is the paper's)")
+                   help="rotate, rotate-head: the tf' forms the rotation chooses among (FORMS; `impact` alone is the paper's)")
     p.add_argument("--allow-partial", action="store_true", help="ship-head: ship from the folds that ran, saying so in the provenance")
     a = p.parse_args(argv)
     a.collections = [c for c in a.collections.split(",") if c]

@@ -354,7 +354,10 @@ describe.skipIf(torchMissing !== null)('DeepCT-Index training smoke test', () =>
     }
     expect(result.uniform).toBeGreaterThan(0);
     expect(Object.keys(result.grid)).toHaveLength(20);
-    expect(Object.keys(result.gridHead)).toHaveLength(20);
+    // The head-only grid: 20 k1/b settings in every tf′ form, the paper's keyed "k1,b", the others "form|k1,b".
+    expect(Object.keys(result.gridHead)).toHaveLength(20 * Object.keys(result.forms).length);
+    expect(Object.keys(result.gridHead)).toContain('1.2,0.75');
+    expect(Object.keys(result.gridHead)).toContain('tf-a10|1.2,0.75');
     copyFileSync(TOKENIZER_FILE, join(out, 'tokenizer.json'));
     const loaded = await loadDeepctIndexModel(out, { device: 'cpu', threads: 1 });
     if (!loaded.ok) throw loaded.error;
