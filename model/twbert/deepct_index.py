@@ -809,6 +809,11 @@ def smoke(args) -> None:
     print(json.dumps({"uniform": ranker(name).uniform(), "grid": grid, "gridHead": grid_head, "forms": forms}))
 
 
+def set_seed(seed: int) -> None:
+    global SEED
+    SEED = seed
+
+
 def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("stage", choices=["rotate", "select", "folds", "ship-train", "ship", "pack", "smoke", "fixture",
@@ -817,10 +822,12 @@ def main(argv=None):
     p.add_argument("--collections", default=",".join(TRAINING), help="the folds to run (rotate)")
     p.add_argument("--out-dir", default=str(ARTIFACTS))
     p.add_argument("--max-windows", type=int, default=None, help="train on the first N windows only (smoke runs)")
+    p.add_argument("--seed", type=int, default=SEED, help="the training seed (the shipped recipe's is 11); a seed's runs want their own DEEPCT_INDEX_HOME")
     p.add_argument("--forms", default=",".join(FORMS),
                    help="rotate, rotate-head: the tf' forms the rotation chooses among (FORMS; `impact` alone is the paper's)")
     p.add_argument("--allow-partial", action="store_true", help="ship-head: ship from the folds that ran, saying so in the provenance")
     a = p.parse_args(argv)
+    set_seed(a.seed)
     a.collections = [c for c in a.collections.split(",") if c]
     a.forms = [f for f in a.forms.split(",") if f]
     unknown = [f for f in a.forms if f not in FORMS]
