@@ -389,27 +389,40 @@ def train(collections: list[str], epochs: int, init: Path, on_epoch=None, max_wi
     return model
 
 
-def rotate(args) -> None:
-    runs = HOME / "runs"
+def run_folds(args, runs_name: str, recipe: str, fit, weights_of, save) -> None:
+    """Leave-one-collection-out: for each held-out collection, `fit(left, others, on_epoch)` trains on the other training
+    collections and calls on_epoch(e, model) after every epoch, which ranks the held-out corpus by `weights_of(model,
+    left)` in every tf′ form at every k1/b and saves the epoch's model (`save(model, left, e)`); each fold's figures go to
+    HOME/<runs_name>/<left>.json, so an interrupted rotation resumes."""
+    runs = HOME / runs_name
     runs.mkdir(parents=True, exist_ok=True)
-    folds = HOME / "folds"
     for left in args.collections:
         out = runs / f"{left}.json"
         if fold_exists(out, args.forms):
             continue
         rk = ranker(left)
         result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
-        log(f"fold {left}: uniform BM25 MAP {result['uniform']:.4f}; tf' forms {', '.join(args.forms)}")
+        log(f"fold {left}{recipe}: uniform BM25 MAP {result['uniform']:.4f}; tf' forms {', '.join(args.forms)}")
         counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
 
         def on_epoch(e, model):
-            result["epochs"][str(e)] = form_grid(rk, term_weights(model, rk.corp), counts, args.forms)
+            result["epochs"][str(e)] = form_grid(rk, weights_of(model, left), counts, args.forms)
             best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
             log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
-            save_checkpoint(model, folds / left / f"epoch{e}.npz", epoch=e, left=left)
+            save(model, left, e)
 
-        train([c for c in TRAINING if c != left], EPOCHS, Path(args.init), on_epoch, args.max_windows)
+        fit(left, [c for c in TRAINING if c != left], on_epoch)
         out.write_text(json.dumps(result, indent=1))
+
+
+def rotate(args) -> None:
+    """The fine-tuned recipe's rotation (Dai & Callan's: the encoder trained too)."""
+    run_folds(
+        args, "runs", "",
+        fit=lambda left, others, on_epoch: train(others, EPOCHS, Path(args.init), on_epoch, args.max_windows),
+        weights_of=lambda model, left: term_weights(model, ranker(left).corp),
+        save=lambda model, left, e: save_checkpoint(model, HOME / "folds" / left / f"epoch{e}.npz", epoch=e, left=left),
+    )
     select(args)
 
 
@@ -708,28 +721,18 @@ def train_head(collections: list[str], epochs: int, init: Path, on_epoch=None) -
 
 
 def rotate_head(args) -> None:
-    runs = HOME / "runs-head"
-    runs.mkdir(parents=True, exist_ok=True)
+    """The head-only recipe's rotation: the pre-trained encoder frozen, its states cached once per corpus."""
     init = Path(args.init)
-    for left in args.collections:
-        out = runs / f"{left}.json"
-        if fold_exists(out, args.forms):
-            continue
-        rk = ranker(left)
-        result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
-        log(f"fold {left} (head only): uniform BM25 MAP {result['uniform']:.4f}; tf' forms {', '.join(args.forms)}")
+
+    def fit(left, others, on_epoch):
         frozen_features(query_set(left)["corpus"], init)
-        counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
+        train_head(others, HEAD_EPOCHS, init, on_epoch)
 
-        def on_epoch(e, head):
-            result["epochs"][str(e)] = form_grid(rk, head_weights(head, query_set(left)["corpus"], init), counts, args.forms)
-            best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
-            log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
-            (HOME / "heads" / left).mkdir(parents=True, exist_ok=True)
-            torch.save(head.state_dict(), HOME / "heads" / left / f"epoch{e}.pt")
+    def save(head, left, e):
+        (HOME / "heads" / left).mkdir(parents=True, exist_ok=True)
+        torch.save(head.state_dict(), HOME / "heads" / left / f"epoch{e}.pt")
 
-        train_head([c for c in TRAINING if c != left], HEAD_EPOCHS, init, on_epoch)
-        out.write_text(json.dumps(result, indent=1))
+    run_folds(args, "runs-head", " (head only)", fit, lambda head, left: head_weights(head, query_set(left)["corpus"], init), save)
     select_head(args)
 
 
