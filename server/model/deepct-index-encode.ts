@@ -122,17 +122,18 @@ export function termCounts(encoding: DocumentEncoding): Uint32Array {
 
 export const IMPACT_SCALE = 100;
 
-/**
- * How weights become integer tf′. Without `tfAlpha`, the paper's form: tf′ = round(scale · w), and terms whose tf′ is
- * 0 (or below) are dropped, as the paper's indexing scripts drop them. With `tfAlpha` (a form the rotation may choose,
- * model/MODEL_CARD.md), the document's own counts are kept and the weight scales them: tf′ = round(scale · tf · (1 +
- * tfAlpha · max(w, 0))), no term dropped. Rounding is half up (Math.round), as training computes it.
- */
+/** How a weight becomes an integer tf′ (a model's deepct-index.json `scale` and optional `tfAlpha`). */
 export interface ImpactForm {
   scale: number;
   tfAlpha?: number;
 }
 
+/**
+ * Each term's integer tf′. Without `tfAlpha`, the paper's form: tf′ = round(scale · w), and terms whose tf′ is 0 (or
+ * below) are dropped, as the paper's indexing scripts drop them. With `tfAlpha` (a form the rotation may choose,
+ * model/MODEL_CARD.md), the document's own counts are kept and the weight scales them: tf′ = round(scale · tf · (1 +
+ * tfAlpha · max(w, 0))), no term dropped. Rounding is half up (Math.round), as training computes it.
+ */
 export function integerImpacts(
   terms: readonly string[],
   weights: ArrayLike<number>,

@@ -3,11 +3,11 @@
  * trained by model/twbert/deepct_index.py, described by `deepct-index.json`) reads every document of a corpus in the
  * encoder's windows (deepct-index-encode.ts, the encoding training read), each term gets an integer tf′ from w, the
  * largest of its occurrences' weights (the paper's tf′ = round(100 · w), terms at 0 dropped; or a form that keeps the
- * document's counts, tf′ = round(scale · tf · (1 + tfAlpha · w)), when the model's config names one), and the vectors go through the engine's
- * impact ingest (Anserini JSON vectors) into an index whose postings hold tf′. The terms are the engine's analysed
- * terms (profile terrier), so queries are analysed as for any index; the index records (meta.bin `tfImpacts`) that
- * its impacts are term frequencies and the BM25 k1 and b the rotation chose, so `--scorer bm25` may rank it (the
- * document length being the sum of its tf′).
+ * document's counts, tf′ = round(scale · tf · (1 + tfAlpha · w)), when the model's config names one), and the vectors
+ * go through the engine's impact ingest (Anserini JSON vectors) into an index whose postings hold tf′. The terms are
+ * the engine's analysed terms (profile terrier), so queries are analysed as for any index; the index records (meta.bin
+ * `tfImpacts`) that its impacts are term frequencies and the BM25 k1 and b the rotation chose, so `--scorer bm25` may
+ * rank it (the document length being the sum of its tf′).
  *
  * The model is wrapped like an engine that can fail: a missing or broken model is a typed WeightModelError.
  */
