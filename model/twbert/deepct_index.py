@@ -348,8 +348,13 @@ class Ranker:
             self._matched = (self.qfactor > 0).astype(np.float32) @ (m > 0).T.astype(np.float32) > 0
         return self._matched
 
+    @functools.cached_property
+    def counts(self) -> list[np.ndarray]:
+        """Every document's term counts (uniform BM25's tf, and what the count-keeping tf′ forms scale)."""
+        return [self.corp.counts(d) for d in range(len(self.corp.docnos))]
+
     def uniform(self) -> float:
-        m, dl = self.matrix([self.corp.counts(d) for d in range(len(self.corp.docnos))])
+        m, dl = self.matrix(self.counts)
         return self.mean_ap(m, dl, *UNIFORM)
 
     def grid(self, tf: list[np.ndarray]) -> dict[str, float]:
@@ -403,10 +408,9 @@ def run_folds(args, runs_name: str, recipe: str, fit, weights_of, save) -> None:
         rk = ranker(left)
         result = {"left": left, "uniform": rk.uniform(), "epochs": {}}
         log(f"fold {left}{recipe}: uniform BM25 MAP {result['uniform']:.4f}; tf' forms {', '.join(args.forms)}")
-        counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
 
         def on_epoch(e, model):
-            result["epochs"][str(e)] = form_grid(rk, weights_of(model, left), counts, args.forms)
+            result["epochs"][str(e)] = form_grid(rk, weights_of(model, left), rk.counts, args.forms)
             best = max(result["epochs"][str(e)].items(), key=lambda kv: kv[1])
             log(f"  {left} epoch {e}: best k1,b {best[0]} MAP {best[1]:.4f}")
             save(model, left, e)
@@ -802,8 +806,7 @@ def smoke(args) -> None:
     # The head-only recipe: features, one epoch of the head, the grid, and its model as exported.
     head = train_head([name], 1, Path(args.init))
     rk = ranker(name)
-    counts = [rk.corp.counts(d) for d in range(len(rk.corp.docnos))]
-    grid_head = form_grid(rk, head_weights(head, query_set(name)["corpus"], Path(args.init)), counts, list(FORMS))
+    grid_head = form_grid(rk, head_weights(head, query_set(name)["corpus"], Path(args.init)), rk.counts, list(FORMS))
     export_onnx(head_model(head, Path(args.init)), out / "head" / ONNX_NAME)
     # Every tf′ form of a fixed weight and count vector, which the runtime's integerImpacts must reproduce.
     w, tf = np.array([0.355, 0.004, -0.3, 0.0049, 0.125, 0.5, 0.0]), np.array([2.0, 1.0, 1.0, 1.0, 3.0, 7.0, 4.0])

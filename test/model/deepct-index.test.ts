@@ -37,6 +37,18 @@ beforeAll(async () => {
   if (!loaded.ok) throw loaded.error;
   model = loaded.model;
 });
+/** The fixture model's deepct-index.json with some fields replaced. */
+const configWith = (overrides: Record<string, unknown>): string =>
+  JSON.stringify({ ...JSON.parse(readFileSync(join(FIXTURE, 'deepct-index.json'), 'utf8')), ...overrides });
+
+/** A copy of the fixture model in `dir` whose config has some fields replaced. */
+function fixtureModelWith(dir: string, overrides: Record<string, unknown>): string {
+  mkdirSync(dir, { recursive: true });
+  for (const f of ['deepct-index.onnx', 'tokenizer.json']) copyFileSync(join(modelDir, f), join(dir, f));
+  writeFileSync(join(dir, 'deepct-index.json'), configWith(overrides));
+  return dir;
+}
+
 afterAll(async () => {
   await model?.dispose();
   // QUERYLENS_KEEP_SMOKE_DIR keeps the smoke test's data (home/): model/twbert/device_parity.py trains on it on a GPU.
@@ -115,11 +127,11 @@ describe('the document model', () => {
     }
     const bad = join(work, 'bad');
     mkdirSync(bad);
-    writeFileSync(join(bad, 'deepct-index.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(FIXTURE, 'deepct-index.json'), 'utf8')), bm25: { k1: 1, b: 3 } }));
+    writeFileSync(join(bad, 'deepct-index.json'), configWith({ bm25: { k1: 1, b: 3 } }));
     const invalid = await loadDeepctIndexModel(bad);
     expect(invalid.ok).toBe(false);
     if (!invalid.ok) expect(invalid.error.message).toMatch(/bm25 must give k1 ≥ 0 and b in \[0, 1\]/);
-    writeFileSync(join(bad, 'deepct-index.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(FIXTURE, 'deepct-index.json'), 'utf8')), tfAlpha: -1 }));
+    writeFileSync(join(bad, 'deepct-index.json'), configWith({ tfAlpha: -1 }));
     const negative = await loadDeepctIndexModel(bad);
     expect(negative.ok).toBe(false);
     if (!negative.ok) expect(negative.error.message).toMatch(/tfAlpha, when given, must be a number ≥ 0, got -1/);
@@ -156,11 +168,7 @@ describe('DeepCT-Index build', () => {
   });
 
   it('in a form that keeps the counts, every analysed term is indexed at round(scale · tf · (1 + tfAlpha · max(w, 0)))', async () => {
-    const dir = join(work, 'model-tf');
-    mkdirSync(dir);
-    for (const f of ['deepct-index.onnx', 'tokenizer.json']) copyFileSync(join(modelDir, f), join(dir, f));
-    writeFileSync(join(dir, 'deepct-index.json'), JSON.stringify({ ...JSON.parse(readFileSync(join(modelDir, 'deepct-index.json'), 'utf8')), scale: 1, tfAlpha: 10 }));
-    const loaded = await loadDeepctIndexModel(dir, { device: 'cpu', threads: 1 });
+    const loaded = await loadDeepctIndexModel(fixtureModelWith(join(work, 'model-tf'), { scale: 1, tfAlpha: 10 }), { device: 'cpu', threads: 1 });
     if (!loaded.ok) throw loaded.error;
     expect(describeImpactForm(loaded.model.config)).toBe("tf' = round(tf (1 + 10 max(w, 0))), counts kept");
     try {
@@ -270,10 +278,7 @@ describe('eval-model --deepct-index', () => {
     const specs = collectionSpecs(DATA_DIR);
     const folds = join(work, 'folds');
     for (const [name, trainedOn] of [['adi', ['cacm']], ['time', ['time']]] as const) {
-      mkdirSync(join(folds, name), { recursive: true });
-      for (const f of ['deepct-index.onnx', 'tokenizer.json']) copyFileSync(join(modelDir, f), join(folds, name, f));
-      const config = JSON.parse(readFileSync(join(modelDir, 'deepct-index.json'), 'utf8'));
-      writeFileSync(join(folds, name, 'deepct-index.json'), JSON.stringify({ ...config, bm25: { k1: 6, b: 0.9 }, provenance: { trainedOn, selectedOn: trainedOn } }));
+      fixtureModelWith(join(folds, name), { bm25: { k1: 6, b: 0.9 }, provenance: { trainedOn, selectedOn: trainedOn } });
     }
     await expect(loadDeepctIndexFolds(folds, [specs.time!], 'cpu')).rejects.toThrow(/was trained or selected on TIME itself/);
     const loaded = await loadDeepctIndexFolds(folds, [specs.adi!], 'cpu');
