@@ -14,10 +14,10 @@
  * decoding a block. The essential lists are read in a tight loop into per-window arrays (each
  * candidate's contributions so far, looked up by tf and a one-byte code of the length, each the
  * exact contribution or just above it; and its tf in each list). A candidate's bound is those
- * contributions plus the non-essential lists' block maxima at the document; the non-essential
- * lists are then read a list at a time, strongest first, over the candidates still standing, each
- * looked-up contribution replacing its list's block maximum, and a candidate is dropped as soon as its
- * bound falls below the k-th score. The survivors are scored in document order.
+ * contributions plus the non-essential lists' bounds over the window; the non-essential lists are
+ * then read a list at a time, strongest first, over the candidates still standing, each looked-up
+ * contribution replacing its list's window bound, and a candidate is dropped as soon as its bound
+ * falls below the k-th score. The survivors are scored in document order.
  *
  * Before the first window, the k best documents of the rarest lists by those lists' scores are
  * scored (`seedDocuments`), so the k-th score starts near its final value rather than at the k-th
@@ -459,8 +459,6 @@ export function maxScoreSearch(
   const order = new Int32Array(m);
   const windowBound = new Float64Array(m);
   const prefix = new Float64Array(m + 1);
-  // restAt[0] adds up nothing: it is never read.
-  const restAt = Array.from({ length: m + 1 }, (_, e) => new Float64Array(e === 0 ? 0 : W));
   let windowNumber = 0;
 
   const seeds = seedDocuments(terms, top.k, docLengths);
@@ -581,29 +579,12 @@ export function maxScoreSearch(
       if (windowKth !== undefined && firstEssential > 0) {
         // The non-essential lists are read a list at a time over the window's candidates, strongest
         // first (a tight loop on one cursor), dropping each candidate as soon as its bound falls
-        // below the k-th score as the window started: its contributions so far, plus the
-        // block maxima at the document of the lists not read yet. restAt[e][o] adds up those of
-        // order[0..e-1].
-        for (let e = 0; e < firstEssential; e++) {
-          const i = order[e]!;
-          const bb = bounds[i]!;
-          const before = restAt[e]!;
-          const after = restAt[e + 1]!;
-          for (let t = 0; t < n; t++) {
-            const o = candidates[t]!;
-            const b = blockAt(i, base + o);
-            after[o] = (e === 0 ? 0 : before[o]!) + (b < bb.length ? bb[b]! : 0);
-          }
-        }
-        const all = restAt[firstEssential]!;
-        let kept = 0;
-        for (let t = 0; t < n; t++) {
-          const o = candidates[t]!;
-          if (belowWith(candidateSum[t]! + all[o]!, lengthAt(base + o), windowKth32)) continue;
-          candidates[kept] = o;
-          candidateSum[kept++] = candidateSum[t]!;
-        }
-        n = kept;
+        // below the k-th score as the window started: its contributions so far, plus the window
+        // bounds of the lists not read yet (prefix[e] adds up those of order[0..e-1]). Bounding by
+        // each candidate's block maxima instead pruned too little to pay for looking them up per
+        // candidate and list: a dense list's blocks in one window nearly all share its largest
+        // bound (8.8 M passages, 200 queries, warm, paired, BM25 total time without them: top
+        // 1000 ×0.84, top 10 ×0.78).
         // A list bounded by 0 is read only for a document scored: it cannot lower a bound of
         // non-negative parts.
         for (let e = firstEssential - 1; e >= 0 && n > 0; e--) {
@@ -612,10 +593,10 @@ export function maxScoreSearch(
           const c = cursors[i]!;
           const score = terms[i]!.score;
           const { table, tfs: tableTfs, codes: tableCodes } = scoreTables[i]!;
-          const rest = restAt[e]!;
+          const rest = prefix[e]!;
           const tfHere = windowTf[i]!;
           const stampHere = windowTfStamp[i]!;
-          kept = 0;
+          let kept = 0;
           for (let t = 0; t < n; t++) {
             const o = candidates[t]!;
             const doc = base + o;
@@ -627,7 +608,7 @@ export function maxScoreSearch(
               tfHere[o] = tf;
               stampHere[o] = windowNumber;
             }
-            if (belowWith(sum + (e === 0 ? 0 : rest[o]!), lengthAt(doc), windowKth32)) continue;
+            if (belowWith(sum + rest, lengthAt(doc), windowKth32)) continue;
             candidates[kept] = o;
             candidateSum[kept++] = sum;
           }
