@@ -447,6 +447,11 @@ export function maxScoreSearch(
   // Offsets some essential list holds (a bit each, cleared as they are read back in document
   // order), and each one's essential contributions (zeroed as read back).
   const matched = new Int32Array((W + 31) >>> 5);
+  // A bit for each word of `matched` that holds one (cleared as read back), so that a sparse
+  // window's candidates are found without reading every word of `matched`. The range of words
+  // the essential postings spanned, read instead, was most of the window for two rare words:
+  // 8.8 M passages, 200 queries, warm, paired, BM25 top 10 total ×0.86 with this; top 1000 ×1.00.
+  const matchedWords = new Int32Array((matched.length + 31) >>> 5);
   const essentialSum = new Float64Array(W);
   // The window's candidates in document order, and the bound of each one's contributions so far.
   const candidates = new Int32Array(W);
@@ -513,10 +518,6 @@ export function maxScoreSearch(
     } else {
       windowNumber++;
       stats.windowsRead++;
-      // The words of `matched` that the essential lists set lie in lowWord..highWord: a sparse window
-      // (a rare word's one posting) reads those, not all W/32.
-      let lowWord = matched.length;
-      let highWord = -1;
       for (let e = firstEssential; e < m; e++) {
         const i = order[e]!;
         const c = cursors[i]!;
@@ -541,16 +542,13 @@ export function maxScoreSearch(
             if (doc > end) break;
             const o = doc - base;
             matched[o >>> 5]! |= 1 << (o & 31);
+            matchedWords[o >>> 10]! |= 1 << ((o >>> 5) & 31);
             const tf = blockTfs[j]!;
             tfHere[o] = tf;
             stampHere[o] = windowNumber;
             essentialSum[o]! += tf - 1 < tableTfs && tf >= 1 && lengthCodes[doc]! < tableCodes ? table[((tf - 1) << 8) | lengthCodes[doc]!]! : score(tf, docLengths[doc]!);
           }
           essentialRead += j - first;
-          if (j > first) {
-            lowWord = Math.min(lowWord, (docs[first]! - base) >>> 5);
-            highWord = Math.max(highWord, (docs[j - 1]! - base) >>> 5);
-          }
           c.seekInBlock(j);
         }
       }
@@ -561,20 +559,27 @@ export function maxScoreSearch(
       const windowKth32 = windowKth === undefined ? 0 : Math.fround(windowKth);
       const nonEssential = prefix[firstEssential]!;
       let n = 0;
-      for (let w = lowWord; w <= highWord; w++) {
-        let bits = matched[w]!;
-        if (bits === 0) continue;
-        matched[w] = 0;
+      for (let v = 0; v < matchedWords.length; v++) {
+        let words = matchedWords[v]!;
+        if (words === 0) continue;
+        matchedWords[v] = 0;
         do {
-          const low = bits & -bits;
-          bits ^= low;
-          const o = (w << 5) + 31 - Math.clz32(low);
-          const sum = essentialSum[o]!;
-          essentialSum[o] = 0;
-          if (windowKth !== undefined && belowWith(sum + nonEssential, lengthAt(base + o), windowKth32)) continue;
-          candidates[n] = o;
-          candidateSum[n++] = sum;
-        } while (bits !== 0);
+          const lowWord = words & -words;
+          words ^= lowWord;
+          const w = (v << 5) + 31 - Math.clz32(lowWord);
+          let bits = matched[w]!;
+          matched[w] = 0;
+          do {
+            const low = bits & -bits;
+            bits ^= low;
+            const o = (w << 5) + 31 - Math.clz32(low);
+            const sum = essentialSum[o]!;
+            essentialSum[o] = 0;
+            if (windowKth !== undefined && belowWith(sum + nonEssential, lengthAt(base + o), windowKth32)) continue;
+            candidates[n] = o;
+            candidateSum[n++] = sum;
+          } while (bits !== 0);
+        } while (words !== 0);
       }
       if (windowKth !== undefined && firstEssential > 0) {
         // The non-essential lists are read a list at a time over the window's candidates, strongest
