@@ -564,9 +564,9 @@ export function maxScoreSearch(
         if (words === 0) continue;
         matchedWords[v] = 0;
         do {
-          const lowWord = words & -words;
-          words ^= lowWord;
-          const w = (v << 5) + 31 - Math.clz32(lowWord);
+          const wordBit = words & -words;
+          words ^= wordBit;
+          const w = (v << 5) + 31 - Math.clz32(wordBit);
           let bits = matched[w]!;
           matched[w] = 0;
           do {
