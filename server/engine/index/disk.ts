@@ -35,7 +35,7 @@ import { openDocumentTable, openLexicon } from './tables.js';
 import { contentFromMeta, contentMeta, ORDINARY_CONTENT, PRE_TOKENISED_PROFILE, type IndexContent, type IndexContentMeta } from './content.js';
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
-import { averageLength, decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
+import { averageLength, DecodedChunkPool, decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
 import { openStoredBlocks, StoredBlockWriter } from './stored-blocks.js';
 import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
@@ -59,6 +59,8 @@ const OPEN_RETRY_MS = 5000;
 const WORKER_MIN_BYTES = 8 << 20;
 /** Index files are written in chunks of this size. */
 const STREAM_CHUNK = 4 << 20;
+/** Decoded-block arrays of 32 KiB kept for reuse after the block cache lets their lists go (128 MiB: DecodedChunkPool). */
+const DECODED_CHUNKS_KEPT = 4096;
 
 /** Index files and the 4-byte kind tag in each header. meta.bin is written last. */
 const FILE_KINDS = {
@@ -1032,6 +1034,7 @@ function decodeSource(
   };
 
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
+  const decodedChunks = new DecodedChunkPool(DECODED_CHUNKS_KEPT);
   const source: IndexSource = {
     profile,
     content,
@@ -1060,7 +1063,7 @@ function decodeSource(
     loadBlockPostings: (t: number): BlockPostings =>
       decoding('postings.bin', termLabel(t), () => {
         const { offset, docBytes, df } = lexicon.entry(t);
-        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df, avgdl);
+        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df, avgdl, decodedChunks);
         if (blocks.numBlocks > 0 && blocks.blockLastDoc[blocks.numBlocks - 1]! >= numDocs) throw new DecodeError('a document past the last document');
         // A block is decoded when the query reaches it: its errors are still this file's.
         return {
@@ -1074,6 +1077,7 @@ function decodeSource(
           decodeDocs: (b, view) => decoding('postings.bin', termLabel(t), () => blocks.decodeDocs(b, view)),
           // Reads bytes decodeDocs checked: nothing to report there.
           tfAt: (b, index) => blocks.tfAt(b, index),
+          release: () => blocks.release(),
         };
       }),
     loadDocVector: (doc: number) =>

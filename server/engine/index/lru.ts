@@ -25,6 +25,8 @@ export class ByteBoundedCache<T, K = number> {
     private readonly maxEntries: number,
     private readonly maxBytes: number,
     private readonly sizeOf: (value: T) => number,
+    /** Called with each value the cache lets go to stay within its bounds. */
+    private readonly onEvict?: (value: T) => void,
   ) {}
 
   get(key: K, load: () => T): T {
@@ -43,6 +45,7 @@ export class ByteBoundedCache<T, K = number> {
       const [oldest, entry] = this.entries.entries().next().value!;
       this.entries.delete(oldest);
       this.total -= entry.bytes;
+      this.onEvict?.(entry.value);
     }
     return value;
   }

@@ -70,6 +70,12 @@ export interface BlockPostings {
   decodeDocs?(b: number, view: BlockView): void;
   /** After `decodeDocs(b)`: the tf of posting `index` of block b (0-based in the block), read from the encoding. */
   tfAt?(b: number, index: number): number;
+  /**
+   * Optional, for postings that keep their decoded blocks: called by the reader when its cache lets
+   * the list go, between searches' reads (never while a cursor is inside one of its blocks). The
+   * decoded blocks may then be reused for other lists; a later read of this list decodes again.
+   */
+  release?(): void;
 }
 
 /**

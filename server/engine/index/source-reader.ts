@@ -83,7 +83,9 @@ export class SourceIndexReader implements IndexReader {
   private lengths: Int32Array | undefined;
   /** Lexicon ids by term, -1 for a term the index lacks (termId). */
   private readonly termIds = new Map<string, number>();
-  private readonly blocksCache = new ByteBoundedCache<BlockPostings>(BLOCK_POSTINGS_CACHE_SIZE, BLOCK_POSTINGS_CACHE_BYTES, blockPostingsBytes);
+  // A list let go hands its decoded blocks back for reuse (BlockPostings.release): the cache lets
+  // go of lists only here, while a search gathers its lists, before any cursor reads them.
+  private readonly blocksCache = new ByteBoundedCache<BlockPostings>(BLOCK_POSTINGS_CACHE_SIZE, BLOCK_POSTINGS_CACHE_BYTES, blockPostingsBytes, (b) => b.release?.());
 
   constructor(private readonly source: IndexSource) {
     this.content = source.content ?? ORDINARY_CONTENT;

@@ -29,6 +29,21 @@ describe('least-recently-used caches', () => {
     expect(cache.bytes).toBeLessThanOrEqual(10);
   });
 
+  it('hands each value it lets go to onEvict, once, and never one it keeps or never kept', () => {
+    const evicted: number[] = [];
+    const cache = new ByteBoundedCache<number[]>(2, 10, (v) => v.length, (v) => evicted.push(v[0]!));
+    const get = (key: number, size: number) => cache.get(key, () => new Array<number>(size).fill(key));
+    get(1, 4);
+    get(2, 4);
+    get(1, 4);
+    get(3, 4); // past 10 bytes: 2 goes
+    expect(evicted).toEqual([2]);
+    get(4, 1); // past 2 entries: 1 goes
+    expect(evicted).toEqual([2, 1]);
+    get(9, 11); // never kept: not evicted
+    expect(evicted).toEqual([2, 1]);
+  });
+
   it('evicts past the entry bound too', () => {
     const cache = new ByteBoundedCache<string>(2, 1000, () => 1);
     let loads = 0;

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ByteWriter } from '../../../server/engine/index/bytes.js';
 import {
   BLOCK_SIZE,
+  DecodedChunkPool,
   decodeTermPostings,
   EncodedBlockPostings,
   encodeTermPostings,
@@ -209,6 +210,42 @@ describe('postings records', () => {
     const all = new PostingCursor(encoded);
     for (let i = 0; i < df; i++, all.next()) if (all.doc !== docs[i] || all.tf !== tfs[i]) throw new Error(`posting ${i}: ${all.doc} ${all.tf}`);
     expect(all.doc).toBe(END_OF_POSTINGS);
+  });
+
+  it("a released list's decoded chunks are reused by the next list, and both still read their own postings", () => {
+    // Two lists of three whole chunks and a part; one pool, as the on-disk reader shares it.
+    const df = 3 * 64 * BLOCK_SIZE + 77;
+    const listOf = (salt: number) => {
+      const docs = Int32Array.from({ length: df }, (_, i) => i * 3 + ((i + salt) % 2));
+      const tfs = Int32Array.from({ length: df }, (_, i) => 1 + (((i + salt) * 2654435761) >>> 0) % 1000);
+      const out = new ByteWriter(16);
+      const lengths = new Proxy({ length: docs[df - 1]! + 1 }, { get: (t, k) => (k === 'length' ? t.length : 10) }) as unknown as ArrayLike<number>;
+      const sizes = encodeTermPostings(out, { docs, tfs, posStart: new Int32Array(df), positions: new Int32Array(0) }, lengths, 10, false);
+      return { docs, tfs, bytes: out.view(), docBytes: sizes.docBytes };
+    };
+    const readAll = (encoded: EncodedBlockPostings, list: { docs: Int32Array; tfs: Int32Array }) => {
+      const all = new PostingCursor(encoded);
+      for (let i = 0; i < df; i++, all.next()) if (all.doc !== list.docs[i] || all.tf !== list.tfs[i]) throw new Error(`posting ${i}: ${all.doc} ${all.tf}`);
+      expect(all.doc).toBe(END_OF_POSTINGS);
+    };
+    const pool = new DecodedChunkPool(4);
+    const a = listOf(1);
+    const b = listOf(2);
+    const listA = new EncodedBlockPostings(a.bytes, 0, a.docBytes, df, 10, pool);
+    const listB = new EncodedBlockPostings(b.bytes, 0, b.docBytes, df, 10, pool);
+    readAll(listA, a);
+    expect(pool.size).toBe(0);
+    listA.release();
+    // Three whole chunks each of documents and tfs; the pool keeps four, the last part chunks none.
+    expect(pool.size).toBe(4);
+    readAll(listB, b);
+    expect(pool.size).toBe(0);
+    // A holder of the released list reads it again: decoded again, into new arrays, not B's.
+    readAll(listA, a);
+    readAll(listB, b);
+    listB.release();
+    readAll(listA, a);
+    expect(pool.size).toBe(4);
   });
 
   it('a damaged record is a decoding error, never other postings', () => {
