@@ -61,6 +61,18 @@ const WORKER_MIN_BYTES = 8 << 20;
 const STREAM_CHUNK = 4 << 20;
 /** Decoded-block arrays of 32 KiB kept for reuse after the block cache lets their lists go (128 MiB: DecodedChunkPool). */
 const DECODED_CHUNKS_KEPT = 4096;
+/**
+ * The arena new decoded-block arrays come from (reserved when an index first decodes a block of a
+ * long list, its pages faulted in ahead of use by a worker: PrefaultedArena): at most as much as the
+ * block cache holds, and no more than the index's postings decoded (8 bytes a posting, at most one
+ * a token); and how far ahead of use the worker faults pages in.
+ */
+const DECODED_ARENA_MAX_BYTES = 1024 << 20;
+const DECODED_ARENA_LEAD_BYTES = 128 << 20;
+function decodedArenaBytes(totalTokens: number): number {
+  const bytes = Math.min(DECODED_ARENA_MAX_BYTES, totalTokens * 8);
+  return Math.ceil(bytes / 4096) * 4096;
+}
 
 /** Index files and the 4-byte kind tag in each header. meta.bin is written last. */
 const FILE_KINDS = {
@@ -1034,7 +1046,8 @@ function decodeSource(
   };
 
   const termLabel = (t: number) => () => `postings of term ${JSON.stringify(lexicon.term(t))}`;
-  const decodedChunks = new DecodedChunkPool(DECODED_CHUNKS_KEPT);
+  const arenaBytes = decodedArenaBytes(totalTokens);
+  const decodedChunks = new DecodedChunkPool(DECODED_CHUNKS_KEPT, arenaBytes, Math.min(DECODED_ARENA_LEAD_BYTES, arenaBytes));
   const source: IndexSource = {
     profile,
     content,

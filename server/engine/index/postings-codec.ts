@@ -14,6 +14,7 @@
  * (scoring/pruning.ts) reads these bounds through BlockPostings.
  */
 import { ByteReader, ByteWriter, DecodeError } from './bytes.js';
+import { PrefaultedArena } from './prefaulted-memory.js';
 import type { BlockPostings, BlockSaturation, BlockView, PostingList } from './reader.js';
 
 export type { BlockPostings };
@@ -247,29 +248,51 @@ const CHUNK_BLOCKS = 1 << CHUNK_BLOCKS_LOG2;
 const CHUNK_POSTINGS = CHUNK_BLOCKS * BLOCK_SIZE;
 
 /**
- * Decoded-block arrays of lists the reader's cache has let go, handed to the next lists decoded.
+ * Decoded-block arrays of lists the reader's cache has let go, handed to the next lists decoded, and
+ * beyond them new ones from a `PrefaultedArena` (when the pool was made with one).
  * A fresh array costs more than its decoding here: its pages are new to the process (on the build
- * machine, a virtual machine, about 4–11 µs a 4 KiB page), and every new array is external memory
- * that brings the next garbage collection closer. Bounded: a pool larger than `maxChunks` lets the
- * rest go to the collector.
+ * machine, a virtual machine, about 4–12 µs a 4 KiB page), and every new array is external memory
+ * that brings the next garbage collection closer. Arrays of the arena are all kept for reuse (their
+ * memory is the arena's whatever happens to them); at most `maxChunks` others are, and the rest go
+ * to the collector.
  */
 export class DecodedChunkPool {
+  private readonly freeInArena: Int32Array[] = [];
   private readonly free: Int32Array[] = [];
+  private arena: PrefaultedArena | undefined;
 
-  constructor(private readonly maxChunks: number) {}
+  constructor(
+    private readonly maxChunks: number,
+    /** Bytes of the arena, reserved when the first chunk is asked for (0: none). */
+    private arenaBytes = 0,
+    private readonly arenaLeadBytes = 0,
+  ) {}
 
-  /** A whole-size chunk (CHUNK_POSTINGS values, contents unspecified), or undefined when none is free. */
+  /** A whole-size chunk (CHUNK_POSTINGS values, contents unspecified), or undefined when none is to be had. */
   take(): Int32Array | undefined {
-    return this.free.pop();
+    const reused = this.freeInArena.pop() ?? this.free.pop();
+    if (reused !== undefined || this.arenaBytes === 0) return reused;
+    if (this.arena === undefined) {
+      try {
+        this.arena = new PrefaultedArena(this.arenaBytes, this.arenaLeadBytes, this);
+      } catch {
+        // No memory to reserve: arrays are made one by one, as without an arena.
+        this.arenaBytes = 0;
+        return undefined;
+      }
+    }
+    return this.arena.take(CHUNK_POSTINGS);
   }
 
   give(chunk: Int32Array): void {
-    if (chunk.length === CHUNK_POSTINGS && this.free.length < this.maxChunks) this.free.push(chunk);
+    if (chunk.length !== CHUNK_POSTINGS) return;
+    if (this.arena?.holds(chunk)) this.freeInArena.push(chunk);
+    else if (this.free.length < this.maxChunks) this.free.push(chunk);
   }
 
   /** Chunks held now (for tests). */
   get size(): number {
-    return this.free.length;
+    return this.freeInArena.length + this.free.length;
   }
 }
 
