@@ -26,7 +26,7 @@ const pages = memory.length >>> 10;
 const lead = workerData.leadPages;
 let touched = 0;
 for (;;) {
-  if (Atomics.load(control, 2) !== 0) break;
+  if (Atomics.load(control, 1) !== 0) break;
   const handed = Atomics.load(control, 0);
   if (touched < handed) touched = handed;
   const goal = Math.min(pages, handed + lead);
@@ -42,18 +42,16 @@ for (;;) {
 
 /** Stops an arena's worker when its owner is collected. */
 const stopWhenCollected = new FinalizationRegistry<{ control: Int32Array; worker: Worker }>(({ control, worker }) => {
-  Atomics.store(control, 2, 1);
+  Atomics.store(control, 1, 1);
   Atomics.notify(control, 0);
   void worker.terminate();
 });
 
 export class PrefaultedArena {
   private readonly memory: SharedArrayBuffer;
-  /** [0] pages handed out, [2] stop (the worker's protocol above). */
-  private readonly control = new Int32Array(new SharedArrayBuffer(12));
+  /** [0] pages handed out, [1] stop (the worker's protocol above). */
+  private readonly control = new Int32Array(new SharedArrayBuffer(8));
   private handedPages = 0;
-  private started = false;
-  private worker: Worker | undefined;
 
   /**
    * `bytes` reserved (a multiple of 4 KiB), pages faulted in up to `leadBytes` past what is handed
@@ -80,15 +78,14 @@ export class PrefaultedArena {
     const pages = ints / PAGE_INTS;
     if (!Number.isInteger(pages) || (this.handedPages + pages) * PAGE_INTS * 4 > this.memory.byteLength) return undefined;
     const slice = new Int32Array(this.memory, this.handedPages * PAGE_INTS * 4, ints);
+    if (this.handedPages === 0) this.start();
     this.handedPages += pages;
-    if (!this.started) this.start();
     Atomics.store(this.control, 0, this.handedPages);
     Atomics.notify(this.control, 0);
     return slice;
   }
 
   private start(): void {
-    this.started = true;
     try {
       const worker = new Worker(TOUCHER, {
         eval: true,
@@ -97,10 +94,9 @@ export class PrefaultedArena {
       // Never keeps the process alive; a worker that fails leaves the reader faulting pages itself.
       worker.unref();
       worker.on('error', () => undefined);
-      this.worker = worker;
       stopWhenCollected.register(this.owner, { control: this.control, worker });
     } catch {
-      this.worker = undefined;
+      // No worker: the reader faults the pages in itself, as without an arena.
     }
   }
 }

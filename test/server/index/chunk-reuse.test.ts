@@ -22,9 +22,9 @@ const word = (n: number) => Array.from(n.toString(26), (c) => String.fromCharCod
 describe('decoded blocks reused after the block cache lets a list go', () => {
   it('queries that cycle through more lists than the cache keeps rank as the exhaustive path does', async () => {
     const rnd = seededRandom(5);
-    // Four common words in most of 30,000 documents (lists of several chunks of 64 blocks), and 600 rare ones.
+    // Four common words in most of 30,000 documents (lists of several chunks of 64 blocks), and 6,000 rare ones.
     const common = ['alpha', 'bravo', 'charlie', 'delta'];
-    const rare = Array.from({ length: 600 }, (_, i) => `rare${word(i + 1000)}`);
+    const rare = Array.from({ length: 6000 }, (_, i) => `rare${word(i + 1000)}`);
     const lines: string[] = [];
     for (let d = 0; d < 30_000; d++) {
       const words: string[] = [];
@@ -37,13 +37,14 @@ describe('decoded blocks reused after the block cache lets a list go', () => {
     await buildIndex([join(work, 'corpus.jsonl')], join(work, 'index'), { profile: 'terrier' });
     const reader = openIndex(join(work, 'index'));
     expect(reader.postingBlocks(reader.analyzer.analyzeWord('alpha')!)!.df).toBeGreaterThan(2 * 64 * 128);
-    // Each common word in turn with 300 rare words: the cache (256 lists) lets the previous common
-    // word go, and the next one reads it again from the pool's arrays.
+    // Each common word in turn with 300 queries of 15 rare words: 4,500 other lists, past the cache's
+    // 4,096, so the cache lets the previous common words go, and they are read again into the pool's arrays.
     let compared = 0;
     for (let round = 0; round < 2; round++) {
       for (let c = 0; c < common.length; c++) {
         for (let q = 0; q < 300; q++) {
-          const text = `#combine(${common[c]} ${common[(c + 1) % common.length]} ${rare[(q + 150 * c) % rare.length]})`;
+          const words = Array.from({ length: 15 }, (_, j) => rare[(q * 15 + j + 1500 * c) % rare.length]);
+          const text = `#combine(${common[c]} ${common[(c + 1) % common.length]} ${words.join(' ')})`;
           const ast = parseIndri(text).ast;
           // A few queries of each run are compared in full; all of them are searched, pruned.
           const pruned = search(reader, ast, { scorer: 'bm25', k: 20, exhaustive: false });
