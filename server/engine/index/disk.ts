@@ -69,6 +69,13 @@ const DECODED_CHUNKS_KEPT = 4096;
  */
 const DECODED_ARENA_MAX_BYTES = 1024 << 20;
 const DECODED_ARENA_LEAD_BYTES = 128 << 20;
+/**
+ * Lists whose docs part is at least this long are read into the arena (up to half of it). Shorter
+ * reads come from memory the allocator has already used; a long one from pages new to the process.
+ * 8.8 M passages, six bench runs alternating with reads into new buffers: top 1000 p50 ×0.93
+ * (median pair), p95 ×0.89.
+ */
+const ARENA_READ_MIN_BYTES = 64 << 10;
 function decodedArenaBytes(totalTokens: number): number {
   const bytes = Math.min(DECODED_ARENA_MAX_BYTES, totalTokens * 8);
   return Math.ceil(bytes / 4096) * 4096;
@@ -1076,7 +1083,9 @@ function decodeSource(
     loadBlockPostings: (t: number): BlockPostings =>
       decoding('postings.bin', termLabel(t), () => {
         const { offset, docBytes, df } = lexicon.entry(t);
-        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes), 0, docBytes, df, avgdl, decodedChunks);
+        // A long list's bytes are read into the arena's pages (DecodedChunkPool.takeBytes).
+        const memory = docBytes >= ARENA_READ_MIN_BYTES ? (n: number) => decodedChunks.takeBytes(n) : undefined;
+        const blocks = new EncodedBlockPostings(postingsFile.read(offset, docBytes, memory), 0, docBytes, df, avgdl, decodedChunks);
         if (blocks.numBlocks > 0 && blocks.blockLastDoc[blocks.numBlocks - 1]! >= numDocs) throw new DecodeError('a document past the last document');
         // A block is decoded when the query reaches it: its errors are still this file's.
         return {

@@ -90,15 +90,19 @@ export class PagedFile {
     return { file: new PagedFile(fd, base, dataBytes, pageCrcs), tail };
   }
 
-  /** Bytes [offset, offset + length) of the data, every page they touch checked. */
-  read(offset: number, length: number): Uint8Array {
+  /**
+   * Bytes [offset, offset + length) of the data, every page they touch checked. `memory`, when
+   * given, may supply the bytes to read the pages into (their length: whole pages from `offset`'s);
+   * undefined from it means a new buffer.
+   */
+  read(offset: number, length: number, memory?: (bytes: number) => Uint8Array | undefined): Uint8Array {
     if (offset < 0 || length < 0 || offset + length > this.dataBytes) throw new PageChecksumError(`bytes ${offset}–${offset + length} lie outside the data (${this.dataBytes} bytes)`);
     if (length === 0) return new Uint8Array(0);
     const first = Math.floor(offset / PAGE_BYTES);
     const last = Math.floor((offset + length - 1) / PAGE_BYTES);
     const start = first * PAGE_BYTES;
     const end = Math.min(this.dataBytes, (last + 1) * PAGE_BYTES);
-    const pages = readExactly(this.fd, this.base + start, end - start);
+    const pages = readExactly(this.fd, this.base + start, end - start, memory?.(end - start));
     for (let p = first; p <= last; p++) this.checkPage(p, pages.subarray((p - first) * PAGE_BYTES, Math.min(pages.length, (p - first + 1) * PAGE_BYTES)));
     return pages.subarray(offset - start, offset - start + length);
   }
@@ -135,8 +139,8 @@ export function fileLength(fd: number): number {
 }
 
 /** Exactly `length` bytes at `position`; a shorter file is a PageChecksumError (it was truncated after opening). */
-export function readExactly(fd: number, position: number, length: number): Buffer {
-  const out = Buffer.allocUnsafe(length);
+export function readExactly(fd: number, position: number, length: number, into?: Uint8Array): Buffer {
+  const out = into && into.length === length ? Buffer.from(into.buffer, into.byteOffset, length) : Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
     const n = readSync(fd, out, got, length - got, position + got);

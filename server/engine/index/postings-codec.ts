@@ -14,7 +14,7 @@
  * (scoring/pruning.ts) reads these bounds through BlockPostings.
  */
 import { ByteReader, ByteWriter, DecodeError } from './bytes.js';
-import { PrefaultedArena } from './prefaulted-memory.js';
+import { ARENA_PAGE_BYTES, PrefaultedArena } from './prefaulted-memory.js';
 import type { BlockPostings, BlockSaturation, BlockView, PostingList } from './reader.js';
 
 export type { BlockPostings };
@@ -255,11 +255,18 @@ const CHUNK_POSTINGS = CHUNK_BLOCKS * BLOCK_SIZE;
  * that brings the next garbage collection closer. Arrays of the arena are all kept for reuse (their
  * memory is the arena's whatever happens to them); at most `maxChunks` others are, and the rest go
  * to the collector.
+ *
+ * The arena also takes the encoded bytes of long lists as they are read (`takeBytes`): reading
+ * into fresh memory faulted each page in as the kernel copied into it, about a quarter of the
+ * speed of reading into pages already there. Those bytes are not taken back (a list let go may
+ * still be read by whoever holds it), so they may use at most half of the arena, and reads past
+ * that get new buffers as before.
  */
 export class DecodedChunkPool {
   private readonly freeInArena: Int32Array[] = [];
   private readonly free: Int32Array[] = [];
   private arena: PrefaultedArena | undefined;
+  private bytesTaken = 0;
 
   constructor(
     private readonly maxChunks: number,
@@ -271,17 +278,34 @@ export class DecodedChunkPool {
   /** A whole-size chunk (CHUNK_POSTINGS values, contents unspecified), or undefined when none is to be had. */
   take(): Int32Array | undefined {
     const reused = this.freeInArena.pop() ?? this.free.pop();
-    if (reused !== undefined || this.arenaBytes === 0) return reused;
-    if (this.arena === undefined) {
+    if (reused !== undefined) return reused;
+    return this.ensureArena()?.take(CHUNK_POSTINGS);
+  }
+
+  /**
+   * `bytes` bytes of the arena (contents unspecified) for a list's encoded bytes, never given back;
+   * undefined when there is no arena or the bytes taken so far would pass half of it.
+   */
+  takeBytes(bytes: number): Uint8Array | undefined {
+    const pages = Math.ceil(bytes / ARENA_PAGE_BYTES);
+    if (bytes <= 0 || (this.bytesTaken + pages * ARENA_PAGE_BYTES) * 2 > this.arenaBytes) return undefined;
+    const ints = this.ensureArena()?.take(pages * (ARENA_PAGE_BYTES >>> 2));
+    if (!ints) return undefined;
+    this.bytesTaken += pages * ARENA_PAGE_BYTES;
+    return new Uint8Array(ints.buffer, ints.byteOffset, bytes);
+  }
+
+  /** The arena, reserved on first use; undefined when there is none (or no memory for it). */
+  private ensureArena(): PrefaultedArena | undefined {
+    if (this.arena === undefined && this.arenaBytes > 0) {
       try {
         this.arena = new PrefaultedArena(this.arenaBytes, this.arenaLeadBytes, this);
       } catch {
         // No memory to reserve: arrays are made one by one, as without an arena.
         this.arenaBytes = 0;
-        return undefined;
       }
     }
-    return this.arena.take(CHUNK_POSTINGS);
+    return this.arena;
   }
 
   give(chunk: Int32Array): void {

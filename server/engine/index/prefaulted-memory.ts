@@ -13,7 +13,9 @@
  */
 import { Worker } from 'node:worker_threads';
 
-const PAGE_INTS = 1024;
+/** The arena hands out whole pages of this many bytes. */
+export const ARENA_PAGE_BYTES = 4096;
+const PAGE_INTS = ARENA_PAGE_BYTES >>> 2;
 
 // The worker: touches pages from the handed-out mark up to `lead` pages past it, then sleeps until
 // more is handed out; stops when told or when the arena is touched whole. Plain script (eval), so
