@@ -72,8 +72,8 @@ const DECODED_ARENA_LEAD_BYTES = 128 << 20;
 /**
  * Lists whose docs part is at least this long are read into the arena (up to half of it). Shorter
  * reads come from memory the allocator has already used; a long one from pages new to the process.
- * 8.8 M passages, six bench runs alternating with reads into new buffers: top 1000 p50 ×0.93
- * (median pair), p95 ×0.89.
+ * 8.8 M passages, eleven bench-like runs alternating with reads into new buffers: top 1000 p50
+ * ×0.91 (median pair), p95 ×0.90.
  */
 const ARENA_READ_MIN_BYTES = 64 << 10;
 function decodedArenaBytes(totalTokens: number): number {
