@@ -36,6 +36,7 @@ import { contentFromMeta, contentMeta, ORDINARY_CONTENT, PRE_TOKENISED_PROFILE, 
 import type { IndexReader, PostingList, StoredDocument } from './reader.js';
 import { SourceIndexReader, type IndexSource } from './source-reader.js';
 import { averageLength, DecodedChunkPool, decodeTermPostings, EncodedBlockPostings, encodeTermPostings, type BlockPostings } from './postings-codec.js';
+import { ARENA_PAGE_BYTES } from './prefaulted-memory.js';
 import { openStoredBlocks, StoredBlockWriter } from './stored-blocks.js';
 import { fileLength, PageChecksumError, PageChecksums, PagedFile, pagedPayload, readExactly } from './paged-file.js';
 
@@ -62,8 +63,9 @@ const STREAM_CHUNK = 4 << 20;
 /** Decoded-block arrays of 32 KiB kept for reuse after the block cache lets their lists go (128 MiB: DecodedChunkPool). */
 const DECODED_CHUNKS_KEPT = 4096;
 /**
- * The arena new decoded-block arrays come from (reserved when an index first decodes a block of a
- * long list, its pages faulted in ahead of use by a worker: PrefaultedArena): at most as much as the
+ * The arena new decoded-block arrays and long lists' bytes come from (reserved when an index first
+ * decodes a block of a long list or reads one, its pages faulted in ahead of use by a worker:
+ * PrefaultedArena): at most as much as the
  * block cache holds, and no more than the index's postings decoded (8 bytes a posting, at most one
  * a token); and how far ahead of use the worker faults pages in.
  */
@@ -78,7 +80,7 @@ const DECODED_ARENA_LEAD_BYTES = 128 << 20;
 const ARENA_READ_MIN_BYTES = 64 << 10;
 function decodedArenaBytes(totalTokens: number): number {
   const bytes = Math.min(DECODED_ARENA_MAX_BYTES, totalTokens * 8);
-  return Math.ceil(bytes / 4096) * 4096;
+  return Math.ceil(bytes / ARENA_PAGE_BYTES) * ARENA_PAGE_BYTES;
 }
 
 /** Index files and the 4-byte kind tag in each header. meta.bin is written last. */

@@ -270,7 +270,7 @@ export class DecodedChunkPool {
 
   constructor(
     private readonly maxChunks: number,
-    /** Bytes of the arena, reserved when the first chunk is asked for (0: none). */
+    /** Bytes of the arena, reserved when the first chunk or bytes are asked for (0: none). */
     private arenaBytes = 0,
     private readonly arenaLeadBytes = 0,
   ) {}

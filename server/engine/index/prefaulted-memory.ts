@@ -78,8 +78,8 @@ export class PrefaultedArena {
    */
   take(ints: number): Int32Array | undefined {
     const pages = ints / PAGE_INTS;
-    if (!Number.isInteger(pages) || (this.handedPages + pages) * PAGE_INTS * 4 > this.memory.byteLength) return undefined;
-    const slice = new Int32Array(this.memory, this.handedPages * PAGE_INTS * 4, ints);
+    if (!Number.isInteger(pages) || (this.handedPages + pages) * ARENA_PAGE_BYTES > this.memory.byteLength) return undefined;
+    const slice = new Int32Array(this.memory, this.handedPages * ARENA_PAGE_BYTES, ints);
     if (this.handedPages === 0) this.start();
     this.handedPages += pages;
     Atomics.store(this.control, 0, this.handedPages);
@@ -91,7 +91,7 @@ export class PrefaultedArena {
     try {
       const worker = new Worker(TOUCHER, {
         eval: true,
-        workerData: { control: this.control.buffer, memory: this.memory, leadPages: Math.floor(this.leadBytes / (PAGE_INTS * 4)) },
+        workerData: { control: this.control.buffer, memory: this.memory, leadPages: Math.floor(this.leadBytes / ARENA_PAGE_BYTES) },
       });
       // Never keeps the process alive; a worker that fails leaves the reader faulting pages itself.
       worker.unref();
